@@ -1,0 +1,70 @@
+"""Course and enrolment endpoints: one API class per operation."""
+
+from __future__ import annotations
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.models import Role
+from accounts.permissions import IsInstructor
+from accounts.selectors import courses_taught_by
+from accounts.services import create_course, enroll_usernames
+
+
+class CourseCreateApi(APIView):
+    """Create a course; the creator becomes its instructor."""
+
+    permission_classes = [IsInstructor]
+
+    class InputSerializer(serializers.Serializer):
+        slug = serializers.SlugField(max_length=64)
+        title = serializers.CharField(max_length=200)
+
+    class OutputSerializer(serializers.Serializer):
+        id = serializers.IntegerField()
+        slug = serializers.SlugField()
+        title = serializers.CharField()
+
+    @extend_schema(request=InputSerializer, responses={201: OutputSerializer}, tags=["courses"])
+    def post(self, request: Request) -> Response:
+        """Create the course described in the body."""
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        course = create_course(creator=request.user, **data.validated_data)
+        return Response(self.OutputSerializer(course).data, status=status.HTTP_201_CREATED)
+
+
+class CourseEnrollApi(APIView):
+    """Enrol students (or co-instructors) in a course the caller teaches."""
+
+    permission_classes = [IsInstructor]
+
+    class InputSerializer(serializers.Serializer):
+        usernames = serializers.ListField(
+            child=serializers.CharField(max_length=150), min_length=1, max_length=2000
+        )
+        role = serializers.ChoiceField(choices=Role.choices, default=Role.STUDENT)
+        create_missing = serializers.BooleanField(default=False)
+
+    class OutputSerializer(serializers.Serializer):
+        username = serializers.CharField(source="user.username")
+        role = serializers.CharField()
+
+    @extend_schema(
+        request=InputSerializer, responses={201: OutputSerializer(many=True)}, tags=["courses"]
+    )
+    def post(self, request: Request, course_id: int) -> Response:
+        """Enrol the named users; unknown courses and other instructors' courses are 404."""
+        course = get_object_or_404(courses_taught_by(request.user), pk=course_id)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        enrollments = enroll_usernames(course=course, **data.validated_data)
+        return Response(
+            self.OutputSerializer(enrollments, many=True).data, status=status.HTTP_201_CREATED
+        )
+
+

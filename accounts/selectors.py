@@ -1,0 +1,24 @@
+"""Read-only queries about users, courses and enrolments."""
+
+from __future__ import annotations
+
+from django.db.models import QuerySet
+
+from accounts.models import Course, Enrollment, Role, User
+
+
+def courses_taught_by(user: User) -> QuerySet[Course]:
+    """Return the courses in which ``user`` is an instructor."""
+    return Course.objects.filter(enrollments__user=user, enrollments__role=Role.INSTRUCTOR)
+
+
+def is_course_instructor(user: User, course: Course) -> bool:
+    """Return whether ``user`` teaches ``course``."""
+    return Enrollment.objects.filter(user=user, course=course, role=Role.INSTRUCTOR).exists()
+
+
+def course_students(course: Course) -> QuerySet[User]:
+    """Return the students enrolled in ``course``, in a stable order."""
+    return User.objects.filter(
+        enrollments__course=course, enrollments__role=Role.STUDENT
+    ).order_by("id")

@@ -1,0 +1,67 @@
+"""Shape every API error as ``{"error": {"code", "message", "details"}}``.
+
+DRF's own errors (validation, authentication, permission, not found, throttling) and Cutoff's
+:class:`ApiError` all pass through :func:`exception_handler`, so clients see one format.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+
+class ApiError(exceptions.APIException):
+    """Raise from a view or service to answer with a specific code, message and details."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: str = "invalid",
+        status_code: int = status.HTTP_400_BAD_REQUEST,
+        details: Any = None,
+    ) -> None:
+        super().__init__(detail=message, code=code)
+        self.status_code = status_code
+        self.error_code = code
+        self.message = message
+        self.details = details if details is not None else {}
+
+
+def _first_message(details: Any) -> str:
+    """Return a one-line summary of DRF validation details, naming the first field."""
+    if isinstance(details, dict):
+        for field, value in details.items():
+            inner = _first_message(value)
+            return inner if field == "non_field_errors" else f"{field}: {inner}"
+    if isinstance(details, list) and details:
+        return _first_message(details[0])
+    return str(details)
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    """Convert an exception raised in a view into Cutoff's JSON error envelope."""
+    if isinstance(exc, ApiError):
+        body = {"code": exc.error_code, "message": exc.message, "details": exc.details}
+        return Response({"error": body}, status=exc.status_code)
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    elif isinstance(exc, PermissionDenied):
+        exc = exceptions.PermissionDenied()
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        return None
+    if isinstance(exc, exceptions.ValidationError):
+        code, details = "invalid", response.data
+        message = _first_message(response.data)
+    else:
+        detail = getattr(exc, "detail", "")
+        code = getattr(detail, "code", None) or getattr(exc, "default_code", "error")
+        message, details = str(detail), {}
+    response.data = {"error": {"code": code, "message": message, "details": details}}
+    return response

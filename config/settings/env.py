@@ -1,0 +1,56 @@
+"""Read typed settings from the environment; every variable Cutoff reads is named here."""
+
+from __future__ import annotations
+
+import os
+
+from django.core.exceptions import ImproperlyConfigured
+
+ENV_VARS: dict[str, str] = {
+    "DJANGO_SETTINGS_MODULE": "config.settings.local | .production | .test",
+    "SECRET_KEY": "Django secret key (required in production)",
+    "DATABASE_URL": "database URL; SQLite under var/ when unset (required in production)",
+    "REDIS_URL": "Redis URL used as the Celery broker and cache",
+    "CELERY_BROKER_URL": "overrides the broker URL (e.g. filesystem:// for zero-setup runs)",
+    "ALLOWED_HOSTS": "comma-separated host names served (production)",
+    "CSRF_TRUSTED_ORIGINS": "comma-separated origins trusted for CSRF (production)",
+    "CUTOFF_VAR_DIR": "folder for the SQLite database, broker files and artefacts (default var/)",
+    "CUTOFF_SANDBOX_DIR": "folder where sandboxed code runs are laid out",
+    "CUTOFF_SANDBOX_UID": "unprivileged uid the sandbox runs student code as (default 65534)",
+    "LOG_LEVEL": "root log level (default INFO)",
+    "CELERY_TASK_SOFT_TIME_LIMIT": "seconds before a task is asked to stop (default 120)",
+    "CELERY_TASK_TIME_LIMIT": "seconds before a task is killed (default 150)",
+}
+
+
+def env_str(name: str, default: str | None = None) -> str | None:
+    """Return the environment variable ``name`` (declared in ENV_VARS) or ``default``."""
+    if name not in ENV_VARS:
+        raise ImproperlyConfigured(f"{name} is read but not declared in config/settings/env.py")
+    value = os.environ.get(name)
+    return value if value not in (None, "") else default
+
+
+def env_required(name: str) -> str:
+    """Return the environment variable ``name`` or refuse to start, saying which one is missing."""
+    value = env_str(name)
+    if value is None:
+        raise ImproperlyConfigured(f"environment variable {name} must be set: {ENV_VARS[name]}")
+    return value
+
+
+def env_list(name: str, default: str = "") -> list[str]:
+    """Return a comma-separated environment variable as a list of non-empty items."""
+    raw = env_str(name, default) or ""
+    return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def env_int(name: str, default: int) -> int:
+    """Return an integer environment variable, naming it when it is not a whole number."""
+    raw = env_str(name)
+    if raw is None:
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"environment variable {name} must be a whole number") from None

@@ -1,0 +1,21 @@
+"""Settings for the test suite: PostgreSQL when DATABASE_URL says so, fast hashing, eager off.
+
+Unit tests opt into eager Celery with the ``celery_eager`` fixture; end-to-end tests start a
+real worker against the real broker (see tests/conftest.py).
+"""
+
+from config.settings.base import *  # noqa: F403
+from config.settings.base import VAR_DIR
+from config.settings.env import env_str
+
+DEBUG = False
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+VAR_DIR.mkdir(parents=True, exist_ok=True)
+
+# SQLite tests use a file, not memory, so a real worker process can open the same database.
+if DATABASES["default"]["ENGINE"].endswith("sqlite3"):  # noqa: F405
+    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test.sqlite3")}  # noqa: F405
+
+# The end-to-end worker and the test process share this broker (a Redis db of its own, 14,
+# which the e2e fixture flushes).
+CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", "redis://127.0.0.1:6379/14")

@@ -1,0 +1,29 @@
+"""Error pages: JSON envelopes for API paths, so clients never parse HTML errors."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.views.defaults import page_not_found, server_error as html_server_error
+
+
+def _error(code: str, message: str, status: int) -> JsonResponse:
+    return JsonResponse({"error": {"code": code, "message": message, "details": {}}}, status=status)
+
+
+def api_not_found(request: HttpRequest, rest: str) -> JsonResponse:
+    """Answer an unknown /api/ path with a JSON 404."""
+    return _error("not_found", f"no API endpoint at /api/{rest}", 404)
+
+
+def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """Answer 404 as JSON under /api/ and /healthz, as HTML elsewhere."""
+    if request.path.startswith("/api/"):
+        return _error("not_found", "not found", 404)
+    return page_not_found(request, exception)
+
+
+def server_error(request: HttpRequest) -> HttpResponse:
+    """Answer 500 as JSON under /api/ (the bug is logged with its request id)."""
+    if request.path.startswith("/api/"):
+        return _error("server_error", "internal error; it has been logged", 500)
+    return html_server_error(request)

@@ -1,0 +1,240 @@
+"""Tic-tac-toe: X is MAX and moves first; squares are numbered 0..8 row by row.
+
+Boards are written as nine characters, row by row, each ``X``, ``O`` or a space, so
+``"XOX O    "`` has X on squares 0 and 2 and O on squares 1 and 4. Utilities are +1 when X
+has three in a row, -1 when O has, 0 for a full board without a line.
+
+A state keeps each player's squares as a 9-bit mask (bit ``i`` is square ``i``), so the win
+test and the list of empty squares are table look-ups: the full 549,945-node minimax tree is
+searched often (exercises, the benchmark), and these are its innermost operations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import NamedTuple
+
+from engine.errors import GameError
+
+X = "X"
+O = "O"  # noqa: E741 -- the player's name, as written on the board
+PLAYERS = (X, O)
+
+LINES: tuple[tuple[int, int, int], ...] = (
+    (0, 1, 2), (3, 4, 5), (6, 7, 8),  # rows
+    (0, 3, 6), (1, 4, 7), (2, 5, 8),  # columns
+    (0, 4, 8), (2, 4, 6),  # diagonals
+)  # fmt: skip
+"""The eight winning lines, as square indices."""
+
+_LINE_MASKS = tuple((1 << a) | (1 << b) | (1 << c) for a, b, c in LINES)
+_FULL = 0x1FF
+_WON: tuple[bool, ...] = tuple(
+    any(mask & line == line for line in _LINE_MASKS) for mask in range(_FULL + 1)
+)
+_EMPTY_SQUARES: tuple[tuple[int, ...], ...] = tuple(
+    tuple(i for i in range(9) if not occupied >> i & 1) for occupied in range(_FULL + 1)
+)
+
+CENTRE_CORNERS_EDGES: tuple[int, ...] = (4, 0, 2, 6, 8, 1, 3, 5, 7)
+"""The classic good-first ordering: centre, then corners, then edges."""
+
+
+class TicTacToeState(NamedTuple):
+    """Hold a position: the squares of X and of O as 9-bit masks, and the player to move."""
+
+    x: int
+    o: int
+    player: str
+
+    @property
+    def board(self) -> str:
+        """Return the nine-character board, row by row."""
+        return "".join(
+            X if self.x >> i & 1 else O if self.o >> i & 1 else " " for i in range(9)
+        )
+
+
+EMPTY_BOARD = TicTacToeState(0, 0, X)
+
+
+def _mask(board: str, mark: str) -> int:
+    return sum(1 << i for i, char in enumerate(board) if char == mark)
+
+
+def parse_board(board: str, to_move: str | None = None) -> TicTacToeState:
+    """Return the state for a nine-character board, checking that play could reach it.
+
+    ``to_move`` defaults to the player whose turn the counts imply (X when the counts are
+    equal, O when X has one more). Raise :class:`GameError` naming the broken rule.
+    """
+    if len(board) != 9:
+        raise GameError(
+            f"board must have exactly 9 characters (row by row), got {len(board)}: {board!r}"
+        )
+    bad = sorted({char for char in board if char not in (X, O, " ")})
+    if bad:
+        raise GameError(
+            f"board may only contain 'X', 'O' and spaces, found {', '.join(map(repr, bad))}"
+        )
+    x, o = _mask(board, X), _mask(board, O)
+    xs, os = x.bit_count(), o.bit_count()
+    if not 0 <= xs - os <= 1:
+        raise GameError(
+            f"counts inconsistent: X moves first, so X must have as many marks as O or one "
+            f"more; board has {xs} X and {os} O"
+        )
+    x_won, o_won = _WON[x], _WON[o]
+    if x_won and o_won:
+        raise GameError("both win: X and O cannot both have three in a row")
+    if x_won and xs == os:
+        raise GameError("X has three in a row, so O cannot have moved after that")
+    if o_won and xs > os:
+        raise GameError("O has three in a row, so X cannot have moved after that")
+    implied = X if xs == os else O
+    if to_move is not None and to_move != implied:
+        if to_move not in PLAYERS:
+            raise GameError(f"player to move must be 'X' or 'O', got {to_move!r}")
+        raise GameError(
+            f"it is {implied}'s turn on this board ({xs} X, {os} O; X moves first), "
+            f"not {to_move}'s"
+        )
+    return TicTacToeState(x, o, implied)
+
+
+class TicTacToe:
+    """Implement :class:`engine.game.Game` for tic-tac-toe; actions are square indices 0..8."""
+
+    players = PLAYERS
+    initial = EMPTY_BOARD
+
+    def to_move(self, state: TicTacToeState) -> str:
+        """Return the player to move ('X' or 'O')."""
+        return state.player
+
+    def actions(self, state: TicTacToeState) -> Sequence[int]:
+        """Return the empty squares in index order; none once someone has a line."""
+        x, o = state.x, state.o
+        if _WON[x] or _WON[o]:
+            return ()
+        return _EMPTY_SQUARES[x | o]
+
+    def result(self, state: TicTacToeState, action: int) -> TicTacToeState:
+        """Return the state after the player to move marks square ``action``."""
+        x, o, player = state
+        if not 0 <= action <= 8 or (x | o) >> action & 1:
+            raise GameError(f"square {action!r} is not an empty square 0..8")
+        if player == X:
+            return TicTacToeState(x | 1 << action, o, O)
+        return TicTacToeState(x, o | 1 << action, X)
+
+    def is_terminal(self, state: TicTacToeState) -> bool:
+        """Return whether someone has three in a row or the board is full."""
+        x, o = state.x, state.o
+        return (x | o) == _FULL or _WON[x] or _WON[o]
+
+    def utility(self, state: TicTacToeState, player: str) -> int:
+        """Return +1 if ``player`` has a line, -1 if the opponent has, else 0."""
+        value = 1 if _WON[state.x] else -1 if _WON[state.o] else 0
+        return value if player == X else -value
+
+    def chance_outcomes(self, state: TicTacToeState) -> Sequence[tuple[int, Fraction]]:
+        """Return no outcomes: tic-tac-toe has no chance nodes."""
+        return ()
+
+
+def winner(state: TicTacToeState) -> str | None:
+    """Return 'X' or 'O' if that player has three in a row, else None."""
+    return X if _WON[state.x] else O if _WON[state.o] else None
+
+
+def open_lines(state: TicTacToeState, player: str) -> int:
+    """Return the lines still open for ``player`` minus those still open for the opponent.
+
+    A line is open for a player while the opponent has no mark on it. After X's first move
+    on an empty board this is the number of lines through that square: centre 4, corner 3,
+    edge 2. Meant for non-terminal states (an :class:`engine.game.Evaluator`).
+    """
+    open_x = sum(1 for line in _LINE_MASKS if not state.o & line)
+    open_o = sum(1 for line in _LINE_MASKS if not state.x & line)
+    return open_x - open_o if player == X else open_o - open_x
+
+
+MoveOrder = Callable[[TicTacToeState, Sequence[int]], Sequence[int]]
+
+
+def index_order(state: TicTacToeState, actions: Sequence[int]) -> Sequence[int]:
+    """Return the actions unchanged: squares in index order 0..8."""
+    return actions
+
+
+def square_order(priority: Sequence[int]) -> MoveOrder:
+    """Return an ordering that tries squares in the order ``priority`` lists them.
+
+    ``priority`` must name each square 0..8 exactly once; raise :class:`GameError` if not.
+    """
+    if sorted(priority) != list(range(9)):
+        raise GameError(
+            f"a move order must list each square 0..8 exactly once, got {list(priority)}"
+        )
+    rank = {square: position for position, square in enumerate(priority)}
+
+    def order(state: TicTacToeState, actions: Sequence[int]) -> Sequence[int]:
+        """Return ``actions`` sorted by the fixed square priority."""
+        return sorted(actions, key=rank.__getitem__)
+
+    return order
+
+
+centre_corners_edges_order = square_order(CENTRE_CORNERS_EDGES)
+"""Try the centre, then the corners, then the edges: 4,0,2,6,8,1,3,5,7."""
+
+ORDERINGS: dict[str, MoveOrder] = {
+    "index": index_order,
+    "centre-corners-edges": centre_corners_edges_order,
+}
+"""The named move orderings exercises may refer to."""
+
+
+@dataclass(frozen=True)
+class Census:
+    """Count complete games (distinct move sequences) by outcome, and reachable positions."""
+
+    games: int
+    x_wins: int
+    o_wins: int
+    draws: int
+    positions: int
+
+
+def census(start: TicTacToeState = EMPTY_BOARD) -> Census:
+    """Return the census of every game that can be played on from ``start``.
+
+    ``games`` counts each distinct move sequence ending in a terminal position; ``positions``
+    counts the distinct boards reachable from ``start``, itself and terminal ones included.
+    """
+    game = TicTacToe()
+    # The number of games below a position depends only on the position, so each of the few
+    # thousand positions is expanded once instead of once per move sequence reaching it.
+    outcomes: dict[TicTacToeState, tuple[int, int, int]] = {}
+
+    def count(state: TicTacToeState) -> tuple[int, int, int]:
+        known = outcomes.get(state)
+        if known is not None:
+            return known
+        if game.is_terminal(state):
+            value = game.utility(state, X)
+            tally = (int(value > 0), int(value < 0), int(value == 0))
+        else:
+            x_wins = o_wins = draws = 0
+            for action in game.actions(state):
+                xw, ow, dr = count(game.result(state, action))
+                x_wins, o_wins, draws = x_wins + xw, o_wins + ow, draws + dr
+            tally = (x_wins, o_wins, draws)
+        outcomes[state] = tally
+        return tally
+
+    x_wins, o_wins, draws = count(start)
+    return Census(x_wins + o_wins + draws, x_wins, o_wins, draws, len(outcomes))

@@ -1,0 +1,127 @@
+"""The skeleton: layout, settings, health, accounts command, error envelope, e2e worker."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from django.core.management import call_command
+from rest_framework.authtoken.models import Token
+
+from tests.conftest import REPO
+
+
+def test_layout_is_the_owners() -> None:
+    for path in ["manage.py", "config/settings/base.py", "config/settings/local.py",
+                 "config/settings/production.py", "config/settings/test.py", "config/urls.py",
+                 "config/celery_app.py", "config/wsgi.py", "config/asgi.py", "exercises",
+                 "grading", "engine", "tests", "docker-compose.yml", "bench", "README.md",
+                 ".ci/run", "pyproject.toml", "requirements.lock"]:
+        assert (REPO / path).exists(), path
+
+
+def test_production_settings_refuse_to_start_without_secrets() -> None:
+    env = {"PATH": "/usr/bin:/bin", "DJANGO_SETTINGS_MODULE": "config.settings.production"}
+    result = subprocess.run(
+        [sys.executable, "-c", "import django; django.setup()"],
+        cwd=REPO, env=env, capture_output=True, text=True,
+    )
+    assert result.returncode != 0
+    assert "SECRET_KEY must be set" in result.stderr
+
+
+def test_production_settings_start_with_secrets() -> None:
+    env = {"PATH": "/usr/bin:/bin", "DJANGO_SETTINGS_MODULE": "config.settings.production",
+           "SECRET_KEY": "x" * 50, "DATABASE_URL": "postgres://u@127.0.0.1/db",
+           "REDIS_URL": "redis://127.0.0.1:6379/0"}
+    code = "import django; django.setup(); from django.conf import settings; " \
+           "assert settings.SESSION_COOKIE_SECURE and not settings.DEBUG"
+    result = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env,
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.django_db
+def test_create_account_prints_a_working_token(capsys: pytest.CaptureFixture[str]) -> None:
+    call_command("create_account", "--username", "ana", "--role", "instructor",
+                 "--course", "ia-2026")
+    token = capsys.readouterr().out.strip()
+    assert Token.objects.get(key=token).user.username == "ana"
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    response = client.post("/api/v1/courses/", {"slug": "ia-2027", "title": "IA"}, format="json")
+    assert response.status_code == 201, response.content
+
+
+@pytest.mark.django_db
+def test_create_account_is_idempotent(capsys: pytest.CaptureFixture[str]) -> None:
+    call_command("create_account", "--username", "bo", "--role", "student")
+    first = capsys.readouterr().out.strip()
+    call_command("create_account", "--username", "bo", "--role", "student")
+    assert capsys.readouterr().out.strip() == first
+
+
+def test_errors_use_the_envelope(anonymous, db) -> None:  # type: ignore[no-untyped-def]
+    response = anonymous.post("/api/v1/courses/", {}, format="json")
+    assert response.status_code == 401
+    assert set(response.json()["error"]) == {"code", "message", "details"}
+    response = anonymous.get("/api/v1/no-such-thing/")
+    assert response.status_code == 404 and response.json()["error"]["code"] == "not_found"
+
+
+def test_course_validation_names_the_field(instructor) -> None:  # type: ignore[no-untyped-def]
+    _, client = instructor
+    response = client.post("/api/v1/courses/", {"slug": "bad slug!", "title": ""}, format="json")
+    assert response.status_code == 400
+    body = response.json()["error"]
+    assert "slug" in body["details"] and "title" in body["details"]
+    assert body["message"].startswith("slug:")
+
+
+def test_students_cannot_create_courses(student) -> None:  # type: ignore[no-untyped-def]
+    _, client = student
+    response = client.post("/api/v1/courses/", {"slug": "x", "title": "x"}, format="json")
+    assert response.status_code == 403
+
+
+def test_enrolling_in_another_instructors_course_is_404(  # type: ignore[no-untyped-def]
+    instructor, other_course
+) -> None:
+    _, client = instructor
+    response = client.post(f"/api/v1/courses/{other_course.id}/enrollments/",
+                           {"usernames": ["z"], "create_missing": True}, format="json")
+    assert response.status_code == 404
+
+
+def test_enrol_creates_missing_only_when_asked(instructor, course) -> None:  # type: ignore[no-untyped-def]
+    _, client = instructor
+    url = f"/api/v1/courses/{course.id}/enrollments/"
+    response = client.post(url, {"usernames": ["new1"]}, format="json")
+    assert response.status_code == 400 and "new1" in response.json()["error"]["message"]
+    response = client.post(url, {"usernames": ["new1"], "create_missing": True}, format="json")
+    assert response.status_code == 201
+    assert response.json() == [{"username": "new1", "role": "student"}]
+
+
+def test_healthz_names_what_is_down(client, db, settings) -> None:  # type: ignore[no-untyped-def]
+    from config.celery_app import app
+
+    old = app.conf.broker_url
+    app.conf.broker_url = "redis://127.0.0.1:1/0"
+    try:
+        response = client.get("/healthz")
+    finally:
+        app.conf.broker_url = old
+    assert response.status_code == 503
+    assert response.json()["down"] == ["broker", "workers"]
+
+
+@pytest.mark.e2e
+@pytest.mark.django_db(transaction=True)
+def test_healthz_is_200_with_a_real_worker(client, celery_worker_process) -> None:  # type: ignore[no-untyped-def]
+    response = client.get("/healthz")
+    assert response.status_code == 200, response.json()
+    assert response.json()["checks"]["workers"].startswith("ok")
