@@ -52,9 +52,7 @@ class TicTacToeState(NamedTuple):
     @property
     def board(self) -> str:
         """Return the nine-character board, row by row."""
-        return "".join(
-            X if self.x >> i & 1 else O if self.o >> i & 1 else " " for i in range(9)
-        )
+        return "".join(X if self.x >> i & 1 else O if self.o >> i & 1 else " " for i in range(9))
 
 
 EMPTY_BOARD = TicTacToeState(0, 0, X)
@@ -98,8 +96,7 @@ def parse_board(board: str, to_move: str | None = None) -> TicTacToeState:
         if to_move not in PLAYERS:
             raise GameError(f"player to move must be 'X' or 'O', got {to_move!r}")
         raise GameError(
-            f"it is {implied}'s turn on this board ({xs} X, {os} O; X moves first), "
-            f"not {to_move}'s"
+            f"it is {implied}'s turn on this board ({xs} X, {os} O; X moves first), not {to_move}'s"
         )
     return TicTacToeState(x, o, implied)
 
