@@ -1,0 +1,400 @@
+"""Run student code in bubblewrap and serve its game calls from the grader.
+
+The process chain, each link exec'ing the next so they share one pid and process group:
+``sh`` (joins the run's cgroup, only when there is one) -> ``prlimit`` -> ``setpriv`` (drops
+to the unprivileged sandbox uid/gid with no groups, capabilities or bounding set) -> ``bwrap``
+(new namespaces of every kind, read-only ``/usr``, only the run directory, seccomp) ->
+``/usr/bin/python3 -I -S -B bootstrap.py``. bubblewrap is never started as root because it
+would keep capabilities inside the sandbox.
+
+Safe to call from a Celery worker running as root: nothing here changes the worker's own
+credentials, signal handlers or cgroup, and the run directory is removed afterwards.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import select
+import shutil
+import signal
+import subprocess
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engine.game import Evaluator, Game
+
+from . import cgroups, seccomp
+from .errors import ProtocolViolation, SandboxUnavailable
+from .harness import GameFailure, GameServer
+from .limits import DEFAULT_LIMITS, SandboxConfig, SandboxLimits
+from .protocol import FrameReader, encode_frame
+from .record import CallEvent, RunRecord, Verdict
+
+BOOTSTRAP = Path(__file__).with_name("bootstrap.py")
+MOUNT_POINT = "/sandbox"
+PYTHON_FLAGS = ("-I", "-S", "-B", "-u", "-X", "utf8")
+"""``-I``: no environment variables, user site or script directory on ``sys.path``; ``-S``: no
+``site`` (so no dist-packages either, and a faster start); ``-B``: never write ``.pyc`` files;
+``-u``: unbuffered, so output printed before a kill or crash is still captured."""
+DRAIN_SECONDS = 0.5
+"""How long to keep reading output after the sandbox exits, for pipes still being closed."""
+JOIN_CGROUP = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"'
+"""Shell script that moves itself into the cgroups named before ``--`` and execs the rest, so
+the sandbox is inside its cgroup before its first instruction (no race, no preexec_fn)."""
+CGROUP_JOIN_FAILED = 125
+
+
+def check_host(config: SandboxConfig) -> dict[str, str]:
+    """Return the absolute paths of the tools the sandbox needs, or raise SandboxUnavailable."""
+    tools: dict[str, str] = {}
+    hints = {"bwrap": "apt-get install bubblewrap", "setpriv": "apt-get install util-linux",
+             "prlimit": "apt-get install util-linux"}
+    for name in ("bwrap", "setpriv", "prlimit"):
+        path = shutil.which(getattr(config, name))
+        if path is None:
+            raise SandboxUnavailable(f"{name} not found; install it: {hints[name]}")
+        tools[name] = path
+    if not os.access(config.python, os.X_OK):
+        raise SandboxUnavailable(
+            f"{config.python} not found; install Debian's python3 (apt-get install python3)")
+    seccomp.build_filter()
+    return tools
+
+
+def run_in_sandbox(source: str, entry_point: str, args: Sequence[object], game: Game[Any, Any],
+                   limits: SandboxLimits = DEFAULT_LIMITS, *,
+                   evaluator: Evaluator[Any] | None = None,
+                   players: Sequence[str] | None = None,
+                   recorder: Callable[[CallEvent], None] | None = None,
+                   config: SandboxConfig | None = None) -> RunRecord:
+    """Run ``entry_point(game, *args)`` from the student's ``source`` and record what it did.
+
+    ``args`` holds JSON scalars/lists and :class:`StateArg` states; ``game`` is the reference
+    game the grader answers from, ``evaluator`` backs ``game.evaluate`` at a cutoff, and
+    ``recorder`` sees each :class:`CallEvent` as it happens. Raises SandboxUnavailable when the
+    host lacks bubblewrap, setpriv or prlimit; every failure of the student's code is a verdict.
+    """
+    config = config or SandboxConfig()
+    tools = check_host(config)
+    server = GameServer(game, evaluator=evaluator, players=players, recorder=recorder)
+    start = {"entry": entry_point, "args": server.start_args(args)}
+    run_id = secrets.token_hex(8)
+    run_dir = _make_run_dir(config, run_id, source)
+    cgroup: cgroups.RunCgroup | str = "unavailable: disabled in SandboxConfig"
+    try:
+        if config.use_cgroup:
+            cgroup = cgroups.create_run_cgroup(f"cutoff-{run_id}", limits, config.cgroup_parent)
+        session = _Session(server, start, limits,
+                           cgroup if isinstance(cgroup, cgroups.RunCgroup) else None)
+        session.run(_command(tools, config, limits, run_dir, cgroup))
+    finally:
+        if isinstance(cgroup, cgroups.RunCgroup):
+            peak = cgroup.peak_memory()
+            oom = cgroup.oom_killed()
+            cgroup.remove()
+        else:
+            peak, oom = None, False
+        shutil.rmtree(run_dir, ignore_errors=True)
+    return session.record(peak_memory=peak, oom_killed=oom,
+                          cgroup=cgroup.status if not isinstance(cgroup, str) else cgroup)
+
+
+def _make_run_dir(config: SandboxConfig, run_id: str, source: str) -> Path:
+    base = config.base_dir
+    # Root-owned and not listable, so one run's directory name is not discoverable from another
+    # user on the host; the sandbox uid needs only to traverse it.
+    base.mkdir(mode=0o711, parents=True, exist_ok=True)
+    run_dir = base / f"run-{run_id}"
+    run_dir.mkdir(mode=0o700)
+    (run_dir / "solution.py").write_text(source, encoding="utf-8")
+    shutil.copyfile(BOOTSTRAP, run_dir / "bootstrap.py")
+    if os.geteuid() == 0:
+        for path in (run_dir, run_dir / "solution.py", run_dir / "bootstrap.py"):
+            os.chown(path, config.uid, config.gid)
+    for name in ("solution.py", "bootstrap.py"):
+        (run_dir / name).chmod(0o400)
+    return run_dir
+
+
+def _command(tools: dict[str, str], config: SandboxConfig, limits: SandboxLimits,
+             run_dir: Path, cgroup: cgroups.RunCgroup | str) -> list[str]:
+    cmd: list[str] = []
+    if isinstance(cgroup, cgroups.RunCgroup):
+        cmd += ["/bin/sh", "-c", JOIN_CGROUP, "sh", *map(str, cgroup.procs_files), "--"]
+    cmd += [
+        tools["prlimit"],
+        f"--cpu={limits.cpu_seconds}:{limits.cpu_seconds + 1}",
+        # RLIMIT_NPROC counts every task of the sandbox uid, the harness's three included.
+        f"--nproc={limits.max_processes + cgroups.HARNESS_TASKS}",
+        f"--fsize={limits.max_file_bytes}",
+        f"--nofile={limits.max_open_files}",
+        "--core=0",
+        f"--as={limits.memory_bytes}",
+        "--",
+    ]
+    if os.geteuid() == 0:
+        cmd += [tools["setpriv"], f"--reuid={config.uid}", f"--regid={config.gid}",
+                "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--"]
+    cmd += [
+        tools["bwrap"],
+        "--unshare-all", "--unshare-user", "--disable-userns",
+        "--die-with-parent", "--new-session", "--clearenv", "--cap-drop", "ALL",
+        "--hostname", "sandbox",
+        "--ro-bind", "/usr", "/usr",
+    ]
+    for link in ("bin", "lib", "lib64", "sbin"):
+        target = Path("/", link)
+        if target.is_symlink():
+            cmd += ["--symlink", os.readlink(target), f"/{link}"]
+        elif target.is_dir():
+            cmd += ["--ro-bind", str(target), f"/{link}"]
+    cmd += [
+        "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+        "--ro-bind", str(run_dir), MOUNT_POINT, "--chdir", MOUNT_POINT,
+        "--seccomp", "{seccomp_fd}",
+        "--", config.python, *PYTHON_FLAGS, f"{MOUNT_POINT}/bootstrap.py",
+        "{read_fd}", "{write_fd}",
+    ]
+    return cmd
+
+
+@dataclass
+class _Stream:
+    """Capture one output pipe up to a byte cap."""
+
+    cap: int
+    data: bytearray = field(default_factory=bytearray)
+    truncated: bool = False
+
+    def add(self, chunk: bytes) -> None:
+        room = self.cap - len(self.data)
+        if len(chunk) > room:
+            self.truncated = True
+        self.data += chunk[:max(room, 0)]
+
+    def text(self) -> str:
+        return self.data.decode("utf-8", errors="replace")
+
+
+class _Session:
+    """Drive one sandboxed process: feed its channel, capture output, enforce the wall clock."""
+
+    def __init__(self, server: GameServer, start: dict[str, Any], limits: SandboxLimits,
+                 cgroup: cgroups.RunCgroup | None) -> None:
+        self.server = server
+        self.start = start
+        self.limits = limits
+        self.cgroup = cgroup
+        self.reader = FrameReader()
+        self.stdout = _Stream(limits.max_output_bytes)
+        self.stderr = _Stream(limits.max_output_bytes)
+        self.outbox = bytearray()
+        self.said_hello = False
+        self.result: dict[str, Any] | None = None
+        self.violation: str | None = None
+        self.killed_for: Verdict | None = None
+        self.kill_message = ""
+        self.exit_status: int | None = None
+        self.cpu_seconds = 0.0
+        self.max_rss = 0
+        self.wall_seconds = 0.0
+
+    def run(self, template: list[str]) -> None:
+        to_child_r, to_child_w = os.pipe()
+        from_child_r, from_child_w = os.pipe()
+        filter_r, filter_w = os.pipe()
+        # The filter (a few hundred bytes) fits in the pipe buffer, so writing cannot block.
+        os.write(filter_w, seccomp.build_filter())
+        os.close(filter_w)
+        child_fds = (to_child_r, from_child_w, filter_r)
+        fds = {"{seccomp_fd}": filter_r, "{read_fd}": to_child_r, "{write_fd}": from_child_w}
+        cmd = [str(fds[arg]) if arg in fds else arg for arg in template]
+        began = time.monotonic()
+        try:
+            proc = subprocess.Popen(
+                cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                pass_fds=child_fds, env={}, cwd="/", start_new_session=True)
+        finally:
+            for fd in child_fds:
+                os.close(fd)
+        assert proc.stdout is not None and proc.stderr is not None
+        try:
+            self._loop(proc, began, from_child_r, to_child_w)
+        finally:
+            self._kill(proc)
+            self._reap(proc)
+            self.wall_seconds = time.monotonic() - began
+            for fd in (from_child_r, to_child_w):
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+            proc.stdout.close()
+            proc.stderr.close()
+
+    def _loop(self, proc: subprocess.Popen[bytes], began: float, channel_r: int,
+              channel_w: int) -> None:
+        assert proc.stdout is not None and proc.stderr is not None
+        streams = {proc.stdout.fileno(): self.stdout, proc.stderr.fileno(): self.stderr}
+        readers = {channel_r, *streams}
+        for fd in (channel_r, channel_w, *streams):
+            os.set_blocking(fd, False)
+        pidfd = os.pidfd_open(proc.pid)
+        deadline = began + self.limits.wall_seconds
+        exited_at: float | None = None
+        try:
+            while readers:
+                now = time.monotonic()
+                if exited_at is None and now >= deadline:
+                    self._stop(proc, "time_limit",
+                               f"wall-clock limit of {self.limits.wall_seconds:g} s exceeded")
+                    return
+                if exited_at is not None and now >= exited_at + DRAIN_SECONDS:
+                    return
+                timeout = (deadline if exited_at is None else exited_at + DRAIN_SECONDS) - now
+                writers = [channel_w] if self.outbox else []
+                watched = [*readers] + ([pidfd] if exited_at is None else [])
+                readable, writable, _ = select.select(watched, writers, [], max(timeout, 0))
+                if pidfd in readable:
+                    exited_at = time.monotonic()
+                if channel_w in writable:
+                    with contextlib.suppress(BlockingIOError, BrokenPipeError):
+                        del self.outbox[:os.write(channel_w, self.outbox)]
+                for fd in readable:
+                    if fd == pidfd:
+                        continue
+                    try:
+                        chunk = os.read(fd, 65536)
+                    except BlockingIOError:
+                        continue
+                    if not chunk:
+                        readers.discard(fd)
+                    elif fd == channel_r:
+                        self._on_channel(proc, chunk)
+                    else:
+                        streams[fd].add(chunk)
+                        if streams[fd].truncated:
+                            name = "stdout" if fd == proc.stdout.fileno() else "stderr"
+                            self._stop(proc, "output_limit", f"{name} exceeded the "
+                                       f"{self.limits.max_output_bytes}-byte limit")
+                    if self.killed_for is not None:
+                        return
+        finally:
+            os.close(pidfd)
+
+    def _on_channel(self, proc: subprocess.Popen[bytes], chunk: bytes) -> None:
+        if self.violation is not None:
+            return
+        self.reader.feed(chunk)
+        try:
+            while (message := self.reader.next_frame()) is not None:
+                self._on_message(message)
+        except ProtocolViolation as exc:
+            self.violation = str(exc)
+            self._stop(proc, "illegal_operation", str(exc))
+        except GameFailure as exc:
+            self._stop(proc, "sandbox_error", str(exc))
+        except _TooManyCalls:
+            self._stop(proc, "time_limit",
+                       f"made more than {self.limits.max_game_calls} game calls")
+
+    def _on_message(self, message: dict[str, Any]) -> None:
+        op = message.get("op")
+        if self.result is not None:
+            raise ProtocolViolation(f"message {op!r} after the final result")
+        if self.reader.pending or self.outbox:
+            # The bootstrap waits for each reply before writing again: bytes already queued
+            # behind a request were written out of turn.
+            raise ProtocolViolation("message written before the previous reply was read")
+        if not self.said_hello:
+            if message != {"op": "hello"}:
+                raise ProtocolViolation(f"expected hello, got {op!r}")
+            self.said_hello = True
+            self.outbox += encode_frame(self.start)
+        elif op == "call":
+            if len(self.server.calls) >= self.limits.max_game_calls:
+                raise _TooManyCalls
+            self.outbox += encode_frame(self.server.serve(message))
+        elif op == "return" and set(message) == {"op", "value"}:
+            self.result = {"op": "return", "value": self.server.decode_return(message["value"])}
+        elif op == "error" and set(message) == {"op", "type", "traceback"} \
+                and isinstance(message["type"], str) and isinstance(message["traceback"], str):
+            self.result = message
+        else:
+            raise ProtocolViolation(f"unexpected message {op!r}")
+
+    def _stop(self, proc: subprocess.Popen[bytes], verdict: Verdict, message: str) -> None:
+        if self.killed_for is None:
+            self.killed_for, self.kill_message = verdict, message
+        self._kill(proc)
+
+    def _kill(self, proc: subprocess.Popen[bytes]) -> None:
+        # bwrap and everything it started are in the pid namespace whose init dies with bwrap;
+        # the process group covers the links before bwrap, the cgroup anything else.
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        if self.cgroup is not None:
+            self.cgroup.kill_all()
+
+    def _reap(self, proc: subprocess.Popen[bytes]) -> None:
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = self.exit_status = os.waitstatus_to_exitcode(status)
+        self.cpu_seconds = usage.ru_utime + usage.ru_stime
+        self.max_rss = usage.ru_maxrss * 1024
+
+    def record(self, *, peak_memory: int | None, oom_killed: bool, cgroup: str) -> RunRecord:
+        verdict, message, traceback = self._verdict(oom_killed)
+        result = self.result or {}
+        return RunRecord(
+            verdict=verdict, message=message,
+            return_value=result.get("value") if verdict == "ok" else None,
+            calls=tuple(self.server.calls), traceback=traceback,
+            stdout=self.stdout.text(), stderr=self.stderr.text(),
+            stdout_truncated=self.stdout.truncated, stderr_truncated=self.stderr.truncated,
+            wall_seconds=self.wall_seconds, cpu_seconds=self.cpu_seconds,
+            peak_memory_bytes=peak_memory if peak_memory is not None else self.max_rss or None,
+            cgroup=cgroup, exit_status=self.exit_status, limits=self.limits)
+
+    def _verdict(self, oom_killed: bool) -> tuple[Verdict, str, str | None]:
+        if self.killed_for is not None:
+            return self.killed_for, self.kill_message, None
+        if not self.said_hello:
+            detail = self.stderr.text().strip()[-2000:] or f"exit status {self.exit_status}"
+            if self.exit_status == CGROUP_JOIN_FAILED:
+                detail = "could not join the run's cgroup"
+            return "sandbox_error", f"the sandbox did not start: {detail}", None
+        if self.result is not None:
+            if self.result["op"] == "return":
+                return "ok", "returned normally", None
+            kind, traceback = self.result["type"], self.result["traceback"]
+            if kind == "MemoryError":
+                return "memory_limit", (f"ran out of memory (limit "
+                                        f"{self.limits.memory_bytes} bytes)"), traceback
+            return "runtime_error", f"raised {kind}", traceback
+        return self._verdict_from_exit(oom_killed)
+
+    def _verdict_from_exit(self, oom_killed: bool) -> tuple[Verdict, str, str | None]:
+        status = self.exit_status
+        # bwrap reports a child killed by signal N as exit status 128 + N.
+        signum = status - 128 if status is not None and status > 128 else None
+        if signum == signal.SIGXCPU or (signum == signal.SIGKILL
+                                        and self.cpu_seconds >= self.limits.cpu_seconds):
+            return "time_limit", f"CPU limit of {self.limits.cpu_seconds} s exceeded", None
+        if oom_killed:
+            return "memory_limit", (f"killed for exceeding the memory limit of "
+                                    f"{self.limits.memory_bytes} bytes"), None
+        if signum is not None and signum < signal.NSIG:
+            try:
+                name = signal.Signals(signum).name
+            except ValueError:
+                name = f"signal {signum}"
+            hint = " (for example recursion too deep)" if signum == signal.SIGSEGV else ""
+            return "runtime_error", f"crashed with {name}{hint}", None
+        return "runtime_error", f"exited with status {status} without returning a result", None
+
+
+class _TooManyCalls(Exception):
+    """The student made more game calls than ``limits.max_game_calls``."""
