@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import dj_database_url
-from kombu import Queue
+from kombu import Exchange, Queue
 
 from config.settings.env import env_int, env_str
 
@@ -30,6 +30,7 @@ INSTALLED_APPS = [
     "accounts",
     "exercises",
     "grading",
+    "lti",
 ]
 
 MIDDLEWARE = [
@@ -117,6 +118,8 @@ CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", REDIS_URL or "redis://127.0.0.1
 CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {}
 if (CELERY_BROKER_URL or "").startswith("filesystem://"):
     _broker_dir = VAR_DIR / "broker"
+    for _folder in ("out", "processed"):
+        (_broker_dir / _folder).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_broker_dir / "out"),
         "data_folder_out": str(_broker_dir / "out"),
@@ -135,8 +138,15 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 120)
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 150)
 CELERY_TASK_DEFAULT_QUEUE = "default"
-CELERY_TASK_QUEUES = (Queue("default"), Queue("sandbox"))
-CELERY_TASK_ROUTES = {"grading.tasks.run_code_submission": {"queue": "sandbox"}}
+CELERY_TASK_QUEUES = (
+    Queue("default", Exchange("default"), routing_key="default"),
+    Queue("sandbox", Exchange("sandbox"), routing_key="sandbox"),
+)
+CELERY_TASK_DEFAULT_EXCHANGE = "default"
+CELERY_TASK_DEFAULT_ROUTING_KEY = "default"
+CELERY_TASK_ROUTES = {
+    "grading.tasks.run_code_submission": {"queue": "sandbox", "routing_key": "sandbox"},
+}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # A broker that is down must not hang a web request: fail fast and let the outbox retry.
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
@@ -151,3 +161,27 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
 }
+
+# --- LTI ----------------------------------------------------------------------------------
+# pylti1p3 keeps OIDC state, nonces and launch data in this cache. Login initiation and launch
+# may be served by different processes, so it is Redis whenever REDIS_URL is set (always in
+# production); a process-local cache is only good enough for tests and a single dev server.
+LTI_CACHE_ALIAS = "lti"
+_lti_cache: dict[str, object] = (
+    {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL,
+     "KEY_PREFIX": "cutoff-lti"}
+    if REDIS_URL
+    else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "cutoff-lti"}
+)
+# Merge into CACHES rather than replace it, in case another block above defines caches.
+_default_caches = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+CACHES = {**globals().get("CACHES", _default_caches), LTI_CACHE_ALIAS: _lti_cache}
+# Seconds a launch (state, nonce, claims) stays usable: long enough to pick a deep link.
+LTI_LAUNCH_LIFETIME = env_int("LTI_LAUNCH_LIFETIME", 3600)
+# Seconds the platforms' JWKS stay cached before being fetched again.
+LTI_PLATFORM_KEYS_LIFETIME = env_int("LTI_PLATFORM_KEYS_LIFETIME", 3600)
+LTI_PASSBACK_MAX_RETRIES = env_int("LTI_PASSBACK_MAX_RETRIES", 8)
+# API client tokens: `Authorization: Bearer cutoff_...` (person tokens keep `Token <key>`).
+REST_FRAMEWORK["DEFAULT_AUTHENTICATION_CLASSES"].append(
+    "lti.clients.ApiClientTokenAuthentication"
+)

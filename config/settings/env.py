@@ -20,6 +20,9 @@ ENV_VARS: dict[str, str] = {
     "LOG_LEVEL": "root log level (default INFO)",
     "CELERY_TASK_SOFT_TIME_LIMIT": "seconds before a task is asked to stop (default 120)",
     "CELERY_TASK_TIME_LIMIT": "seconds before a task is killed (default 150)",
+    "LTI_LAUNCH_LIFETIME": "seconds an LTI launch's state and claims stay usable (default 3600)",
+    "LTI_PLATFORM_KEYS_LIFETIME": "seconds LMS platform keys (JWKS) are cached (default 3600)",
+    "LTI_PASSBACK_MAX_RETRIES": "retries of a failed LMS grade passback (default 8)",
 }
 
 
