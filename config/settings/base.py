@@ -34,6 +34,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "config.observability.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -155,11 +156,29 @@ CELERY_TASK_PUBLISH_RETRY = False
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
+    "filters": {"context": {"()": "config.observability.ContextFilter"}},
     "formatters": {
-        "plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
+        "plain": {
+            "format": "%(asctime)s %(levelname)s %(name)s [req=%(request_id)s task=%(task_id)s] "
+            "%(message)s"
+        },
+        "json": {"()": "config.observability.JsonFormatter"},
     },
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "plain",
+            "filters": ["context"],
+        }
+    },
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
+}
+
+# Per-user throttles; views opt in with `throttle_scope` (ScopedRateThrottle).
+REST_FRAMEWORK["DEFAULT_THROTTLE_CLASSES"] = ["rest_framework.throttling.ScopedRateThrottle"]
+REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {
+    "submissions": env_str("THROTTLE_SUBMISSIONS", "30/min"),
+    "code_runs": env_str("THROTTLE_CODE_RUNS", "6/min"),
 }
 
 # --- LTI ----------------------------------------------------------------------------------

@@ -18,6 +18,8 @@ ENV_VARS: dict[str, str] = {
     "CUTOFF_SANDBOX_DIR": "folder where sandboxed code runs are laid out",
     "CUTOFF_SANDBOX_UID": "unprivileged uid the sandbox runs student code as (default 65534)",
     "LOG_LEVEL": "root log level (default INFO)",
+    "THROTTLE_SUBMISSIONS": "answer submissions allowed per user (default 30/min)",
+    "THROTTLE_CODE_RUNS": "code submissions allowed per user (default 6/min)",
     "CELERY_TASK_SOFT_TIME_LIMIT": "seconds before a task is asked to stop (default 120)",
     "CELERY_TASK_TIME_LIMIT": "seconds before a task is killed (default 150)",
     "LTI_LAUNCH_LIFETIME": "seconds an LTI launch's state and claims stay usable (default 3600)",

@@ -32,3 +32,11 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
+LOGGING["handlers"]["console"]["formatter"] = "json"  # noqa: F405
+# Shared across gunicorn and Celery processes: throttles, LTI nonces/state.
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": CELERY_BROKER_URL,
+    }
+}
