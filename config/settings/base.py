@@ -146,7 +146,7 @@ CELERY_TASK_QUEUES = (
 CELERY_TASK_DEFAULT_EXCHANGE = "default"
 CELERY_TASK_DEFAULT_ROUTING_KEY = "default"
 CELERY_TASK_ROUTES = {
-    "grading.tasks.run_code_submission": {"queue": "sandbox", "routing_key": "sandbox"},
+    "grading.code.tasks.run_code_submission": {"queue": "sandbox", "routing_key": "sandbox"},
 }
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # A broker that is down must not hang a web request: fail fast and let the outbox retry.
