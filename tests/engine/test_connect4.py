@@ -1,5 +1,7 @@
 """Connect Four bitboards: moves, wins in every direction, the window heuristic, parsing."""
 
+from typing import Any
+
 import pytest
 
 from engine.errors import GameError
@@ -10,12 +12,17 @@ from engine.games.connect4 import (
     WINDOWS,
     Connect4,
     Connect4State,
+    MoveOrder,
     centre_first_order,
     column_order,
     has_four,
     parse_moves,
     window_score,
 )
+from engine.search.alphabeta import alphabeta
+from engine.search.minimax import minimax
+from engine.search.trace import NodeCounter
+from engine.search.ttable import TranspositionTable
 
 GAME = Connect4()
 
@@ -145,3 +152,44 @@ def test_orderings() -> None:
     assert list(ORDERINGS["index"](EMPTY_BOARD, actions)) == list(range(7))
     with pytest.raises(GameError, match="each column 0..6 exactly once"):
         column_order([3, 2, 4])
+
+
+SEARCH_POSITIONS = ["", "4455", "4433", "445566", "1234567", "43443253"]
+
+
+@pytest.mark.parametrize("moves", SEARCH_POSITIONS)
+@pytest.mark.parametrize("order", [None, centre_first_order])
+def test_depth_limited_alphabeta_agrees_with_minimax(moves: str, order: MoveOrder | None) -> None:
+    state = parse_moves(moves)
+    options: dict[str, Any] = {
+        "max_player": "X", "depth_limit": 3, "evaluator": window_score, "order": order
+    }  # fmt: skip
+    exact = minimax(GAME, state, **options)
+    pruned = alphabeta(GAME, state, **options)
+    assert pruned.value == exact.value
+    assert pruned.move == exact.move
+
+
+@pytest.mark.parametrize("moves", SEARCH_POSITIONS)
+def test_transposition_table_keeps_the_value(moves: str) -> None:
+    state = parse_moves(moves)
+    options: dict[str, Any] = {
+        "max_player": "X", "depth_limit": 5, "evaluator": window_score,
+        "order": centre_first_order,
+    }  # fmt: skip
+    without, with_table = NodeCounter(), NodeCounter()
+    plain = alphabeta(GAME, state, tracer=without, **options)
+    table: TranspositionTable[int] = TranspositionTable()
+    cached = alphabeta(GAME, state, tracer=with_table, table=table, **options)
+    assert cached.value == plain.value
+    assert with_table.nodes <= without.nodes
+    assert len(table) > 0
+
+
+def test_search_finds_the_open_three() -> None:
+    # X has columns 4 and 5 of the bottom row with both ends open: 3 (or 6) wins in 3 plies.
+    result = alphabeta(
+        GAME, parse_moves("4455"), max_player="X", depth_limit=4, evaluator=window_score
+    )
+    assert result.value == WIN + 42 - 7
+    assert result.move == 2
