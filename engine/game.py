@@ -16,6 +16,7 @@ Utility = int | Fraction
 
 StateT = TypeVar("StateT", bound=Hashable)
 ActionT = TypeVar("ActionT", bound=Hashable)
+StateT_contra = TypeVar("StateT_contra", bound=Hashable, contravariant=True)
 
 CHANCE = "chance"
 """The pseudo-player returned by :meth:`Game.to_move` at chance nodes."""
@@ -49,9 +50,9 @@ class Game(Protocol[StateT, ActionT]):
         ...
 
 
-class Evaluator(Protocol[StateT]):
+class Evaluator(Protocol[StateT_contra]):
     """Estimate the value of a non-terminal state for ``player`` at a depth cutoff."""
 
-    def __call__(self, state: StateT, player: str) -> Utility:
+    def __call__(self, state: StateT_contra, player: str) -> Utility:
         """Return the heuristic value of ``state`` from ``player``'s point of view."""
         ...

@@ -1,0 +1,162 @@
+"""Minimax and negamax over any :class:`engine.game.Game`, optionally depth-limited.
+
+Chance nodes are averaged with their exact probabilities, so :func:`minimax` is also
+expectiminimax (:mod:`engine.search.chance` names it so). Ties go to the leftmost child in
+search order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Generic
+
+from engine.errors import GameError
+from engine.game import CHANCE, ActionT, Evaluator, Game, StateT, Utility
+from engine.search.common import (
+    Horizon,
+    Order,
+    SearchResult,
+    TerminalValue,
+    ordered,
+    root_player,
+)
+from engine.search.trace import NEG_INF, POS_INF, NullTracer, Tracer
+
+
+def minimax(
+    game: Game[StateT, ActionT],
+    state: StateT,
+    *,
+    max_player: str | None = None,
+    depth_limit: int | None = None,
+    evaluator: Evaluator[StateT] | None = None,
+    order: Order[StateT, ActionT] | None = None,
+    tracer: Tracer | None = None,
+    terminal_value: TerminalValue | None = None,
+) -> SearchResult[ActionT]:
+    """Return the minimax value, leftmost best move and principal variation of ``state``.
+
+    ``max_player`` (default: the player to move at ``state``) maximises its utility; every
+    other player minimises it; chance nodes take the probability-weighted average. With
+    ``depth_limit``, a non-terminal state ``depth_limit`` plies below the root is scored by
+    ``evaluator``; terminal states always keep their exact utility (rescored by
+    ``terminal_value``, e.g. :func:`engine.search.common.depth_scored`). Every node is
+    reported to ``tracer`` with the window (-inf, inf).
+    """
+    search = _Minimax(
+        game,
+        root_player(game, state, max_player),
+        Horizon(depth_limit, evaluator, terminal_value),
+        order,
+        tracer or NullTracer(),
+    )
+    value, line = search.value(state, 0)
+    return SearchResult(value, line[0] if line else None, line)
+
+
+@dataclass(frozen=True)
+class _Minimax(Generic[StateT, ActionT]):
+    game: Game[StateT, ActionT]
+    max_player: str
+    horizon: Horizon[StateT]
+    order: Order[StateT, ActionT] | None
+    tracer: Tracer
+
+    def value(self, state: StateT, depth: int) -> tuple[Utility, tuple[ActionT, ...]]:
+        """Return ``state``'s value and the best line of actions below it."""
+        game, tracer = self.game, self.tracer
+        tracer.enter(state, depth, NEG_INF, POS_INF)
+        stop = self.horizon.stop_value(game, state, depth, self.max_player)
+        if stop is not None:
+            tracer.leaf(state, depth, stop)
+            tracer.exit(state, depth, stop, None)
+            return stop, ()
+        mover = game.to_move(state)
+        best: Utility
+        line: tuple[ActionT, ...] = ()
+        if mover == CHANCE:
+            # The line stops here: no player chooses the outcome.
+            best = sum(
+                (p * self.value(game.result(state, a), depth + 1)[0]
+                 for a, p in game.chance_outcomes(state)),
+                start=0,
+            )
+        else:
+            maximising = mover == self.max_player
+            found: Utility | None = None
+            for action in ordered(self.order, state, game.actions(state)):
+                value, below = self.value(game.result(state, action), depth + 1)
+                if found is None or (value > found if maximising else value < found):
+                    found, line = value, (action, *below)
+            if found is None:
+                raise GameError(f"non-terminal state {state!r} has no legal actions")
+            best = found
+        tracer.exit(state, depth, best, None)
+        return best, line
+
+
+def negamax(
+    game: Game[StateT, ActionT],
+    state: StateT,
+    *,
+    player: str | None = None,
+    depth_limit: int | None = None,
+    evaluator: Evaluator[StateT] | None = None,
+    order: Order[StateT, ActionT] | None = None,
+    tracer: Tracer | None = None,
+    terminal_value: TerminalValue | None = None,
+) -> SearchResult[ActionT]:
+    """Return the negamax value of ``state`` for ``player`` (default: the player to move).
+
+    Sign convention: a node's value is from the point of view of the player to move there
+    (a terminal's from its parent's mover). A child's value is negated when the turn passes
+    to the other player and kept when the same player moves again, so this equals minimax
+    with ``max_player=player`` on two-player zero-sum games (``utility(s, a) ==
+    -utility(s, b)``). Chance nodes are not supported. Options are as for :func:`minimax`;
+    ``tracer`` sees each node's value from its own mover's point of view.
+    """
+    search = _Negamax(
+        game, Horizon(depth_limit, evaluator, terminal_value), order, tracer or NullTracer()
+    )
+    value, line = search.value(state, 0, root_player(game, state, player))
+    return SearchResult(value, line[0] if line else None, line)
+
+
+@dataclass(frozen=True)
+class _Negamax(Generic[StateT, ActionT]):
+    game: Game[StateT, ActionT]
+    horizon: Horizon[StateT]
+    order: Order[StateT, ActionT] | None
+    tracer: Tracer
+
+    def value(
+        self, state: StateT, depth: int, player: str
+    ) -> tuple[Utility, tuple[ActionT, ...]]:
+        """Return ``state``'s value for ``player`` and the best line below it."""
+        game, tracer = self.game, self.tracer
+        tracer.enter(state, depth, NEG_INF, POS_INF)
+        stop = self.horizon.stop_value(game, state, depth, player)
+        if stop is not None:
+            tracer.leaf(state, depth, stop)
+            tracer.exit(state, depth, stop, None)
+            return stop, ()
+        if game.to_move(state) != player:
+            raise GameError(f"negamax expected {player!r} to move at {state!r}")
+        best: Utility | None = None
+        line: tuple[ActionT, ...] = ()
+        for action in ordered(self.order, state, game.actions(state)):
+            child = game.result(state, action)
+            if game.is_terminal(child) or game.to_move(child) == player:
+                value, below = self.value(child, depth + 1, player)
+            else:
+                mover = game.to_move(child)
+                if mover == CHANCE:
+                    raise GameError("negamax does not handle chance nodes; use expectiminimax")
+                value, below = self.value(child, depth + 1, mover)
+                value = -value
+            if best is None or value > best:
+                best, line = value, (action, *below)
+        if best is None:
+            raise GameError(f"non-terminal state {state!r} has no legal actions")
+        tracer.exit(state, depth, best, None)
+        return best, line
