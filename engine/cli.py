@@ -10,6 +10,7 @@ from typing import Any, TextIO
 
 from engine import ENGINE_VERSION
 from engine.errors import EngineError
+from engine.games.cli import register as register_games
 from engine.solve import SOLVERS, solve
 
 EXIT_BAD_INPUT = 2
@@ -53,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     listing.add_argument("--kind", help="only those that apply to this problem kind")
     listing.set_defaults(run=_run_misconceptions)
 
-    # Single call site for the game searches (engine/games/cli.py), once that module exists.
+    register_games(subparsers)
     return parser
 
 
@@ -98,6 +99,9 @@ def _run_misconceptions(args: argparse.Namespace, out: TextIO, stdin: TextIO) ->
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status (2 for bad input, never a traceback)."""
     args = build_parser().parse_args(argv)
+    if hasattr(args, "func"):
+        # The game subcommands (engine.games.cli) report their own errors and exit status.
+        return int(args.func(args))
     try:
         args.run(args, sys.stdout, sys.stdin)
     except EngineError as error:
