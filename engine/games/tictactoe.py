@@ -4,9 +4,10 @@ Boards are written as nine characters, row by row, each ``X``, ``O`` or a space,
 ``"XOX O    "`` has X on squares 0 and 2 and O on squares 1 and 4. Utilities are +1 when X
 has three in a row, -1 when O has, 0 for a full board without a line.
 
-A state keeps each player's squares as a 9-bit mask (bit ``i`` is square ``i``), so the win
-test and the list of empty squares are table look-ups: the full 549,945-node minimax tree is
-searched often (exercises, the benchmark), and these are its innermost operations.
+A state keeps each player's squares as a 9-bit mask (bit ``i`` is square ``i``). The game
+answers the protocol's questions from tables of every reachable position: the full
+549,945-node minimax tree is searched often (exercises, the benchmark), and these calls are
+its innermost operations.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cache
 from typing import NamedTuple
 
 from engine.errors import GameError
@@ -101,11 +103,68 @@ def parse_board(board: str, to_move: str | None = None) -> TicTacToeState:
     return TicTacToeState(x, o, implied)
 
 
+def _play(state: TicTacToeState, square: int) -> TicTacToeState:
+    if state.player == X:
+        return TicTacToeState(state.x | 1 << square, state.o, O)
+    return TicTacToeState(state.x, state.o | 1 << square, X)
+
+
+@dataclass(frozen=True)
+class _Tables:
+    """Everything the game protocol asks about a position, for each reachable position."""
+
+    moves: dict[TicTacToeState, tuple[int, ...]]
+    children: dict[TicTacToeState, dict[int, TicTacToeState]]
+    terminal: dict[TicTacToeState, bool]
+    x_utility: dict[TicTacToeState, int]
+
+
+@cache
+def _tables() -> _Tables:
+    """Walk the 5,478 positions reachable from the empty board once and tabulate them."""
+    tables = _Tables({}, {}, {}, {})
+    pending = [EMPTY_BOARD]
+    while pending:
+        state = pending.pop()
+        if state in tables.moves:
+            continue
+        x, o = state.x, state.o
+        won = _WON[x] or _WON[o]
+        moves = () if won else _EMPTY_SQUARES[x | o]
+        children = {square: _play(state, square) for square in moves}
+        tables.moves[state] = moves
+        tables.children[state] = children
+        tables.terminal[state] = won or (x | o) == _FULL
+        tables.x_utility[state] = 1 if _WON[x] else -1 if _WON[o] else 0
+        pending.extend(children.values())
+    return tables
+
+
+def _unreachable(state: TicTacToeState) -> GameError:
+    return GameError(
+        f"board {state.board!r} with {state.player!r} to move cannot arise in play "
+        f"(build positions with parse_board)"
+    )
+
+
 class TicTacToe:
-    """Implement :class:`engine.game.Game` for tic-tac-toe; actions are square indices 0..8."""
+    """Implement :class:`engine.game.Game` for tic-tac-toe; actions are square indices 0..8.
+
+    Every answer is a dictionary look-up in tables of all 5,478 reachable positions, built
+    once per process (a few milliseconds): the full 549,945-node minimax tree asks these
+    questions about the same few thousand positions over and over.
+    """
 
     players = PLAYERS
     initial = EMPTY_BOARD
+
+    def __init__(self) -> None:
+        """Share the position tables, building them on first use."""
+        tables = _tables()
+        self._moves = tables.moves
+        self._children = tables.children
+        self._terminal = tables.terminal
+        self._x_utility = tables.x_utility
 
     def to_move(self, state: TicTacToeState) -> str:
         """Return the player to move ('X' or 'O')."""
@@ -113,28 +172,35 @@ class TicTacToe:
 
     def actions(self, state: TicTacToeState) -> Sequence[int]:
         """Return the empty squares in index order; none once someone has a line."""
-        x, o = state.x, state.o
-        if _WON[x] or _WON[o]:
-            return ()
-        return _EMPTY_SQUARES[x | o]
+        try:
+            return self._moves[state]
+        except KeyError:
+            raise _unreachable(state) from None
 
     def result(self, state: TicTacToeState, action: int) -> TicTacToeState:
         """Return the state after the player to move marks square ``action``."""
-        x, o, player = state
-        if not 0 <= action <= 8 or (x | o) >> action & 1:
-            raise GameError(f"square {action!r} is not an empty square 0..8")
-        if player == X:
-            return TicTacToeState(x | 1 << action, o, O)
-        return TicTacToeState(x, o | 1 << action, X)
+        try:
+            return self._children[state][action]
+        except KeyError:
+            if state not in self._children:
+                raise _unreachable(state) from None
+            raise GameError(
+                f"square {action!r} is not an empty square 0..8 of a game still on"
+            ) from None
 
     def is_terminal(self, state: TicTacToeState) -> bool:
         """Return whether someone has three in a row or the board is full."""
-        x, o = state.x, state.o
-        return (x | o) == _FULL or _WON[x] or _WON[o]
+        try:
+            return self._terminal[state]
+        except KeyError:
+            raise _unreachable(state) from None
 
     def utility(self, state: TicTacToeState, player: str) -> int:
         """Return +1 if ``player`` has a line, -1 if the opponent has, else 0."""
-        value = 1 if _WON[state.x] else -1 if _WON[state.o] else 0
+        try:
+            value = self._x_utility[state]
+        except KeyError:
+            raise _unreachable(state) from None
         return value if player == X else -value
 
     def chance_outcomes(self, state: TicTacToeState) -> Sequence[tuple[int, Fraction]]:

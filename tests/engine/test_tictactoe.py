@@ -152,3 +152,14 @@ def test_square_order_rejects_a_non_permutation() -> None:
         square_order([4, 0, 2])
     with pytest.raises(GameError, match="each square 0..8 exactly once"):
         square_order([0, 0, 1, 2, 3, 4, 5, 6, 7])
+
+
+def test_hand_built_unreachable_states_are_rejected() -> None:
+    two_xs = TicTacToeState(0b11, 0, "O")
+    for ask in (GAME.actions, GAME.is_terminal):
+        with pytest.raises(GameError, match="cannot arise in play"):
+            ask(two_xs)
+    with pytest.raises(GameError, match="cannot arise in play"):
+        GAME.utility(two_xs, "X")
+    with pytest.raises(GameError, match="cannot arise in play"):
+        GAME.result(two_xs, 4)
