@@ -49,6 +49,7 @@ class ProblemSet(models.Model):
     time_limit_minutes = models.PositiveIntegerField(
         null=True, blank=True, help_text="per-attempt quiz time limit, from first opening"
     )
+    published_at = models.DateTimeField(null=True, blank=True, help_text="last publication")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -69,7 +70,9 @@ class Item(models.Model):
     class Meta:
         ordering = ["position"]
         constraints = [
-            models.UniqueConstraint(fields=["problem_set", "position"], name="one_item_per_position")
+            models.UniqueConstraint(
+                fields=["problem_set", "position"], name="one_item_per_position"
+            )
         ]
 
 
@@ -104,6 +107,9 @@ class VariantItem(models.Model):
     answer_key = models.JSONField(null=True, blank=True, help_text="engine's answer")
     trace = models.JSONField(null=True, blank=True, help_text="engine's trace, for feedback")
     engine_version = models.CharField(max_length=32, blank=True)
+    generation_attempt = models.PositiveIntegerField(
+        default=0, help_text="0-based attempt whose problem met the kind's quality constraints"
+    )
     generated_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

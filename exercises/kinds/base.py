@@ -9,9 +9,19 @@ part of an answer; pages read them to know which input to draw.
 from __future__ import annotations
 
 import enum
+import random
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, ClassVar
+
+from exercises.kinds.engine_bridge import as_json
+from exercises.kinds.params import (
+    ChoiceParam,
+    IntParam,
+    Param,
+    clean_params,
+    json_schema,
+)
 
 
 class PartType(enum.StrEnum):
@@ -39,3 +49,122 @@ class AnswerPart:
     tolerance: Fraction | None = None  # absolute; only for parts whose key is a float
     key_path: str | None = None  # key in the engine's answer when it differs from `name`
     options: dict[str, Any] = field(default_factory=dict)
+
+
+ANSWER_FORMATS = ("open", "multiple_choice")
+CHOICE_PART = "choice"
+
+
+class Kind:
+    """An exercise kind: params, generator, engine call, answer key, prompt and answer parts.
+
+    Subclasses set :attr:`name`, :attr:`title`, :attr:`params` and implement :meth:`generate`,
+    :meth:`solve`, :meth:`open_parts`, :meth:`project`, :meth:`prompt_args` and
+    :meth:`render_prompt`. Kinds whose :attr:`choice_part` is set can also be asked as multiple
+    choice, the wrong options coming from the engine's named misconceptions.
+    """
+
+    name: ClassVar[str]
+    title: ClassVar[Any]
+    description: ClassVar[Any] = ""
+    params: ClassVar[tuple[Param, ...]] = ()
+    choice_part: ClassVar[str | None] = None
+    default_options: ClassVar[int] = 3
+    max_attempts: ClassVar[int] = 200
+
+    # --- params -------------------------------------------------------------------------
+
+    def declared_params(self) -> tuple[Param, ...]:
+        """Return every parameter, the multiple-choice ones included when supported."""
+        if self.choice_part is None:
+            return self.params
+        return (
+            *self.params,
+            ChoiceParam(
+                "answer_format", "open", "open answers, or one multiple-choice question",
+                choices=ANSWER_FORMATS,
+            ),
+            IntParam(
+                "options", self.default_options,
+                "options of a multiple-choice question (the key and one wrong answer per "
+                "named misconception)",
+                minimum=2, maximum=6,
+            ),
+        )
+
+    def clean_params(self, raw: Any) -> dict[str, Any]:
+        """Return validated params with every default explicit; raise :class:`ParamError`."""
+        params = clean_params(self.declared_params(), raw)
+        self.check_params(params)
+        return params
+
+    def check_params(self, params: dict[str, Any]) -> None:
+        """Raise :class:`ParamError` when params are valid one by one but not together."""
+
+    def params_schema(self) -> dict[str, Any]:
+        """Return the JSON Schema of this kind's params."""
+        return json_schema(self.declared_params())
+
+    def convention_names(self) -> set[str]:
+        """Return the params that only change the answer key, not the generated problem."""
+        return {param.name for param in self.declared_params() if param.convention}
+
+    # --- answers ------------------------------------------------------------------------
+
+    def is_multiple_choice(self, params: dict[str, Any]) -> bool:
+        """Return whether ``params`` ask this item as one multiple-choice question."""
+        return params.get("answer_format") == "multiple_choice"
+
+    def answer_parts(self, params: dict[str, Any]) -> list[AnswerPart]:
+        """Return the parts a student answers for an item with ``params``."""
+        if self.is_multiple_choice(params):
+            asked = next(p for p in self.open_parts(params) if p.name == self.choice_part)
+            return [AnswerPart(CHOICE_PART, PartType.CHOICE, asked.label)]
+        return self.open_parts(params)
+
+    def open_parts(self, params: dict[str, Any]) -> list[AnswerPart]:
+        """Return the parts of the open (not multiple-choice) form of the item."""
+        raise NotImplementedError
+
+    def project(self, problem: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
+        """Return the open parts' expected values read off an engine-format ``answer``.
+
+        Grading applies the same projection to a misconception's answer to recognise it.
+        """
+        raise NotImplementedError
+
+    # --- generation ---------------------------------------------------------------------
+
+    def generate(self, rng: random.Random, params: dict[str, Any]) -> dict[str, Any]:
+        """Return a new problem (``gametree/1`` JSON plus kind fields) drawn from ``rng``."""
+        raise NotImplementedError
+
+    def solve(self, problem: dict[str, Any]) -> dict[str, Any]:
+        """Return the engine's answer to ``problem`` (JSON, with its trace when it has one)."""
+        raise NotImplementedError
+
+    def quality_issues(
+        self, problem: dict[str, Any], answer: dict[str, Any], params: dict[str, Any]
+    ) -> list[str]:
+        """Return why ``problem`` breaks the quality constraints (empty: it is fine)."""
+        return []
+
+    def misconception_answers(self, problem: dict[str, Any]) -> dict[str, dict[str, Any]]:
+        """Return misconception code → the answer the engine says that mistake produces.
+
+        Only the engine's misconceptions that apply to ``problem`` are asked.
+        """
+        from engine.misconceptions import applicable
+
+        return {m.code: as_json(m.answer(problem)) for m in applicable(problem)}
+
+    # --- prompt -------------------------------------------------------------------------
+
+    def prompt_args(self, problem: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
+        """Return the JSON data the prompt is rendered from (stored with the variant)."""
+        raise NotImplementedError
+
+    def render_prompt(self, args: dict[str, Any]) -> str:
+        """Return the prompt text in the active language."""
+        raise NotImplementedError
+

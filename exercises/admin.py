@@ -1,0 +1,38 @@
+"""Admin pages for problem sets, items and variants (read-mostly: generation writes them)."""
+
+from django.contrib import admin
+
+from exercises.models import Item, ProblemSet, Variant, VariantItem
+
+
+class ItemInline(admin.TabularInline):
+    """Show a problem set's items on its page."""
+
+    model = Item
+    extra = 0
+
+
+@admin.register(ProblemSet)
+class ProblemSetAdmin(admin.ModelAdmin):
+    """List problem sets with their generation status."""
+
+    list_display = ["title", "course", "status", "progress_done", "progress_total", "due_at"]
+    list_filter = ["status", "course"]
+    inlines = [ItemInline]
+
+
+@admin.register(Variant)
+class VariantAdmin(admin.ModelAdmin):
+    """List variants by problem set and student."""
+
+    list_display = ["id", "problem_set", "student", "opened_at", "created_at"]
+    list_filter = ["problem_set"]
+    raw_id_fields = ["student"]
+
+
+@admin.register(VariantItem)
+class VariantItemAdmin(admin.ModelAdmin):
+    """List generated items with the engine version of their keys."""
+
+    list_display = ["id", "variant", "position", "engine_version", "generation_attempt"]
+    raw_id_fields = ["variant", "item"]

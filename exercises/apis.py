@@ -1,0 +1,535 @@
+"""Exercise endpoints: kinds, problem sets for instructors, assignments for students.
+
+One API class per operation, each with nested Input/Output serializers.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.http import Http404
+from django.utils import timezone, translation
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+    extend_schema,
+    extend_schema_field,
+)
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.models import Course
+from accounts.permissions import IsInstructor
+from accounts.selectors import courses_taught_by
+from config.api import ApiError
+from exercises.generation import GenerationError, derive_seed, generate_item
+from exercises.kinds import all_kinds, get_kind
+from exercises.kinds.base import AnswerPart, Kind
+from exercises.kinds.params import ParamError
+from exercises.models import Item, ProblemSet, Variant, VariantItem
+from exercises.selectors import (
+    answers_visible,
+    problem_set_with_answers,
+    problem_sets_taught_by,
+    variant_of,
+    variants_of,
+)
+from exercises.services import create_problem_set, open_variant, publish_problem_set, update_item
+
+LANG_PARAMETER = OpenApiParameter(
+    "lang", str, enum=[code for code, _ in settings.LANGUAGES], required=False,
+    description="language of prompts and labels (default: from Accept-Language)",
+)
+
+
+def requested_language(request: Request) -> str:
+    """Return the language asked by ``?lang=`` or, failing that, negotiated by the middleware."""
+    lang = request.query_params.get("lang")
+    codes = [code for code, _ in settings.LANGUAGES]
+    if lang is None:
+        return translation.get_language() or settings.LANGUAGE_CODE
+    if lang not in codes:
+        raise ApiError(f"lang: must be one of {', '.join(codes)}, got {lang!r}",
+                       details={"lang": ["unknown language"]})
+    return lang
+
+
+@extend_schema_field(OpenApiTypes.OBJECT)
+class JsonField(serializers.JSONField):
+    """A JSON object field, documented as an object."""
+
+
+class AnswerPartSerializer(serializers.Serializer):
+    """Describe one answer part: what to fill in and how it is scored."""
+
+    name = serializers.CharField()
+    type = serializers.CharField()
+    label = serializers.CharField()
+    points = serializers.SerializerMethodField()
+
+    def get_points(self, part: AnswerPart) -> str:
+        """Return the part's default weight as an exact string."""
+        return str(part.points)
+
+
+def parts_of(kind_name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+    """Return the serialized answer parts of an item (labels in the active language)."""
+    return AnswerPartSerializer(get_kind(kind_name).answer_parts(params), many=True).data
+
+
+def render_prompt(prompt: dict[str, Any]) -> str:
+    """Return the stored prompt data rendered in the active language."""
+    return get_kind(prompt["kind"]).render_prompt(prompt["args"])
+
+
+# --- kinds --------------------------------------------------------------------------------
+
+
+class KindListApi(APIView):
+    """List the exercise kinds with their params schema and answer parts."""
+
+    class OutputSerializer(serializers.Serializer):
+        name = serializers.CharField()
+        title = serializers.CharField()
+        description = serializers.CharField()
+        params_schema = JsonField(source="schema")
+        defaults = JsonField()
+        conventions = serializers.ListField(child=serializers.CharField())
+        multiple_choice = serializers.BooleanField()
+        answer_parts = AnswerPartSerializer(many=True)
+
+    @staticmethod
+    def describe(kind: Kind) -> dict[str, Any]:
+        """Return what the listing says about ``kind``."""
+        defaults = kind.clean_params({})
+        return {
+            "name": kind.name,
+            "title": str(kind.title),
+            "description": str(kind.description),
+            "schema": kind.params_schema(),
+            "defaults": defaults,
+            "conventions": sorted(kind.convention_names()),
+            "multiple_choice": kind.choice_part is not None,
+            "answer_parts": kind.answer_parts(defaults),
+        }
+
+    @extend_schema(
+        responses={200: OutputSerializer(many=True)}, parameters=[LANG_PARAMETER],
+        tags=["exercises"], summary="List exercise kinds",
+    )
+    def get(self, request: Request) -> Response:
+        """Return every kind, its params (JSON Schema with defaults) and answer parts."""
+        with translation.override(requested_language(request)):
+            data = [self.describe(kind) for kind in all_kinds()]
+            return Response(self.OutputSerializer(data, many=True).data)
+
+
+class KindPreviewApi(APIView):
+    """Generate one item of a kind synchronously, answers included, without storing it."""
+
+    permission_classes = [IsInstructor]
+
+    class InputSerializer(serializers.Serializer):
+        params = JsonField(required=False, default=dict)
+        seed = serializers.CharField(max_length=64, required=False, default="preview")
+
+    class OutputSerializer(serializers.Serializer):
+        kind = serializers.CharField()
+        params = JsonField()
+        problem = JsonField()
+        prompt = serializers.CharField()
+        answer_parts = JsonField()
+        answer_key = JsonField()
+        engine_version = serializers.CharField()
+        generation_attempt = serializers.IntegerField()
+
+    @extend_schema(
+        request=InputSerializer, responses={200: OutputSerializer},
+        parameters=[LANG_PARAMETER], tags=["exercises"], summary="Preview a kind",
+        examples=[
+            OpenApiExample(
+                "alpha-beta without cut on equality",
+                value={"params": {"depth": 3, "cut_on_equality": False, "min_cuts": 2},
+                       "seed": "try-1"},
+                request_only=True,
+            )
+        ],
+    )
+    def post(self, request: Request, kind: str) -> Response:
+        """Return a generated problem, its prompt and the engine's key for the given params."""
+        try:
+            exercise_kind = get_kind(kind)
+        except ParamError as error:
+            raise ApiError(error.message, code="not_found",
+                           status_code=status.HTTP_404_NOT_FOUND) from error
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            params = exercise_kind.clean_params(data.validated_data["params"])
+        except ParamError as error:
+            field = f"params.{error.field}"
+            raise ApiError(f"{field}: {error.message}", details={field: [error.message]}) from error
+        seed = derive_seed("cutoff/preview", data.validated_data["seed"])
+        try:
+            item = generate_item(kind, params, seed)
+        except GenerationError as error:
+            raise ApiError(str(error), code="generation_failed",
+                           status_code=status.HTTP_422_UNPROCESSABLE_ENTITY) from error
+        with translation.override(requested_language(request)):
+            body = {
+                "kind": kind,
+                "params": params,
+                "problem": item.problem,
+                "prompt": render_prompt(item.prompt),
+                "answer_parts": parts_of(kind, params),
+                "answer_key": item.answer_key,
+                "engine_version": item.engine_version,
+                "generation_attempt": item.attempt,
+            }
+            return Response(self.OutputSerializer(body).data)
+
+
+# --- problem sets -------------------------------------------------------------------------
+
+
+class ItemOutputSerializer(serializers.Serializer):
+    """An item as instructors see it: kind, explicit params, points and parts."""
+
+    position = serializers.IntegerField()
+    kind = serializers.CharField()
+    params = JsonField()
+    points = serializers.DecimalField(max_digits=7, decimal_places=2)
+    part_points = JsonField()
+    answer_parts = serializers.SerializerMethodField()
+
+    @extend_schema_field(AnswerPartSerializer(many=True))
+    def get_answer_parts(self, item: Item) -> list[dict[str, Any]]:
+        """Return the item's answer parts."""
+        return parts_of(item.kind, item.params)
+
+
+class ProblemSetOutputSerializer(serializers.Serializer):
+    """A problem set as its instructors see it, with every variant's answer keys."""
+
+    class ProgressSerializer(serializers.Serializer):
+        done = serializers.IntegerField(source="progress_done")
+        total = serializers.IntegerField(source="progress_total")
+
+    class VariantKeysSerializer(serializers.Serializer):
+        class ItemKeySerializer(serializers.Serializer):
+            position = serializers.IntegerField()
+            answer_key = JsonField()
+            engine_version = serializers.CharField()
+
+        id = serializers.IntegerField()
+        student = serializers.CharField(source="student.username")
+        opened_at = serializers.DateTimeField()
+        items = ItemKeySerializer(many=True)
+
+    id = serializers.IntegerField()
+    course = serializers.IntegerField(source="course_id")
+    title = serializers.CharField()
+    seed = serializers.CharField()
+    status = serializers.CharField()
+    failure_reason = serializers.CharField()
+    progress = ProgressSerializer(source="*")
+    due_at = serializers.DateTimeField()
+    max_attempts = serializers.IntegerField()
+    late_policy = serializers.CharField()
+    late_penalty = serializers.DecimalField(max_digits=4, decimal_places=3)
+    score_policy = serializers.CharField()
+    time_limit_minutes = serializers.IntegerField()
+    published_at = serializers.DateTimeField()
+    items = ItemOutputSerializer(many=True)
+    variants = VariantKeysSerializer(many=True)
+
+
+PROBLEM_SET_EXAMPLE = {
+    "course": 1,
+    "title": "Week 3: alpha-beta",
+    "seed": "2026-week-3",
+    "due_at": "2026-12-01T23:59:00Z",
+    "max_attempts": 3,
+    "items": [
+        {"kind": "minimax", "params": {"depth": 2}, "points": "2"},
+        {"kind": "alphabeta", "params": {"depth": 3, "min_cuts": 2, "cut_on_equality": True},
+         "points": "4"},
+        {"kind": "ucb1", "params": {"c": "2", "form": "sqrt(c*ln N/n)"}, "points": "2"},
+    ],
+}
+
+
+class ProblemSetCreateApi(APIView):
+    """Create a draft problem set in a course the caller teaches."""
+
+    permission_classes = [IsInstructor]
+
+    class InputSerializer(serializers.Serializer):
+        class ItemSerializer(serializers.Serializer):
+            kind = serializers.CharField(max_length=32)
+            params = JsonField(required=False, default=dict)
+            points = serializers.DecimalField(
+                max_digits=7, decimal_places=2, min_value=0, default=1
+            )
+
+        course = serializers.IntegerField()
+        title = serializers.CharField(max_length=200)
+        seed = serializers.CharField(max_length=64, required=False, default="")
+        items = ItemSerializer(many=True, allow_empty=False, max_length=50)
+        due_at = serializers.DateTimeField(required=False, allow_null=True, default=None)
+        max_attempts = serializers.IntegerField(
+            required=False, allow_null=True, default=None, min_value=1
+        )
+        late_policy = serializers.ChoiceField(
+            choices=ProblemSet.LatePolicy.choices, default=ProblemSet.LatePolicy.REFUSE
+        )
+        late_penalty = serializers.DecimalField(
+            max_digits=4, decimal_places=3, min_value=0, max_value=1, default=0
+        )
+        score_policy = serializers.ChoiceField(
+            choices=ProblemSet.ScorePolicy.choices, default=ProblemSet.ScorePolicy.BEST
+        )
+        time_limit_minutes = serializers.IntegerField(
+            required=False, allow_null=True, default=None, min_value=1, max_value=24 * 60
+        )
+
+    @extend_schema(
+        request=InputSerializer, responses={201: ProblemSetOutputSerializer},
+        tags=["problem sets"], summary="Create a problem set",
+        examples=[OpenApiExample("three items", value=PROBLEM_SET_EXAMPLE, request_only=True)],
+    )
+    def post(self, request: Request) -> Response:
+        """Validate every item's params against its kind and store the draft set."""
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        fields = dict(data.validated_data)
+        course = Course.objects.filter(
+            pk=fields.pop("course"), pk__in=courses_taught_by(request.user).values("pk")
+        ).first()
+        if course is None:
+            raise ApiError("course: no course with this id that you teach",
+                           details={"course": ["not one of your courses"]})
+        problem_set = create_problem_set(creator=request.user, course=course, **fields)
+        problem_set = problem_set_with_answers(request.user, problem_set.pk)
+        return Response(
+            ProblemSetOutputSerializer(problem_set).data, status=status.HTTP_201_CREATED
+        )
+
+
+class ProblemSetDetailApi(APIView):
+    """Show a problem set to an instructor of its course: status, progress, items, keys."""
+
+    permission_classes = [IsInstructor]
+
+    @extend_schema(
+        responses={200: ProblemSetOutputSerializer}, parameters=[LANG_PARAMETER],
+        tags=["problem sets"], summary="Get a problem set with answers",
+    )
+    def get(self, request: Request, problem_set_id: int) -> Response:
+        """Return the set; 404 unless the caller teaches its course."""
+        problem_set = problem_set_with_answers(request.user, problem_set_id)
+        if problem_set is None:
+            raise Http404
+        with translation.override(requested_language(request)):
+            return Response(ProblemSetOutputSerializer(problem_set).data)
+
+
+class ProblemSetPublishApi(APIView):
+    """Generate the missing variants (one per enrolled student) on Celery workers."""
+
+    permission_classes = [IsInstructor]
+
+    class OutputSerializer(serializers.Serializer):
+        id = serializers.IntegerField()
+        status = serializers.CharField()
+        progress = ProblemSetOutputSerializer.ProgressSerializer(source="*")
+        failure_reason = serializers.CharField()
+
+    @extend_schema(
+        request=None, responses={202: OutputSerializer}, tags=["problem sets"],
+        summary="Publish a problem set",
+        examples=[
+            OpenApiExample(
+                "generation queued",
+                value={"id": 7, "status": "generating", "progress": {"done": 0, "total": 30},
+                       "failure_reason": ""},
+                response_only=True, status_codes=["202"],
+            )
+        ],
+    )
+    def post(self, request: Request, problem_set_id: int) -> Response:
+        """Queue generation; poll GET /problem-sets/{id}/ until ``ready`` or ``failed``."""
+        problem_set = problem_sets_taught_by(request.user).filter(pk=problem_set_id).first()
+        if problem_set is None:
+            raise Http404
+        problem_set = publish_problem_set(problem_set)
+        return Response(self.OutputSerializer(problem_set).data, status=status.HTTP_202_ACCEPTED)
+
+
+class ItemUpdateApi(APIView):
+    """Change an item's params (merged over the stored ones) and/or points."""
+
+    permission_classes = [IsInstructor]
+
+    class InputSerializer(serializers.Serializer):
+        params = JsonField(required=False)
+        points = serializers.DecimalField(
+            max_digits=7, decimal_places=2, min_value=0, required=False
+        )
+
+        def validate_params(self, value: Any) -> Any:
+            """Require a JSON object."""
+            if not isinstance(value, dict):
+                raise serializers.ValidationError("must be a JSON object")
+            return value
+
+    @extend_schema(
+        request=InputSerializer, responses={200: ItemOutputSerializer}, tags=["problem sets"],
+        summary="Update an item's params or points",
+    )
+    def patch(self, request: Request, problem_set_id: int, position: int) -> Response:
+        """Update the item; once variants exist only conventions and points may change."""
+        problem_set = problem_sets_taught_by(request.user).filter(pk=problem_set_id).first()
+        item = problem_set.items.filter(position=position).first() if problem_set else None
+        if item is None:
+            raise Http404
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        item = update_item(item, **data.validated_data)
+        return Response(ItemOutputSerializer(item).data)
+
+
+# --- assignments --------------------------------------------------------------------------
+
+
+class AssignmentSummarySerializer(serializers.Serializer):
+    """A student's variant in a list: which set, when due, whether timed."""
+
+    id = serializers.IntegerField()
+    problem_set = serializers.IntegerField(source="problem_set_id")
+    title = serializers.CharField(source="problem_set.title")
+    course = serializers.CharField(source="problem_set.course.slug")
+    due_at = serializers.DateTimeField(source="problem_set.due_at")
+    max_attempts = serializers.IntegerField(source="problem_set.max_attempts")
+    time_limit_minutes = serializers.IntegerField(source="problem_set.time_limit_minutes")
+    opened_at = serializers.DateTimeField()
+
+
+class AssignmentListApi(APIView):
+    """List the caller's assignments (their variants of published problem sets)."""
+
+    @extend_schema(
+        responses={200: AssignmentSummarySerializer(many=True)}, tags=["assignments"],
+        summary="List my assignments",
+    )
+    def get(self, request: Request) -> Response:
+        """Return the caller's variants, newest first."""
+        return Response(AssignmentSummarySerializer(variants_of(request.user), many=True).data)
+
+
+class AssignmentDetailApi(APIView):
+    """Show the caller's own variant: prompts, trees and what is asked; keys only when allowed."""
+
+    class OutputSerializer(AssignmentSummarySerializer):
+        class ItemSerializer(serializers.Serializer):
+            position = serializers.IntegerField()
+            kind = serializers.CharField(source="item.kind")
+            points = serializers.DecimalField(
+                source="item.points", max_digits=7, decimal_places=2
+            )
+            prompt = serializers.SerializerMethodField()
+            problem = JsonField()
+            answer_parts = serializers.SerializerMethodField()
+            answer_key = serializers.SerializerMethodField()
+
+            def get_prompt(self, variant_item: VariantItem) -> str:
+                """Return the prompt in the active language."""
+                return render_prompt(variant_item.prompt)
+
+            @extend_schema_field(AnswerPartSerializer(many=True))
+            def get_answer_parts(self, variant_item: VariantItem) -> list[dict[str, Any]]:
+                """Return the parts to answer."""
+                return parts_of(variant_item.item.kind, variant_item.item.params)
+
+            @extend_schema_field(OpenApiTypes.OBJECT)
+            def get_answer_key(self, variant_item: VariantItem) -> dict[str, Any] | None:
+                """Return the key only when the context allows it (else null)."""
+                return variant_item.answer_key if self.context["answers_visible"] else None
+
+        closes_at = serializers.DateTimeField(allow_null=True)
+        answers_visible = serializers.BooleanField()
+        items = ItemSerializer(many=True)
+
+    @extend_schema(
+        responses={200: OutputSerializer}, parameters=[LANG_PARAMETER], tags=["assignments"],
+        summary="Get my assignment",
+        examples=[
+            OpenApiExample(
+                "before the due date",
+                value={
+                    "id": 12, "problem_set": 7, "title": "Week 3: alpha-beta",
+                    "course": "ia-2026", "due_at": "2026-12-01T23:59:00Z", "max_attempts": 3,
+                    "time_limit_minutes": None, "opened_at": None, "closes_at": None,
+                    "answers_visible": False,
+                    "items": [{
+                        "position": 1, "kind": "minimax", "points": "2.00",
+                        "prompt": "MAX moves at the root of this game tree and the players "
+                                  "alternate. Compute the minimax value of the root and the "
+                                  "decision (the leftmost best child).",
+                        "problem": {"format": "gametree/1", "kind": "minimax", "tree": {
+                            "name": "root", "type": "max", "children": [
+                                {"name": "A", "type": "min", "children": [
+                                    {"name": "A1", "value": 3}, {"name": "A2", "value": 5}]},
+                                {"name": "B", "type": "min", "children": [
+                                    {"name": "B1", "value": 2}, {"name": "B2", "value": 9}]},
+                            ]}, "params": {}, "ask": {"node_values": []}},
+                        "answer_parts": [
+                            {"name": "value", "type": "number",
+                             "label": "minimax value of the root", "points": "1"},
+                            {"name": "move", "type": "name",
+                             "label": "decision at the root (child name)", "points": "1"},
+                        ],
+                        "answer_key": None,
+                    }],
+                },
+                response_only=True,
+            )
+        ],
+    )
+    def get(self, request: Request, variant_id: int) -> Response:
+        """Return the variant (404 unless it is the caller's); opening starts a timed quiz."""
+        variant = variant_of(request.user, variant_id)
+        if variant is None:
+            raise Http404
+        now = timezone.now()
+        variant = open_variant(variant, now)
+        visible = answers_visible(variant, now)
+        with translation.override(requested_language(request)):
+            body = self.OutputSerializer(
+                self.view_of(variant, visible), context={"answers_visible": visible}
+            ).data
+        return Response(body)
+
+    @staticmethod
+    def view_of(variant: Variant, visible: bool) -> dict[str, Any]:
+        """Return the fields the output serializer reads, the quiz deadline included."""
+        limit = variant.problem_set.time_limit_minutes
+        closes_at = (
+            variant.opened_at + timedelta(minutes=limit)
+            if limit and variant.opened_at
+            else None
+        )
+        return {
+            "id": variant.pk,
+            "problem_set_id": variant.problem_set_id,
+            "problem_set": variant.problem_set,
+            "opened_at": variant.opened_at,
+            "closes_at": closes_at,
+            "answers_visible": visible,
+            "items": list(variant.items.all()),
+        }

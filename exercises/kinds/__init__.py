@@ -1,0 +1,45 @@
+"""The registry of exercise kinds: every kind module registers one :class:`Kind` instance.
+
+Grading, pages and the API look kinds up here by name; nothing else lists them.
+"""
+
+from __future__ import annotations
+
+from exercises.kinds.base import Kind
+from exercises.kinds.params import ParamError
+
+_REGISTRY: dict[str, Kind] = {}
+
+
+def register(kind: Kind) -> Kind:
+    """Add ``kind`` to the registry under its name and return it."""
+    if kind.name in _REGISTRY:
+        raise ValueError(f"exercise kind {kind.name!r} is registered twice")
+    _REGISTRY[kind.name] = kind
+    return kind
+
+
+def get_kind(name: object) -> Kind:
+    """Return the kind called ``name``; raise :class:`ParamError` on the ``kind`` field if none."""
+    kind = _REGISTRY.get(name) if isinstance(name, str) else None
+    if kind is None:
+        known = ", ".join(kind_names())
+        raise ParamError("kind", f"unknown kind {name!r}; known kinds are {known}")
+    return kind
+
+
+def kind_names() -> list[str]:
+    """Return the registered kind names, sorted."""
+    return sorted(_REGISTRY)
+
+
+def all_kinds() -> list[Kind]:
+    """Return every registered kind, sorted by name."""
+    return [_REGISTRY[name] for name in kind_names()]
+
+
+# Importing the kind modules registers them; kept last because they import ``register``.
+from exercises.kinds import (  # noqa: E402,F401
+    alphabeta,
+    minimax,
+)

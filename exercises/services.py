@@ -1,0 +1,313 @@
+"""Write operations on problem sets: create, publish, generate variants, update items."""
+
+from __future__ import annotations
+
+import logging
+import math
+import secrets
+from collections.abc import Sequence
+from datetime import datetime
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+from rest_framework import status
+
+from accounts.models import Course, User
+from config.api import ApiError
+from exercises.generation import GenerationError, generate_item, item_seed, variant_seed
+from exercises.kinds import get_kind
+from exercises.kinds.base import CHOICE_PART
+from exercises.kinds.engine_bridge import engine_version
+from exercises.kinds.params import ParamError
+from exercises.models import Item, ProblemSet, Variant, VariantItem
+from exercises.selectors import students_missing_variants
+
+logger = logging.getLogger(__name__)
+
+STUDENTS_PER_TASK = 25
+"""Students whose variants one Celery task generates: few tasks, yet both cores kept busy."""
+
+
+def validate_item(kind_name: Any, params: Any, *, field: str) -> dict[str, Any]:
+    """Return ``params`` validated for kind ``kind_name`` with every default explicit.
+
+    Raise a 400 :class:`ApiError` naming ``field`` (e.g. ``items[1]``), the param and the rule.
+    """
+    try:
+        return get_kind(kind_name).clean_params(params)
+    except ParamError as error:
+        where = f"{field}.kind" if error.field == "kind" else f"{field}.params.{error.field}"
+        raise ApiError(
+            f"{where}: {error.message}", code="invalid", details={where: [error.message]}
+        ) from error
+
+
+def split_points(kind_name: str, params: dict[str, Any], points: Decimal) -> dict[str, str]:
+    """Return answer part → points (decimal strings), in proportion to the parts' weights.
+
+    Shares are rounded down to the cent and the leftover goes to the first part, so they add
+    up exactly to ``points``.
+    """
+    parts = get_kind(kind_name).answer_parts(params)
+    total_weight = sum((Fraction(part.points) for part in parts), Fraction(0))
+    cents = [
+        math.floor(Fraction(points) * 100 * Fraction(part.points) / total_weight)
+        for part in parts
+    ]
+    cents[0] += int(points * 100) - sum(cents)
+    return {part.name: str(Decimal(c) / 100) for part, c in zip(parts, cents, strict=True)}
+
+
+def create_problem_set(
+    *,
+    creator: User,
+    course: Course,
+    title: str,
+    items: Sequence[dict[str, Any]],
+    seed: str = "",
+    **settings: Any,
+) -> ProblemSet:
+    """Create a draft problem set with validated items; ``settings`` are ProblemSet fields.
+
+    Each item is ``{"kind", "params", "points"}``; params are stored with every default
+    filled in, so the conventions an item was generated and graded with are always explicit.
+    """
+    cleaned = [
+        (item["kind"], validate_item(item["kind"], item.get("params"), field=f"items[{index}]"),
+         item["points"])
+        for index, item in enumerate(items)
+    ]
+    with transaction.atomic():
+        problem_set = ProblemSet.objects.create(
+            course=course,
+            title=title,
+            seed=seed or secrets.token_hex(16),
+            created_by=creator,
+            **settings,
+        )
+        Item.objects.bulk_create(
+            Item(
+                problem_set=problem_set,
+                position=position,
+                kind=kind,
+                params=params,
+                points=points,
+                part_points=split_points(kind, params, points),
+            )
+            for position, (kind, params, points) in enumerate(cleaned, start=1)
+        )
+    return problem_set
+
+
+def publish_problem_set(problem_set: ProblemSet) -> ProblemSet:
+    """Start generating the variants of every enrolled student who has none yet.
+
+    The set goes to ``generating`` with its progress reset to (variants done, students), and
+    one task per chunk of students is queued once the transaction commits; with nobody
+    missing it is ``ready`` at once. Raise a 409 :class:`ApiError` while generation runs.
+    """
+    from exercises.tasks import generate_variants_task
+
+    with transaction.atomic():
+        locked = ProblemSet.objects.select_for_update().get(pk=problem_set.pk)
+        if locked.status == ProblemSet.Status.GENERATING:
+            raise ApiError(
+                "the problem set is already being generated; wait until it is ready or failed",
+                code="conflict", status_code=status.HTTP_409_CONFLICT,
+            )
+        if not locked.items.exists():
+            raise ApiError("items: a problem set needs at least one item to be published",
+                           details={"items": ["at least one item is required"]})
+        missing = students_missing_variants(locked)
+        done = locked.variants.count()
+        locked.progress_done = done
+        locked.progress_total = done + len(missing)
+        locked.failure_reason = ""
+        locked.published_at = timezone.now()
+        locked.status = ProblemSet.Status.GENERATING if missing else ProblemSet.Status.READY
+        locked.save(update_fields=["progress_done", "progress_total", "failure_reason",
+                                   "published_at", "status", "updated_at"])
+        for start in range(0, len(missing), STUDENTS_PER_TASK):
+            chunk = missing[start:start + STUDENTS_PER_TASK]
+            transaction.on_commit(
+                lambda chunk=chunk: generate_variants_task.delay(locked.pk, chunk)
+            )
+    return locked
+
+
+def generate_variants(problem_set_id: int, student_ids: Sequence[int]) -> int:
+    """Generate and store the variants of ``student_ids`` that do not exist yet; return how many.
+
+    Safe to run twice (a redelivered task): existing variants are skipped. A generation
+    error marks the whole set ``failed`` with the reason; the set turns ``ready`` when the
+    last variant is stored.
+    """
+    problem_set = ProblemSet.objects.get(pk=problem_set_id)
+    if problem_set.status != ProblemSet.Status.GENERATING:
+        return 0
+    existing = set(
+        problem_set.variants.filter(student_id__in=student_ids).values_list("student_id", flat=True)
+    )
+    items = list(problem_set.items.all())
+    try:
+        generated = {
+            student_id: [
+                (item, seed, generate_item(item.kind, item.params, seed))
+                for item in items
+                for seed in [item_seed(problem_set.seed, student_id, item.position)]
+            ]
+            for student_id in student_ids
+            if student_id not in existing
+        }
+    except GenerationError as error:
+        fail_problem_set(problem_set_id, str(error))
+        return 0
+    except Exception as error:
+        logger.exception("generating problem set %s failed", problem_set_id)
+        fail_problem_set(problem_set_id, f"internal error while generating: {error!r}")
+        raise
+    return _store_variants(problem_set, generated)
+
+
+def _store_variants(
+    problem_set: ProblemSet, generated: dict[int, list[tuple[Item, str, Any]]]
+) -> int:
+    """Insert the generated variants and advance the progress, under the set's row lock."""
+    now = timezone.now()
+    with transaction.atomic():
+        locked = ProblemSet.objects.select_for_update().get(pk=problem_set.pk)
+        # A concurrent run of the same chunk may have stored some of them meanwhile.
+        already = set(
+            locked.variants.filter(student_id__in=generated).values_list("student_id", flat=True)
+        )
+        fresh = {sid: entries for sid, entries in generated.items() if sid not in already}
+        variants = Variant.objects.bulk_create(
+            Variant(problem_set=locked, student_id=sid, seed=variant_seed(locked.seed, sid))
+            for sid in fresh
+        )
+        VariantItem.objects.bulk_create(
+            VariantItem(
+                variant=variant,
+                item=item,
+                position=item.position,
+                seed=seed,
+                problem=result.problem,
+                prompt=result.prompt,
+                answer_key=result.answer_key,
+                trace=result.trace,
+                engine_version=result.engine_version,
+                generation_attempt=result.attempt,
+                generated_at=now,
+            )
+            for variant in variants
+            for item, seed, result in fresh[variant.student_id]
+        )
+        locked.progress_done = locked.variants.count()
+        fields = ["progress_done", "updated_at"]
+        if (
+            locked.status == ProblemSet.Status.GENERATING
+            and locked.progress_done >= locked.progress_total
+        ):
+            locked.status = ProblemSet.Status.READY
+            fields.append("status")
+        locked.save(update_fields=fields)
+    return len(fresh)
+
+
+def fail_problem_set(problem_set_id: int, reason: str) -> None:
+    """Mark the problem set ``failed`` with ``reason`` (kept if it already failed)."""
+    with transaction.atomic():
+        locked = ProblemSet.objects.select_for_update().get(pk=problem_set_id)
+        if locked.status == ProblemSet.Status.FAILED:
+            return
+        locked.status = ProblemSet.Status.FAILED
+        locked.failure_reason = reason
+        locked.save(update_fields=["status", "failure_reason", "updated_at"])
+
+
+def open_variant(variant: Variant, now: datetime) -> Variant:
+    """Start the quiz clock when a timed variant is first opened; return the variant."""
+    if variant.problem_set.time_limit_minutes and variant.opened_at is None:
+        updated = Variant.objects.filter(pk=variant.pk, opened_at__isnull=True).update(
+            opened_at=now
+        )
+        if updated:
+            variant.opened_at = now
+        else:
+            variant.refresh_from_db(fields=["opened_at"])
+    return variant
+
+
+def update_item(
+    item: Item, *, params: dict[str, Any] | None = None, points: Decimal | None = None
+) -> Item:
+    """Change an item's params and/or points; return the item.
+
+    Params are merged over the stored ones and validated. Once variants exist only the
+    kind's conventions may change (they change keys, not problems): each variant's problem
+    takes the new conventions and its key is recomputed by the engine on a worker.
+    Grading builds regrading on top of this.
+    """
+    from exercises.tasks import resolve_item_task
+
+    kind = get_kind(item.kind)
+    changed: set[str] = set()
+    if params is not None:
+        merged = validate_item(item.kind, {**item.params, **params}, field="params")
+        changed = {name for name in merged if merged[name] != item.params.get(name)}
+        frozen = changed - kind.convention_names()
+        if frozen and item.variant_items.exists():
+            name = sorted(frozen)[0]
+            raise ApiError(
+                f"params.{name}: cannot change once variants exist; only conventions "
+                f"({', '.join(sorted(kind.convention_names())) or 'none'}) and points can",
+                code="invalid", details={f"params.{name}": ["frozen after generation"]},
+            )
+        item.params = merged
+    if points is not None:
+        item.points = points
+    item.part_points = split_points(item.kind, item.params, Decimal(item.points))
+    with transaction.atomic():
+        item.save(update_fields=["params", "points", "part_points"])
+        if changed and item.variant_items.exists():
+            transaction.on_commit(lambda: resolve_item_task.delay(item.pk))
+    return item
+
+
+def resolve_item(item_id: int) -> int:
+    """Recompute with the engine every variant key of an item under its current conventions.
+
+    Return how many keys changed. Used after a convention change, and by regrading.
+    """
+    item = Item.objects.get(pk=item_id)
+    kind = get_kind(item.kind)
+    conventions = {name: item.params[name] for name in kind.convention_names()}
+    variant_items = list(item.variant_items.all())
+    changed = 0
+    for variant_item in variant_items:
+        problem = {**variant_item.problem}
+        problem["params"] = {**problem.get("params", {}), **conventions}
+        answer = kind.solve(problem)
+        key = kind.project(problem, answer)
+        if kind.is_multiple_choice(item.params):
+            key = _option_holding(problem, key[kind.choice_part]) or variant_item.answer_key
+        changed += key != variant_item.answer_key
+        variant_item.problem = problem
+        variant_item.answer_key = key
+        variant_item.trace = {**(variant_item.trace or {}), "answer": answer}
+        variant_item.engine_version = engine_version()
+    VariantItem.objects.bulk_update(
+        variant_items, ["problem", "answer_key", "trace", "engine_version"], batch_size=500
+    )
+    return changed
+
+
+def _option_holding(problem: dict[str, Any], value: Any) -> dict[str, str] | None:
+    """Return the choice key of the option showing ``value``, if one does."""
+    for option in problem.get("options", []):
+        if option["value"] == value:
+            return {CHOICE_PART: option["id"]}
+    return None

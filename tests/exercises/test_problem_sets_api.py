@@ -1,0 +1,257 @@
+"""Problem sets over the API: create, validate, publish, progress, permissions, assignments."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.utils import timezone
+
+from accounts.models import Enrollment, Role
+from exercises.models import ProblemSet, Variant
+
+pytestmark = pytest.mark.django_db
+
+ITEMS = [
+    {"kind": "minimax", "params": {"depth": 2}, "points": "2"},
+    {"kind": "alphabeta", "params": {"depth": 3, "max_leaves": 12, "min_cuts": 2}, "points": "3"},
+]
+
+
+def create_set(client: Any, course: Any, **extra: Any) -> dict[str, Any]:
+    body = {"course": course.pk, "title": "Week 3", "seed": "week-3", "items": ITEMS, **extra}
+    response = client.post("/api/v1/problem-sets/", body, format="json")
+    assert response.status_code == 201, response.content
+    return response.json()
+
+
+def publish(client: Any, problem_set_id: int, capture: Any) -> dict[str, Any]:
+    with capture(execute=True):
+        response = client.post(f"/api/v1/problem-sets/{problem_set_id}/publish/")
+    assert response.status_code == 202, response.content
+    return response.json()
+
+
+def test_create_stores_params_with_every_default(instructor: Any, course: Any) -> None:
+    _, client = instructor
+    body = create_set(client, course)
+    alphabeta = body["items"][1]["params"]
+    assert alphabeta["cut_on_equality"] is True and alphabeta["root_raises_alpha"] is True
+    assert alphabeta["depth"] == 3 and alphabeta["allow_ties"] is False
+    assert body["status"] == "draft" and body["progress"] == {"done": 0, "total": 0}
+    points = body["items"][1]["part_points"]
+    assert sum(float(p) for p in points.values()) == pytest.approx(3)
+
+
+@pytest.mark.parametrize(
+    ("items", "field"),
+    [
+        ([{"kind": "chess", "params": {}}], "items[0].kind"),
+        ([{"kind": "minimax", "params": {"depth": 9}}], "items[0].params.depth"),
+        ([{"kind": "minimax", "params": {"colour": 1}}], "items[0].params.colour"),
+        ([{"kind": "minimax", "params": {"depth": "2"}}], "items[0].params.depth"),
+        ([{"kind": "minimax"}, {"kind": "alphabeta", "params": {"cut_on_equality": "yes"}}],
+         "items[1].params.cut_on_equality"),
+        ([{"kind": "minimax", "params": {"min_value": 5, "max_value": 5}}],
+         "items[0].params.max_value"),
+    ],
+)
+def test_bad_params_are_a_400_naming_the_field(
+    instructor: Any, course: Any, items: list[dict[str, Any]], field: str
+) -> None:
+    _, client = instructor
+    response = client.post(
+        "/api/v1/problem-sets/", {"course": course.pk, "title": "t", "items": items},
+        format="json",
+    )
+    assert response.status_code == 400, response.content
+    error = response.json()["error"]
+    assert error["message"].startswith(field), error
+    assert field in error["details"]
+
+
+def test_other_instructors_course_is_refused(other_instructor: Any, course: Any) -> None:
+    _, client = other_instructor
+    response = client.post(
+        "/api/v1/problem-sets/", {"course": course.pk, "title": "t", "items": ITEMS},
+        format="json",
+    )
+    assert response.status_code == 400
+    assert response.json()["error"]["message"].startswith("course:")
+
+
+def test_students_cannot_create(student: Any, course: Any) -> None:
+    _, client = student
+    response = client.post(
+        "/api/v1/problem-sets/", {"course": course.pk, "title": "t", "items": ITEMS},
+        format="json",
+    )
+    assert response.status_code == 403
+
+
+def test_publish_generates_one_variant_per_student(
+    instructor: Any, student: Any, other_student: Any, course: Any, celery_eager: None,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    _, client = instructor
+    problem_set = create_set(client, course)
+    accepted = publish(client, problem_set["id"], django_capture_on_commit_callbacks)
+    assert accepted["status"] == "generating" and accepted["progress"]["total"] == 2
+    detail = client.get(f"/api/v1/problem-sets/{problem_set['id']}/").json()
+    assert detail["status"] == "ready" and detail["progress"] == {"done": 2, "total": 2}
+    assert {v["student"] for v in detail["variants"]} == {"sara", "tomas"}
+    for variant in detail["variants"]:
+        assert [item["position"] for item in variant["items"]] == [1, 2]
+        assert "value" in variant["items"][0]["answer_key"]
+
+
+def test_republishing_generates_only_the_missing_variants(
+    instructor: Any, student: Any, course: Any, celery_eager: None,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    from tests.conftest import make_account
+
+    _, client = instructor
+    problem_set = create_set(client, course)
+    publish(client, problem_set["id"], django_capture_on_commit_callbacks)
+    first = Variant.objects.get(student=student[0])
+    make_account("ugo", "student", course)
+    accepted = publish(client, problem_set["id"], django_capture_on_commit_callbacks)
+    assert accepted["progress"] == {"done": 1, "total": 2}
+    assert Variant.objects.filter(problem_set_id=problem_set["id"]).count() == 2
+    assert Variant.objects.get(student=student[0]).created_at == first.created_at
+    assert ProblemSet.objects.get(pk=problem_set["id"]).status == "ready"
+
+
+def test_impossible_constraints_end_failed_with_the_reason(
+    instructor: Any, student: Any, course: Any, celery_eager: None,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    _, client = instructor
+    # In a tree of two MIN nodes with two leaves each only the second MIN node can cut.
+    params = {"depth": 2, "min_branching": 2, "max_branching": 2, "min_cuts": 2}
+    problem_set = create_set(client, course, items=[{"kind": "alphabeta", "params": params}])
+    publish(client, problem_set["id"], django_capture_on_commit_callbacks)
+    detail = client.get(f"/api/v1/problem-sets/{problem_set['id']}/").json()
+    assert detail["status"] == "failed"
+    assert "alphabeta" in detail["failure_reason"] and "min_cuts" in detail["failure_reason"]
+
+
+def test_problem_set_is_hidden_from_other_instructors_and_students(
+    instructor: Any, other_instructor: Any, student: Any, course: Any
+) -> None:
+    _, client = instructor
+    problem_set = create_set(client, course)
+    url = f"/api/v1/problem-sets/{problem_set['id']}/"
+    assert other_instructor[1].get(url).status_code == 404
+    assert other_instructor[1].post(url + "publish/").status_code == 404
+    assert student[1].get(url).status_code == 403
+
+
+def test_assignments_show_own_variant_without_keys(
+    instructor: Any, student: Any, other_student: Any, other_instructor: Any, course: Any,
+    celery_eager: None, django_capture_on_commit_callbacks: Any,
+) -> None:
+    _, client = instructor
+    due_at = (timezone.now() + timedelta(days=1)).isoformat()
+    problem_set = create_set(client, course, due_at=due_at)
+    publish(client, problem_set["id"], django_capture_on_commit_callbacks)
+    listing = student[1].get("/api/v1/assignments/").json()
+    assert len(listing) == 1
+    mine = listing[0]["id"]
+    detail = student[1].get(f"/api/v1/assignments/{mine}/").json()
+    assert detail["answers_visible"] is False
+    for item in detail["items"]:
+        assert item["answer_key"] is None
+        assert item["prompt"] and item["problem"]["tree"]["name"] == "root"
+        assert "answer" not in str(item["problem"])
+    assert other_student[1].get(f"/api/v1/assignments/{mine}/").status_code == 404
+    assert other_instructor[1].get(f"/api/v1/assignments/{mine}/").status_code == 404
+
+
+def test_keys_show_after_the_due_date(
+    instructor: Any, student: Any, course: Any, celery_eager: None,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    _, client = instructor
+    problem_set = create_set(client, course)
+    publish(client, problem_set["id"], django_capture_on_commit_callbacks)
+    ProblemSet.objects.filter(pk=problem_set["id"]).update(
+        due_at=timezone.now() - timedelta(minutes=1)
+    )
+    variant = Variant.objects.get(student=student[0])
+    detail = student[1].get(f"/api/v1/assignments/{variant.pk}/").json()
+    assert detail["answers_visible"] is True
+    assert detail["items"][0]["answer_key"]["value"] is not None
+
+
+def test_opening_a_timed_assignment_starts_the_clock_once(
+    instructor: Any, student: Any, course: Any, celery_eager: None,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    _, client = instructor
+    problem_set = create_set(client, course, time_limit_minutes=30)
+    publish(client, problem_set["id"], django_capture_on_commit_callbacks)
+    variant = Variant.objects.get(student=student[0])
+    first = student[1].get(f"/api/v1/assignments/{variant.pk}/").json()
+    second = student[1].get(f"/api/v1/assignments/{variant.pk}/").json()
+    assert first["opened_at"] is not None and first["opened_at"] == second["opened_at"]
+    assert first["closes_at"] is not None
+
+
+def test_patch_item_changes_conventions_and_recomputes_keys(
+    instructor: Any, student: Any, course: Any, celery_eager: None,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    _, client = instructor
+    problem_set = create_set(client, course)
+    publish(client, problem_set["id"], django_capture_on_commit_callbacks)
+    url = f"/api/v1/problem-sets/{problem_set['id']}/items/2/"
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.patch(url, {"params": {"cut_on_equality": False}, "points": "5"},
+                                format="json")
+    assert response.status_code == 200, response.content
+    assert response.json()["params"]["cut_on_equality"] is False
+    from exercises.models import VariantItem
+
+    stored = VariantItem.objects.get(variant__student=student[0], position=2)
+    assert stored.problem["params"]["cut_on_equality"] is False
+    frozen = client.patch(url, {"params": {"depth": 2}}, format="json")
+    assert frozen.status_code == 400
+    assert frozen.json()["error"]["message"].startswith("params.depth")
+
+
+def test_preview_returns_problem_and_key(instructor: Any) -> None:
+    _, client = instructor
+    response = client.post("/api/v1/kinds/alphabeta/preview/",
+                           {"params": {"depth": 3, "max_leaves": 12}}, format="json")
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert body["params"]["cut_on_equality"] is True
+    assert body["answer_key"]["cutoffs"]
+    bad = client.post("/api/v1/kinds/alphabeta/preview/", {"params": {"depth": 0}},
+                      format="json")
+    assert bad.status_code == 400 and bad.json()["error"]["message"].startswith("params.depth")
+    assert client.post("/api/v1/kinds/chess/preview/", {}, format="json").status_code == 404
+
+
+def test_kinds_listing_has_schemas(student: Any) -> None:
+    response = student[1].get("/api/v1/kinds/")
+    assert response.status_code == 200
+    kinds = {kind["name"]: kind for kind in response.json()}
+    assert kinds["alphabeta"]["params_schema"]["properties"]["cut_on_equality"]["default"] is True
+    assert "cut_on_equality" in kinds["alphabeta"]["conventions"]
+
+
+def test_enrolled_instructors_get_no_variant(
+    instructor: Any, student: Any, course: Any, celery_eager: None,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    _, client = instructor
+    problem_set = create_set(client, course)
+    publish(client, problem_set["id"], django_capture_on_commit_callbacks)
+    assert not Variant.objects.filter(
+        student__enrollments__role=Role.INSTRUCTOR, problem_set_id=problem_set["id"]
+    ).exists()
+    assert Enrollment.objects.filter(course=course, role=Role.STUDENT).count() == 1
