@@ -37,7 +37,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeVar
 
 from engine import ENGINE_VERSION
 from engine.errors import ProblemError, UnknownKindError
@@ -59,6 +59,8 @@ from engine.search.multiplayer import Prefer, TieBreak, maxn
 from engine.search.ordering import by_value, reversed_order
 from engine.search.trace import Bound, Cutoff, Enter, Exit, Leaf, NodeValue, RecordingTracer
 from engine.tree import NodeType, Tree, TreeGame, parse_number, parse_tree
+
+K = TypeVar("K", bound=Hashable)
 
 FORMAT = "gametree/1"
 Answer = dict[str, Any]
@@ -111,7 +113,7 @@ def _is_fraction(number: object) -> bool:
     return isinstance(number, Fraction) and number.denominator != 1
 
 
-def _put(answer: Answer, key: str, value: NodeValue) -> None:
+def put_value(answer: Answer, key: str, value: NodeValue) -> None:
     """Store ``value`` under ``key``, with a ``<key>_float`` sibling when it is a fraction."""
     if isinstance(value, tuple):
         answer[key] = [exact(v) for v in value]
@@ -123,7 +125,7 @@ def _put(answer: Answer, key: str, value: NodeValue) -> None:
         answer[f"{key}_float"] = float(value)
 
 
-def _put_map(answer: Answer, key: str, values: Mapping[Hashable, NodeValue]) -> None:
+def put_values(answer: Answer, key: str, values: Mapping[K, NodeValue]) -> None:
     """Store a name -> value map under ``key``, with ``<key>_float`` when any is a fraction."""
     answer[key] = {
         str(name): [exact(x) for x in v] if isinstance(v, tuple) else exact(v)
@@ -216,9 +218,9 @@ class _TreeSearch:
             order=order, tracer=tracer,
         )
         answer: Answer = {}
-        _put(answer, "value", result.value)
+        put_value(answer, "value", result.value)
         answer["move"] = result.move
-        _put_map(answer, "node_values", tracer.node_values())
+        put_values(answer, "node_values", tracer.node_values())
         answer["principal_variation"] = list(result.principal_variation)
         return answer
 
@@ -234,9 +236,9 @@ class _TreeSearch:
             order=self.order(), tracer=tracer, utility_bounds=utility_bounds,
         )
         answer: Answer = {}
-        _put(answer, "value", result.value)
+        put_value(answer, "value", result.value)
         answer["move"] = result.move
-        _put_map(answer, "node_values", tracer.node_values())
+        put_values(answer, "node_values", tracer.node_values())
         answer["node_bounds"] = {
             str(name): {"lower": exact(lower), "upper": exact(upper)}
             for name, (lower, upper) in tracer.node_bounds().items()
@@ -287,7 +289,7 @@ def _event(event: Enter | Leaf | Cutoff | Exit) -> Answer:
         return {"event": "cutoff", **_cutoff(event)}
     record: Answer = {"event": "leaf" if isinstance(event, Leaf) else "exit",
                       "node": str(event.state)}
-    _put(record, "value", event.value)
+    put_value(record, "value", event.value)
     if isinstance(event, Exit) and event.bounds is not None:
         record["lower"], record["upper"] = (exact(b) for b in event.bounds)
     return record
@@ -384,14 +386,14 @@ def _solve_vector(
     tracer = RecordingTracer()
     result = maxn(game, tree.root.name, players=players, tie_break=tie_break, tracer=tracer)
     answer: Answer = {}
-    _put(answer, "value", result.value)
+    put_value(answer, "value", result.value)
     answer["move"] = result.move
-    _put_map(answer, "node_values", tracer.node_values())
+    put_values(answer, "node_values", tracer.node_values())
     answer["principal_variation"] = list(result.principal_variation)
     if tree.root.player is not None:
         floor = minimax(game, tree.root.name, max_player=tree.root.player)
         paranoid: Answer = {"player": tree.root.player, "move": floor.move}
-        _put(paranoid, "value", floor.value)
+        put_value(paranoid, "value", floor.value)
         answer["paranoid"] = paranoid
     return answer
 
@@ -497,7 +499,7 @@ def _solve_mcts_backprop(
     updated = []
     for node in mcts_backprop(path, outcome, draw_reward):
         record: Answer = {"name": node.name, "moved_by": node.moved_by, "visits": node.visits}
-        _put(record, "reward", node.reward)
+        put_value(record, "reward", node.reward)
         updated.append(record)
     return {"path": updated, "outcome": outcome}
 

@@ -1,0 +1,317 @@
+"""Named, deliberately wrong variants of the solvers, used by grading to diagnose answers.
+
+Each :class:`Misconception` answers a problem the way a student holding that misconception
+would, in exactly the key format of :func:`engine.solve.solve`, so a grader can compare a
+student's answer with each applicable variant. Variants are built by changing the problem
+(parameters or node types) or the conventions the real algorithms run with, not by
+separate copies of the algorithms.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from types import MappingProxyType
+from typing import Any
+
+from engine.errors import ProblemError
+from engine.game import Utility
+from engine.search.alphabeta import AlphaBetaConventions
+from engine.search.trace import Bound, Vector
+from engine.solve import Answer, put_value, put_values, solve
+from engine.tree import Node, parse_tree
+
+SCALAR_TREE_KINDS = frozenset({"minimax", "alphabeta", "expectiminimax", "expectimax"})
+CHANCE_KINDS = frozenset({"expectiminimax", "expectimax"})
+
+
+@dataclass(frozen=True)
+class Misconception:
+    """Describe one wrong way to solve a problem, and produce the answer it leads to."""
+
+    code: str
+    explanation: str
+    kinds: frozenset[str]
+    solver: Callable[[dict[str, Any]], Answer]
+    needs: Callable[[dict[str, Any]], bool] | None = None
+
+    def applies(self, problem: dict[str, Any]) -> bool:
+        """Return whether this misconception can change the answer to ``problem``."""
+        if problem.get("kind") not in self.kinds:
+            return False
+        return self.needs is None or self.needs(problem)
+
+    def answer(self, problem: object) -> Answer:
+        """Return the answer a student with this misconception would give to ``problem``.
+
+        Raise :class:`ProblemError` for a malformed problem, or one this variant doesn't
+        apply to.
+        """
+        # The correct solver validates the problem, so errors name the student's input.
+        solve(problem)
+        assert isinstance(problem, dict)
+        if not self.applies(problem):
+            raise ProblemError(
+                f'field "kind": misconception "{self.code}" applies to '
+                f"{', '.join(sorted(self.kinds))} problems"
+                + (" with the parameters it changes" if self.needs is not None else "")
+                + f', not this {problem.get("kind")!r} problem',
+                field="kind",
+            )
+        answer = self.solver(copy.deepcopy(problem))
+        answer["misconception"] = self.code
+        return answer
+
+
+def _params(problem: dict[str, Any]) -> dict[str, Any]:
+    params: dict[str, Any] = problem.setdefault("params", {})
+    return params
+
+
+def _with_params(**changes: object) -> Callable[[dict[str, Any]], Answer]:
+    def solver(problem: dict[str, Any]) -> Answer:
+        _params(problem).update(changes)
+        return solve(problem)
+
+    return solver
+
+
+def _nodes(raw: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """Yield every node object of a (validated) raw tree."""
+    yield raw
+    for child in raw.get("children", ()):
+        yield from _nodes(child)
+
+
+def _retyped(new_type: str, old_types: frozenset[str]) -> Callable[[dict[str, Any]], Answer]:
+    def solver(problem: dict[str, Any]) -> Answer:
+        for node in _nodes(problem["tree"]):
+            if node.get("type") in old_types:
+                node["type"] = new_type
+                node.pop("probabilities", None)
+        return solve(problem)
+
+    return solver
+
+
+def _swap_alpha_beta(problem: dict[str, Any]) -> Answer:
+    answer = solve(problem)
+    for record in [*answer["cutoffs"], *answer["trace"]]:
+        if "alpha" in record:
+            record["alpha"], record["beta"] = record["beta"], record["alpha"]
+    return answer
+
+
+@dataclass(frozen=True)
+class _WrongSideCut(AlphaBetaConventions):
+    """Cut with a strict test against the node's own-side bound, the wrong way round."""
+
+    def cuts(self, *, maximising: bool, value: Utility, alpha: Bound, beta: Bound) -> bool:
+        """Return whether the student stops: MAX once below beta, MIN once above alpha."""
+        if maximising:
+            return not isinstance(beta, float) and value < beta
+        return not isinstance(alpha, float) and value > alpha
+
+
+def _cut_too_early(problem: dict[str, Any]) -> Answer:
+    params = _params(problem)
+    conventions = _WrongSideCut(
+        params.get("cut_on_equality", True), params.get("root_raises_alpha", True)
+    )
+    return solve(problem, conventions=conventions)
+
+
+def _unweighted(problem: dict[str, Any]) -> Answer:
+    for node in _nodes(problem["tree"]):
+        if node.get("type") == "chance":
+            node["probabilities"] = [f"1/{len(node['children'])}"] * len(node["children"])
+    return solve(problem)
+
+
+def _depth_off_by_one(problem: dict[str, Any]) -> Answer:
+    _params(problem)["depth_limit"] -= 1
+    return solve(problem)
+
+
+def _has_depth_limit(problem: dict[str, Any]) -> bool:
+    depth_limit = problem.get("params", {}).get("depth_limit")
+    return isinstance(depth_limit, int) and depth_limit >= 1
+
+
+def _wrong_player_entry(problem: dict[str, Any]) -> Answer:
+    players = problem["params"]["players"]
+    for node in _nodes(problem["tree"]):
+        if node.get("type") == "player":
+            node["player"] = players[players.index(node["player"]) - 1]
+    return solve(problem)
+
+
+def _entrywise_max(problem: dict[str, Any]) -> Answer:
+    players = problem["params"]["players"]
+    tree = parse_tree(problem["tree"], players=players)
+    up_values: dict[str, Vector] = {}
+
+    def up(node: Node) -> Vector:
+        if node.is_leaf:
+            assert isinstance(node.value, tuple)
+            vector = node.value
+        else:
+            below = [up(child) for child in node.children]
+            if node.type == "chance":
+                vector = tuple(
+                    _exact(sum((p * v[i] for p, v in zip(node.probabilities, below,
+                                                         strict=True)), Fraction(0)))
+                    for i in range(len(players))
+                )
+            else:
+                vector = tuple(max(v[i] for v in below) for i in range(len(players)))
+        up_values[node.name] = vector
+        return vector
+
+    value = up(tree.root)
+    move = None
+    if tree.root.player is not None:
+        own = players.index(tree.root.player)
+        entries = [up_values[child.name][own] for child in tree.root.children]
+        move = tree.root.children[entries.index(max(entries))].name
+    answer: Answer = {"kind": "vector"}
+    put_value(answer, "value", value)
+    answer["move"] = move
+    put_values(answer, "node_values", dict(up_values))
+    return answer
+
+
+def _exact(number: Fraction) -> Utility:
+    return number.numerator if number.denominator == 1 else number
+
+
+def _credit_every_node(problem: dict[str, Any]) -> Answer:
+    params = problem["params"]
+    for node in params["path"]:
+        node["moved_by"] = params["outcome"]
+    return solve(problem)
+
+
+def _decisive(problem: dict[str, Any]) -> bool:
+    return bool(problem.get("params", {}).get("outcome") != "draw")
+
+
+def _final_move_by_ucb1(problem: dict[str, Any]) -> Answer:
+    answer = solve(problem)
+    answer["final_move"] = answer["selected"]
+    return answer
+
+
+def _other_form(problem: dict[str, Any]) -> Answer:
+    params = _params(problem)
+    forms = ["c*sqrt(ln N/n)", "sqrt(c*ln N/n)"]
+    params["form"] = forms[1 - forms.index(params.get("form", forms[0]))]
+    return solve(problem)
+
+
+_ALL = (
+    Misconception(
+        "alpha_beta_swapped",
+        "Prunes the right nodes but writes alpha where beta belongs and beta where alpha does.",
+        frozenset({"alphabeta"}),
+        _swap_alpha_beta,
+    ),
+    Misconception(
+        "no_cut_on_equality",
+        "Cuts only when alpha is strictly greater than beta, not when they are equal.",
+        frozenset({"alphabeta"}),
+        _with_params(cut_on_equality=False),
+    ),
+    Misconception(
+        "cut_too_early",
+        "Cuts as soon as a MIN node's value is above alpha (or a MAX node's below beta): "
+        "a strict test on the wrong side.",
+        frozenset({"alphabeta"}),
+        _cut_too_early,
+    ),
+    Misconception(
+        "root_alpha_not_raised",
+        "Forgets to raise alpha at the root, so every root child is searched with the full "
+        "window.",
+        frozenset({"alphabeta"}),
+        _with_params(root_raises_alpha=False),
+    ),
+    Misconception(
+        "chance_unweighted_average",
+        "Averages a chance node's children without weighting them by their probabilities.",
+        CHANCE_KINDS,
+        _unweighted,
+    ),
+    Misconception(
+        "chance_as_min",
+        "Treats chance nodes as MIN nodes, as if luck were an opponent.",
+        CHANCE_KINDS,
+        _retyped("min", frozenset({"chance"})),
+    ),
+    Misconception(
+        "vector_entrywise_max",
+        "Passes up the entry-by-entry maximum of the children's vectors instead of the "
+        "vector the mover picks.",
+        frozenset({"vector"}),
+        _entrywise_max,
+    ),
+    Misconception(
+        "vector_wrong_player_entry",
+        "Has each mover maximise the previous player's entry instead of its own.",
+        frozenset({"vector"}),
+        _wrong_player_entry,
+    ),
+    Misconception(
+        "mcts_credit_every_node",
+        "Credits the winner's reward to every node on the path, whoever moved into it.",
+        frozenset({"mcts_backprop"}),
+        _credit_every_node,
+        _decisive,
+    ),
+    Misconception(
+        "final_move_by_ucb1",
+        "Plays the child with the best UCB1 score instead of the most visited one.",
+        frozenset({"ucb1"}),
+        _final_move_by_ucb1,
+    ),
+    Misconception(
+        "other_ucb1_form",
+        "Uses the other UCB1 formula: sqrt(c*ln N/n) for c*sqrt(ln N/n) or the reverse.",
+        frozenset({"ucb1"}),
+        _other_form,
+    ),
+    Misconception(
+        "depth_off_by_one",
+        "Counts the root as depth 1, so the depth-limited search stops one ply too early.",
+        SCALAR_TREE_KINDS,
+        _depth_off_by_one,
+        _has_depth_limit,
+    ),
+    Misconception(
+        "largest_leaf_branch",
+        "Picks the branch holding the largest leaf, as if every node were MAX's choice.",
+        SCALAR_TREE_KINDS,
+        _retyped("max", frozenset({"min", "chance"})),
+    ),
+)
+
+MISCONCEPTIONS: Mapping[str, Misconception] = MappingProxyType({m.code: m for m in _ALL})
+"""Every misconception, by code."""
+
+
+def get(code: str) -> Misconception:
+    """Return the misconception called ``code``; raise :class:`ProblemError` if none is."""
+    try:
+        return MISCONCEPTIONS[code]
+    except KeyError:
+        raise ProblemError(
+            f'unknown misconception "{code}"; known: {", ".join(MISCONCEPTIONS)}',
+            field="misconception",
+        ) from None
+
+
+def applicable(problem: dict[str, Any]) -> list[Misconception]:
+    """Return the misconceptions that apply to ``problem``, in registry order."""
+    return [m for m in MISCONCEPTIONS.values() if m.applies(problem)]
