@@ -16,6 +16,7 @@ from fractions import Fraction
 from types import MappingProxyType
 from typing import Any
 
+from engine import ENGINE_VERSION
 from engine.errors import ProblemError
 from engine.game import Utility
 from engine.search.alphabeta import AlphaBetaConventions
@@ -62,6 +63,7 @@ class Misconception:
             )
         answer = self.solver(copy.deepcopy(problem))
         answer["misconception"] = self.code
+        answer["engine_version"] = ENGINE_VERSION
         return answer
 
 
@@ -151,7 +153,8 @@ def _wrong_player_entry(problem: dict[str, Any]) -> Answer:
 def _entrywise_max(problem: dict[str, Any]) -> Answer:
     players = problem["params"]["players"]
     tree = parse_tree(problem["tree"], players=players)
-    up_values: dict[str, Vector] = {}
+    values: dict[str, Vector] = {}
+    picks: dict[str, Node] = {}
 
     def up(node: Node) -> Vector:
         if node.is_leaf:
@@ -167,19 +170,21 @@ def _entrywise_max(problem: dict[str, Any]) -> Answer:
                 )
             else:
                 vector = tuple(max(v[i] for v in below) for i in range(len(players)))
-        up_values[node.name] = vector
+                # The student still moves to the child best for the mover (leftmost on ties).
+                own = [v[players.index(node.player)] for v in below]
+                picks[node.name] = node.children[own.index(max(own))]
+        values[node.name] = vector
         return vector
 
-    value = up(tree.root)
-    move = None
-    if tree.root.player is not None:
-        own = players.index(tree.root.player)
-        entries = [up_values[child.name][own] for child in tree.root.children]
-        move = tree.root.children[entries.index(max(entries))].name
     answer: Answer = {"kind": "vector"}
-    put_value(answer, "value", value)
-    answer["move"] = move
-    put_values(answer, "node_values", dict(up_values))
+    put_value(answer, "value", up(tree.root))
+    line, at = [], tree.root
+    while at.name in picks:
+        at = picks[at.name]
+        line.append(at.name)
+    answer["move"] = line[0] if line else None
+    put_values(answer, "node_values", values)
+    answer["principal_variation"] = line
     return answer
 
 

@@ -1,0 +1,174 @@
+"""Each named misconception answers in the solver's format and differs from the right answer."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from engine.errors import ProblemError
+from engine.misconceptions import MISCONCEPTIONS, applicable, get
+from engine.solve import SOLVERS, solve
+
+
+def leaf(name: str, value: Any) -> dict[str, Any]:
+    return {"name": name, "value": value}
+
+
+def node(kind: str, name: str, *children: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    return {"type": kind, "name": name, "children": list(children), **extra}
+
+
+def problem(kind: str, tree: dict[str, Any] | None = None, **params: Any) -> dict[str, Any]:
+    raw: dict[str, Any] = {"format": "gametree/1", "kind": kind, "params": params}
+    if tree is not None:
+        raw["tree"] = tree
+    return raw
+
+
+TWO_BY_TWO = node(
+    "max", "raiz",
+    node("min", "A", leaf("A1", 3), leaf("A2", 5)),
+    node("min", "B", leaf("B1", 2), leaf("B2", 9)),
+)
+TIED = node(
+    "max", "r",
+    node("min", "A", leaf("A1", 3), leaf("A2", 5)),
+    node("min", "B", leaf("B1", 3), leaf("B2", 9)),
+)
+ABC = node(
+    "max", "root",
+    node("min", "A", leaf("A1", 4), leaf("A2", 9), leaf("A3", 6)),
+    node("min", "B", leaf("B1", 2), leaf("B2", 15), leaf("B3", 13)),
+    node("min", "C", leaf("C1", 5), leaf("C2", 8), leaf("C3", 10)),
+)
+COIN = node(
+    "max", "root",
+    node("chance", "L", node("min", "L1", leaf("L11", 3), leaf("L12", 7)),
+         node("min", "L2", leaf("L21", 8), leaf("L22", 4)), probabilities=["1/2", "1/2"]),
+    node("chance", "R", node("min", "R1", leaf("R11", 10), leaf("R12", 1)),
+         node("min", "R2", leaf("R21", 6), leaf("R22", 5)), probabilities=["1/4", "3/4"]),
+)
+
+
+def player(who: str, name: str, *children: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "player", "player": who, "name": name, "children": list(children)}
+
+
+THREE = player(
+    "A", "root",
+    player("B", "l",
+           player("C", "l1", leaf("l1a", [1, 2, 6]), leaf("l1b", [4, 2, 3])),
+           player("C", "l2", leaf("l2a", [6, 1, 2]), leaf("l2b", [7, 4, 1]))),
+    player("B", "r",
+           player("C", "r1", leaf("r1a", [5, 4, 5]), leaf("r1b", [2, 5, 4])),
+           player("C", "r2", leaf("r2a", [5, 2, 4]), leaf("r2b", [7, 7, 1]))),
+)
+HORIZON = node(
+    "max", "r",
+    node("min", "A", node("max", "A1", leaf("A1a", 9), value=1), leaf("A2", 4), value=0),
+    leaf("B", 2),
+    node("min", "C", leaf("C1", 3), value=1),
+)
+UCB = {"parent_visits": 16, "c": 1,
+       "children": [{"name": "A", "wins": 6, "visits": 12}, {"name": "B", "wins": 1, "visits": 4}]}
+PATH = [{"name": "n1", "moved_by": "white", "visits": 0, "reward": 0},
+        {"name": "n2", "moved_by": "black", "visits": 0, "reward": 0}]
+
+# For each misconception: a problem it gets wrong, and the answer keys where that shows.
+CASES: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
+    "alpha_beta_swapped": (problem("alphabeta", TWO_BY_TWO), ("cutoffs",)),
+    "no_cut_on_equality": (problem("alphabeta", TIED), ("evaluated_leaves", "pruned_leaves")),
+    "cut_too_early": (problem("alphabeta", ABC), ("evaluated_leaves", "pruned_leaves")),
+    "root_alpha_not_raised": (problem("alphabeta", TWO_BY_TWO), ("evaluated_leaves",)),
+    "chance_unweighted_average": (problem("expectiminimax", COIN), ("value", "move")),
+    "chance_as_min": (problem("expectiminimax", COIN), ("value", "move")),
+    "vector_entrywise_max": (problem("vector", THREE, players=["A", "B", "C"]), ("value",)),
+    "vector_wrong_player_entry": (
+        problem("vector", THREE, players=["A", "B", "C"]), ("value", "move")
+    ),
+    "mcts_credit_every_node": (problem("mcts_backprop", path=PATH, outcome="black"), ("path",)),
+    "final_move_by_ucb1": (problem("ucb1", **UCB), ("final_move",)),
+    "other_ucb1_form": (
+        problem("ucb1", parent_visits=50, c=2, children=[
+            {"name": "first", "wins": 21, "visits": 30},
+            {"name": "second", "wins": 7, "visits": 12},
+            {"name": "third", "wins": 3, "visits": 8}]),
+        ("selected", "scores"),
+    ),
+    "depth_off_by_one": (problem("minimax", HORIZON, depth_limit=2), ("value", "move")),
+    "largest_leaf_branch": (problem("minimax", TWO_BY_TWO), ("value", "move")),
+}
+
+SPEC_KEYS = {
+    "minimax": {"value", "move", "node_values", "principal_variation"},
+    "expectiminimax": {"value", "move", "node_values", "principal_variation"},
+    "alphabeta": {"value", "move", "node_values", "principal_variation", "evaluated_leaves",
+                  "pruned_leaves", "cutoffs"},
+    "vector": {"value", "move", "node_values"},
+    "ucb1": {"scores", "selected", "final_move"},
+    "mcts_backprop": {"path"},
+}
+
+REQUIRED = {
+    "alpha_beta_swapped", "no_cut_on_equality", "cut_too_early", "root_alpha_not_raised",
+    "chance_unweighted_average", "chance_as_min", "vector_entrywise_max",
+    "vector_wrong_player_entry", "mcts_credit_every_node", "final_move_by_ucb1",
+    "other_ucb1_form", "depth_off_by_one", "largest_leaf_branch",
+}
+
+
+def test_the_registry_has_every_required_code_well_described() -> None:
+    assert REQUIRED <= set(MISCONCEPTIONS)
+    assert set(CASES) == set(MISCONCEPTIONS), "every misconception needs a differing case"
+    for code, misconception in MISCONCEPTIONS.items():
+        assert misconception.code == code and re.fullmatch(r"[a-z][a-z0-9_]*", code)
+        assert misconception.explanation and "\n" not in misconception.explanation
+        assert misconception.kinds and misconception.kinds <= set(SOLVERS)
+
+
+@pytest.mark.parametrize("code", sorted(CASES))
+def test_each_misconception_differs_from_the_right_answer(code: str) -> None:
+    case, differing = CASES[code]
+    right = solve(case)
+    wrong = get(code).answer(case)
+    assert wrong["misconception"] == code
+    assert SPEC_KEYS[case["kind"]] <= set(wrong), "same key format"
+    for key in differing:
+        assert wrong[key] != right[key], key
+    assert get(code).applies(case)
+    assert case == CASES[code][0], "the problem is not modified"
+
+
+def test_specific_wrong_answers() -> None:
+    assert get("alpha_beta_swapped").answer(CASES["alpha_beta_swapped"][0])["cutoffs"] == [
+        {"number": 1, "node": "B", "alpha": 2, "beta": 3, "pruned": ["B2"]}
+    ]
+    early = get("cut_too_early").answer(CASES["cut_too_early"][0])
+    assert early["pruned_leaves"] == ["C2", "C3"]
+    unweighted = get("chance_unweighted_average").answer(CASES["chance_unweighted_average"][0])
+    assert unweighted["node_values"]["R"] == 3
+    credited = get("mcts_credit_every_node").answer(CASES["mcts_credit_every_node"][0])
+    assert [n["reward"] for n in credited["path"]] == [1, 1]
+    largest = get("largest_leaf_branch").answer(CASES["largest_leaf_branch"][0])
+    assert (largest["value"], largest["move"]) == (9, "B")
+
+
+def test_applicability_depends_on_kind_and_params() -> None:
+    minimax_problem = problem("minimax", TWO_BY_TWO)
+    codes = {m.code for m in applicable(minimax_problem)}
+    assert codes == {"largest_leaf_branch"}
+    assert "depth_off_by_one" in {m.code for m in applicable(CASES["depth_off_by_one"][0])}
+    drawn = problem("mcts_backprop", path=PATH, outcome="draw")
+    assert not get("mcts_credit_every_node").applies(drawn)
+    with pytest.raises(ProblemError, match="applies to"):
+        get("chance_as_min").answer(minimax_problem)
+    with pytest.raises(ProblemError, match="unknown misconception"):
+        get("no_such_thing")
+
+
+def test_bad_problems_are_reported_against_the_students_input() -> None:
+    broken = problem("alphabeta", node("max", "r", node("min", "M")))
+    with pytest.raises(ProblemError, match='node "M"'):
+        get("no_cut_on_equality").answer(broken)

@@ -1,0 +1,52 @@
+"""Iterative deepening: the deepest completed iteration decides; budgets stop it cleanly."""
+
+from __future__ import annotations
+
+from engine.games.connect4 import EMPTY_BOARD as C4_EMPTY
+from engine.games.connect4 import Connect4
+from engine.games.tictactoe import EMPTY_BOARD, TicTacToe, parse_board
+from engine.search.alphabeta import alphabeta
+from engine.search.deepening import iterative_deepening, node_budget, time_budget
+from engine.search.ttable import TranspositionTable
+
+
+def zero(state: object, player: str) -> int:
+    return 0
+
+
+def test_deepening_to_the_end_is_exact_and_stops_early() -> None:
+    result = iterative_deepening(TicTacToe(), parse_board("XOX O    "), evaluator=zero)
+    assert result.complete
+    assert (result.value, result.move) == (0, 7)
+    assert [it.depth for it in result.iterations] == list(range(1, result.depth + 1))
+    assert result.depth <= 5  # five empty squares: nothing lies deeper
+
+
+def test_each_iteration_matches_a_plain_depth_limited_search() -> None:
+    game = TicTacToe()
+    result = iterative_deepening(game, EMPTY_BOARD, evaluator=zero, max_depth=3)
+    assert result.depth == 3 and not result.complete
+    for iteration in result.iterations:
+        plain = alphabeta(game, EMPTY_BOARD, depth_limit=iteration.depth, evaluator=zero)
+        assert iteration.result.value == plain.value
+
+
+def test_budget_keeps_the_deepest_completed_iteration() -> None:
+    game = Connect4()
+    result = iterative_deepening(game, C4_EMPTY, evaluator=zero, budget=node_budget(500))
+    assert result.iterations, "the first iteration always completes"
+    assert result.iterations[-1].depth == result.depth
+    assert result.move == result.iterations[-1].result.move
+    assert sum(it.nodes for it in result.iterations[1:]) <= 500
+
+
+def test_time_budget_uses_the_clock_passed_in() -> None:
+    ticks = iter(range(1000))
+    budget = time_budget(5, clock=lambda: next(ticks))
+    assert [budget() for _ in range(6)] == [False] * 5 + [True]
+
+
+def test_shared_table_is_filled_across_iterations() -> None:
+    table: TranspositionTable[int] = TranspositionTable()
+    iterative_deepening(TicTacToe(), EMPTY_BOARD, evaluator=zero, max_depth=2, table=table)
+    assert len(table) > 0
