@@ -19,6 +19,7 @@ HEADER = struct.Struct(">I")
 MAX_TRACEBACK_FRAMES = 40
 MAX_TEXT = 16 * 1024
 CHANCE = "chance"
+MAIN_PID = os.getpid()
 
 
 class GameError(Exception):
@@ -233,12 +234,15 @@ def run(channel):
     except MemoryError:
         # Formatting a traceback could itself run out of memory: report the bare fact.
         payload = {"op": "error", "type": "MemoryError", "traceback": "MemoryError\n"}
-    except BaseException as exc:  # noqa: BLE001 - SystemExit and friends are student errors too
+    except BaseException as exc:  # SystemExit and KeyboardInterrupt are student errors too
         payload = {"op": "error", "type": type(exc).__name__, "traceback": student_traceback(exc)}
+    if os.getpid() != MAIN_PID:
+        # A process the student forked got here: only the original process reports.
+        os._exit(0)
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
-        except Exception:  # noqa: BLE001 - a closed or replaced stream must not hide the result
+        except Exception:  # a closed or replaced stream must not hide the result
             pass
     channel.send(payload)
 

@@ -18,6 +18,9 @@ from pathlib import Path
 from .limits import SandboxLimits
 
 CONTROLLERS = ("memory", "pids")
+ACCOUNTING = ("cpuacct",)
+"""v1 controllers used only to measure (the CPU time of every process of the run); on v2 the
+``cpu.stat`` file exists in every cgroup."""
 
 
 @dataclass(frozen=True)
@@ -37,7 +40,8 @@ def _mounts(mountinfo: str) -> list[_Mount]:
             continue
         options = frozenset(tail[2].split(","))
         version = 2 if tail[0] == "cgroup2" else 1
-        mounts.append(_Mount(version, Path(fields[4]), fields[3], options & set(CONTROLLERS)))
+        mounts.append(_Mount(version, Path(fields[4]), fields[3],
+                             options & {*CONTROLLERS, *ACCOUNTING}))
     return mounts
 
 
@@ -69,7 +73,7 @@ class RunCgroup:
     @property
     def status(self) -> str:
         """Return the description stored in the run record, e.g. ``"v1: memory+pids"``."""
-        return f"v{self.version}: " + "+".join(sorted(self.dirs))
+        return f"v{self.version}: " + "+".join(c for c in CONTROLLERS if c in self.dirs)
 
     @property
     def procs_files(self) -> list[Path]:
@@ -97,6 +101,20 @@ class RunCgroup:
         name = "memory.peak" if self.version == 2 else "memory.max_usage_in_bytes"
         with contextlib.suppress(OSError, ValueError):
             return int((memory / name).read_text())
+        return None
+
+    def cpu_seconds(self) -> float | None:
+        """Return the CPU time used by all the run's processes, when the kernel reports it."""
+        if self.version == 2:
+            with contextlib.suppress(OSError, ValueError, KeyError):
+                text = (self.dirs["pids"] / "cpu.stat").read_text()
+                usage = dict(line.split() for line in text.splitlines())
+                return int(usage["usage_usec"]) / 1e6
+            return None
+        cpuacct = self.dirs.get("cpuacct")
+        with contextlib.suppress(OSError, ValueError):
+            if cpuacct is not None:
+                return int((cpuacct / "cpuacct.usage").read_text()) / 1e9
         return None
 
     def oom_killed(self) -> bool:
@@ -181,7 +199,7 @@ def create_run_cgroup(name: str, limits: SandboxLimits,
                 return _configured(result, limits)
             reasons.append(result)
     dirs: dict[str, Path] = {}
-    for controller in CONTROLLERS:
+    for controller in (*CONTROLLERS, *ACCOUNTING):
         mount = next((m for m in mounts if m.version == 1 and controller in m.controllers), None)
         if mount is None or controller not in own:
             reasons.append(f"no cgroup v1 {controller} hierarchy")
@@ -193,8 +211,10 @@ def create_run_cgroup(name: str, limits: SandboxLimits,
             reasons.append(f"cannot create {directory} ({exc.strerror})")
             continue
         dirs[controller] = directory
-    if dirs:
+    if set(dirs) & set(CONTROLLERS):
         return _configured(RunCgroup(1, dirs), limits)
+    for directory in dirs.values():
+        directory.rmdir()
     return "unavailable: " + "; ".join(reasons or ["no cgroup filesystem mounted"])
 
 

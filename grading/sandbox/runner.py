@@ -47,6 +47,9 @@ JOIN_CGROUP = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done;
 """Shell script that moves itself into the cgroups named before ``--`` and execs the rest, so
 the sandbox is inside its cgroup before its first instruction (no race, no preexec_fn)."""
 CGROUP_JOIN_FAILED = 125
+CPU_MEASURE_SLACK = 0.9
+"""Fraction of the CPU limit the measured time must reach for a SIGKILL to count as the CPU
+limit: cgroup accounting and the kernel's rlimit check sample at different moments."""
 
 
 def check_host(config: SandboxConfig) -> dict[str, str]:
@@ -86,6 +89,7 @@ def run_in_sandbox(source: str, entry_point: str, args: Sequence[object], game: 
     run_id = secrets.token_hex(8)
     run_dir = _make_run_dir(config, run_id, source)
     cgroup: cgroups.RunCgroup | str = "unavailable: disabled in SandboxConfig"
+    usage = _Usage()
     try:
         if config.use_cgroup:
             cgroup = cgroups.create_run_cgroup(f"cutoff-{run_id}", limits, config.cgroup_parent)
@@ -94,14 +98,21 @@ def run_in_sandbox(source: str, entry_point: str, args: Sequence[object], game: 
         session.run(_command(tools, config, limits, run_dir, cgroup))
     finally:
         if isinstance(cgroup, cgroups.RunCgroup):
-            peak = cgroup.peak_memory()
-            oom = cgroup.oom_killed()
+            cgroup.kill_all()
+            usage = _Usage(cgroup.cpu_seconds(), cgroup.peak_memory(), cgroup.oom_killed())
             cgroup.remove()
-        else:
-            peak, oom = None, False
         shutil.rmtree(run_dir, ignore_errors=True)
-    return session.record(peak_memory=peak, oom_killed=oom,
-                          cgroup=cgroup.status if not isinstance(cgroup, str) else cgroup)
+    return session.record(usage, cgroup.status if isinstance(cgroup, cgroups.RunCgroup)
+                          else cgroup)
+
+
+@dataclass(frozen=True)
+class _Usage:
+    """What the run's cgroup measured; ``None`` where it could not (then rusage is used)."""
+
+    cpu_seconds: float | None = None
+    peak_memory: int | None = None
+    oom_killed: bool = False
 
 
 def _make_run_dir(config: SandboxConfig, run_id: str, source: str) -> Path:
@@ -128,7 +139,8 @@ def _command(tools: dict[str, str], config: SandboxConfig, limits: SandboxLimits
         cmd += ["/bin/sh", "-c", JOIN_CGROUP, "sh", *map(str, cgroup.procs_files), "--"]
     cmd += [
         tools["prlimit"],
-        f"--cpu={limits.cpu_seconds}:{limits.cpu_seconds + 1}",
+        # Soft = hard: a namespace's pid 1 ignores SIGXCPU, so the hard SIGKILL is the limit.
+        f"--cpu={limits.cpu_seconds}",
         # RLIMIT_NPROC counts every task of the sandbox uid, the harness's three included.
         f"--nproc={limits.max_processes + cgroups.HARNESS_TASKS}",
         f"--fsize={limits.max_file_bytes}",
@@ -144,6 +156,10 @@ def _command(tools: dict[str, str], config: SandboxConfig, limits: SandboxLimits
         tools["bwrap"],
         "--unshare-all", "--unshare-user", "--disable-userns",
         "--die-with-parent", "--new-session", "--clearenv", "--cap-drop", "ALL",
+        # The interpreter is the namespace's pid 1, so bwrap reaps it itself; with bwrap's own
+        # init, that init outlives bwrap as a zombie of the host's pid 1 and counts against
+        # the sandbox uid's RLIMIT_NPROC until the host gets round to reaping it.
+        "--as-pid-1",
         "--hostname", "sandbox",
         "--ro-bind", "/usr", "/usr",
     ]
@@ -345,8 +361,12 @@ class _Session:
         self.cpu_seconds = usage.ru_utime + usage.ru_stime
         self.max_rss = usage.ru_maxrss * 1024
 
-    def record(self, *, peak_memory: int | None, oom_killed: bool, cgroup: str) -> RunRecord:
-        verdict, message, traceback = self._verdict(oom_killed)
+    def record(self, usage: _Usage, cgroup: str) -> RunRecord:
+        """Return the run's record; ``usage`` (from the cgroup) beats rusage, which misses the
+        processes bwrap's init reaps after bwrap itself has exited."""
+        if usage.cpu_seconds is not None:
+            self.cpu_seconds = usage.cpu_seconds
+        verdict, message, traceback = self._verdict(usage.oom_killed)
         result = self.result or {}
         return RunRecord(
             verdict=verdict, message=message,
@@ -355,7 +375,8 @@ class _Session:
             stdout=self.stdout.text(), stderr=self.stderr.text(),
             stdout_truncated=self.stdout.truncated, stderr_truncated=self.stderr.truncated,
             wall_seconds=self.wall_seconds, cpu_seconds=self.cpu_seconds,
-            peak_memory_bytes=peak_memory if peak_memory is not None else self.max_rss or None,
+            peak_memory_bytes=usage.peak_memory if usage.peak_memory is not None
+            else self.max_rss or None,
             cgroup=cgroup, exit_status=self.exit_status, limits=self.limits)
 
     def _verdict(self, oom_killed: bool) -> tuple[Verdict, str, str | None]:
@@ -380,12 +401,14 @@ class _Session:
         status = self.exit_status
         # bwrap reports a child killed by signal N as exit status 128 + N.
         signum = status - 128 if status is not None and status > 128 else None
-        if signum == signal.SIGXCPU or (signum == signal.SIGKILL
-                                        and self.cpu_seconds >= self.limits.cpu_seconds):
-            return "time_limit", f"CPU limit of {self.limits.cpu_seconds} s exceeded", None
         if oom_killed:
             return "memory_limit", (f"killed for exceeding the memory limit of "
                                     f"{self.limits.memory_bytes} bytes"), None
+        # Nothing inside the sandbox can SIGKILL its pid 1, so a SIGKILL that was not the OOM
+        # killer is RLIMIT_CPU's, provided the measured time agrees.
+        if signum == signal.SIGXCPU or (signum == signal.SIGKILL and self.cpu_seconds
+                                        >= self.limits.cpu_seconds * CPU_MEASURE_SLACK):
+            return "time_limit", f"CPU limit of {self.limits.cpu_seconds} s exceeded", None
         if signum is not None and signum < signal.NSIG:
             try:
                 name = signal.Signals(signum).name

@@ -1,0 +1,214 @@
+"""Fixtures for the sandbox tests: a real bubblewrap sandbox and tiny self-contained games.
+
+The games here are deliberately local (not ``engine.tree``) so these tests only depend on the
+sandbox. With CI=true, a host without bubblewrap or setpriv fails the tests instead of
+skipping them.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from grading.sandbox import (
+    RunRecord,
+    SandboxConfig,
+    SandboxLimits,
+    SandboxUnavailable,
+    StateArg,
+    check_host,
+    run_in_sandbox,
+)
+
+REPO = Path(__file__).resolve().parents[3]
+IN_CI = os.environ.get("CI", "").lower() == "true"
+TEST_BASE = Path(f"/tmp/cutoff-sandbox-tests-{os.getpid()}")
+FAST = SandboxLimits(cpu_seconds=2, wall_seconds=4.0)
+"""Tight limits so the resource attacks end quickly."""
+
+
+def require(condition: bool, reason: str) -> None:
+    """Skip the test when ``condition`` is false, or fail it under CI=true."""
+    if condition:
+        return
+    if IN_CI:
+        pytest.fail(f"CI requires it: {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def sandbox_host() -> Iterator[SandboxConfig]:
+    """Return the sandbox config after checking bubblewrap and setpriv work on this host."""
+    config = SandboxConfig(base_dir=TEST_BASE)
+    try:
+        check_host(config)
+    except SandboxUnavailable as exc:
+        require(False, str(exc))
+    require(os.geteuid() == 0, "the sandbox tests switch to uid 65534 and must run as root")
+    probe = subprocess.run(
+        ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "bwrap",
+         "--unshare-all", "--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib",
+         "--symlink", "usr/lib64", "/lib64", "/usr/bin/true"],
+        capture_output=True, text=True, env={})
+    require(probe.returncode == 0,
+            f"bubblewrap cannot create namespaces as uid 65534 here: {probe.stderr.strip()}")
+    yield config
+    shutil.rmtree(TEST_BASE, ignore_errors=True)
+
+
+class TreeGame:
+    """A two-ply explicit tree: MAX at A, MIN at B and C, leaves D..G with fixed payoffs."""
+
+    players = ("MAX", "MIN")
+    children = {"A": {"l": "B", "r": "C"}, "B": {"l": "D", "r": "E"}, "C": {"l": "F", "r": "G"}}
+    payoffs = {"D": 3, "E": 5, "F": 2, "G": 9}
+
+    def to_move(self, state: str) -> str:
+        return "MAX" if state == "A" else "MIN"
+
+    def actions(self, state: str) -> Sequence[str]:
+        return list(self.children.get(state, {}))
+
+    def result(self, state: str, action: str) -> str:
+        return self.children[state][action]
+
+    def is_terminal(self, state: str) -> bool:
+        return state in self.payoffs
+
+    def utility(self, state: str, player: str) -> int:
+        if state not in self.payoffs:
+            raise ValueError(f"{state} is not terminal")
+        return self.payoffs[state] if player == "MAX" else -self.payoffs[state]
+
+    def chance_outcomes(self, state: str) -> Sequence[tuple[str, Fraction]]:
+        raise ValueError(f"{state} is not a chance node")
+
+
+class ChanceGame(TreeGame):
+    """MAX chooses l or r; each leads to a coin flip with payoffs as exact fractions."""
+
+    children = {"A": {"l": "B", "r": "C"}, "B": {"h": "D", "t": "E"}, "C": {"h": "F", "t": "G"}}
+    payoffs = {"D": 4, "E": 0, "F": 1, "G": 2}
+    odds = {"B": Fraction(1, 4), "C": Fraction(1, 2)}
+
+    def to_move(self, state: str) -> str:
+        return "MAX" if state == "A" else "chance"
+
+    def actions(self, state: str) -> Sequence[str]:
+        return list(self.children["A"]) if state == "A" else []
+
+    def chance_outcomes(self, state: str) -> Sequence[tuple[str, Fraction]]:
+        if state not in self.odds:
+            raise ValueError(f"{state} is not a chance node")
+        return [("h", self.odds[state]), ("t", 1 - self.odds[state])]
+
+
+class DeepGame(TreeGame):
+    """A complete binary tree of depth 4 over bit strings, for cutoff and pruning tests."""
+
+    depth = 4
+
+    def to_move(self, state: str) -> str:
+        return "MAX" if len(state) % 2 == 0 else "MIN"
+
+    def actions(self, state: str) -> Sequence[str]:
+        return [] if len(state) >= self.depth else ["0", "1"]
+
+    def result(self, state: str, action: str) -> str:
+        if len(state) >= self.depth:
+            raise ValueError("no moves at a leaf")
+        return state + action
+
+    def is_terminal(self, state: str) -> bool:
+        return len(state) >= self.depth
+
+    def utility(self, state: str, player: str) -> int:
+        value = (int(state, 2) * 7) % 11 - 5
+        return value if player == "MAX" else -value
+
+
+class Recording:
+    """Wrap a game to log which states a locally-run reference algorithm generated."""
+
+    def __init__(self, game: Any) -> None:
+        self.game = game
+        self.generated: list[Hashable] = []
+        self.evaluated: list[Hashable] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.game, name)
+
+    def result(self, state: Any, action: Any) -> Any:
+        child = self.game.result(state, action)
+        self.generated.append(child)
+        return child
+
+    def utility(self, state: Any, player: str) -> Any:
+        self.evaluated.append(state)
+        return self.game.utility(state, player)
+
+
+Runner = Callable[..., RunRecord]
+
+
+@pytest.fixture
+def run(sandbox_host: SandboxConfig) -> Iterator[Runner]:
+    """Return ``run(source, entry="solve", args=None, game=None, limits=FAST, **kw)``, and
+    check afterwards that no run directory and no sandbox process is left behind."""
+
+    def runner(source: str, entry: str = "solve", args: Sequence[object] | None = None,
+               game: Any = None, limits: SandboxLimits = FAST, **kwargs: Any) -> RunRecord:
+        return run_in_sandbox(source, entry, [StateArg("A")] if args is None else args,
+                              game if game is not None else TreeGame(), limits,
+                              config=kwargs.pop("config", sandbox_host), **kwargs)
+
+    yield runner
+    leftovers = list(TEST_BASE.glob("run-*")) if TEST_BASE.exists() else []
+    assert leftovers == [], f"run directories left behind: {leftovers}"
+    assert sandbox_processes() == [], "sandbox processes survived the run"
+
+
+def sandbox_processes(grace: float = 2.0) -> list[str]:
+    """Return the command lines of processes owned by the sandbox uid still alive after
+    ``grace`` seconds (a killed pid namespace is torn down asynchronously)."""
+    deadline = time.monotonic() + grace
+    while (found := _uid_processes(65534)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return found
+
+
+def _uid_processes(uid: int) -> list[str]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if entry.stat().st_uid == uid:
+                found.append((entry / "cmdline").read_bytes().replace(b"\0", b" ").decode())
+        except OSError:
+            continue
+    return found
+
+
+@pytest.fixture
+def canary(monkeypatch: pytest.MonkeyPatch) -> str:
+    """Put a secret in the grader's environment that must never reach the sandbox."""
+    secret = "canary-" + os.urandom(8).hex()
+    monkeypatch.setenv("CUTOFF_CANARY_SECRET", secret)
+    monkeypatch.setenv("DATABASE_URL", f"postgres://cutoff:{secret}@127.0.0.1/cutoff")
+    return secret
+
+
+def leaked(record: RunRecord, secret: str) -> bool:
+    """Return whether ``secret`` shows anywhere the student or the grader could read it."""
+    texts = [record.stdout, record.stderr, record.traceback or "", record.message,
+             repr(record.return_value)]
+    return any(secret in text for text in texts)
