@@ -1,5 +1,36 @@
 """URLs of the grading API (mounted under /api/v1/)."""
 
-from django.urls import URLPattern
+from django.urls import path
 
-urlpatterns: list[URLPattern] = []
+from grading import apis
+
+urlpatterns = [
+    path(
+        "assignments/<int:variant_id>/items/<int:position>/submissions/",
+        apis.SubmissionCreateApi.as_view(),
+        name="submission-create",
+    ),
+    path(
+        "submissions/<int:submission_id>/",
+        apis.SubmissionDetailApi.as_view(),
+        name="submission-detail",
+    ),
+    path(
+        "problem-sets/<int:problem_set_id>/grades.csv",
+        apis.ProblemSetGradesCsvApi.as_view(),
+        name="problem-set-grades-csv",
+    ),
+    path(
+        "problem-sets/<int:problem_set_id>/regrade/",
+        apis.ProblemSetRegradeApi.as_view(),
+        name="problem-set-regrade",
+    ),
+    path("regrades/<int:regrade_id>/", apis.RegradeDetailApi.as_view(), name="regrade-detail"),
+    path("webhooks/", apis.WebhookListCreateApi.as_view(), name="webhook-list-create"),
+    path("webhooks/<int:webhook_id>/", apis.WebhookDeleteApi.as_view(), name="webhook-delete"),
+    path(
+        "webhooks/<int:webhook_id>/deliveries/",
+        apis.WebhookDeliveryListApi.as_view(),
+        name="webhook-deliveries",
+    ),
+]

@@ -1,0 +1,503 @@
+"""Submission, grades, regrade and webhook endpoints: one API class per operation."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any
+
+from django.http import HttpResponse
+from django.utils import timezone
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+)
+from rest_framework import renderers, serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.models import Course
+from accounts.permissions import IsInstructor
+from config.api import ApiError
+from exercises.kinds import get_kind
+from grading import services, webhooks
+from grading.feedback import render_results
+from grading.models import Regrade, Submission, Webhook
+from grading.selectors import (
+    answers_visible,
+    deliveries_of,
+    grade_rows,
+    problem_set_taught_by,
+    regrade_for,
+    submission_for,
+    webhooks_of,
+)
+
+MAX_IDEMPOTENCY_KEY_LENGTH = 255
+ERROR_EXAMPLE_ANSWER = {
+    "error": {
+        "code": "invalid_answer",
+        "message": 'pruned_leaves: "X9" is not a node of this tree',
+        "details": {"part": "pruned_leaves", "rule": '"X9" is not a node of this tree'},
+    }
+}
+SUBMISSION_EXAMPLE = {
+    "id": 42, "assignment": 7, "item": 1, "attempt_number": 1, "status": "graded",
+    "score": 4.0, "raw_score": 4.0, "max_score": 6.0, "is_late": False, "late_penalty": 0.0,
+    "error_code": "", "answer": {"value": 3, "move": "B", "pruned_leaves": ["C3"]},
+    "answers_visible": False,
+    "results": [
+        {"part": "value", "label": "minimax value of the root", "type": "number",
+         "verdict": "correct", "points": 1.0, "max_points": 1.0, "messages": [],
+         "misconception": None, "misconception_text": None, "trace_step": None},
+        {"part": "pruned_leaves", "label": "leaves that are pruned", "type": "set",
+         "verdict": "wrong", "points": 0.0, "max_points": 2.0,
+         "messages": [{
+             "code": "pruned_too_early_min",
+             "params": {"pruned": "C3", "node": "C", "alpha": "3", "beta": "∞",
+                        "child": "C1", "value": "5"},
+             "text": "You pruned C3, but at C the window was α=3, β=∞ and C1=5 does not "
+                     "reach α; MIN only stops when its value ≤ α.",
+         }],
+         "misconception": "cut_too_early",
+         "misconception_text": "You cut as soon as a MIN node's value was above alpha (or a "
+                               "MAX node's below beta); the test is on the other side.",
+         "trace_step": {"index": 9, "event": "enter", "node": "C"}},
+    ],
+    "created_at": "2026-11-29T22:00:00Z", "graded_at": "2026-11-29T22:00:00.050000Z",
+}
+
+
+@extend_schema_field(OpenApiTypes.OBJECT)
+class JsonObjectField(serializers.JSONField):
+    """A JSON value documented as an object."""
+
+
+@extend_schema_field(OpenApiTypes.ANY)
+class JsonAnyField(serializers.JSONField):
+    """Any JSON value."""
+
+
+class SubmissionOutputSerializer(serializers.Serializer):
+    """A submission with its feedback rendered in the reader's language."""
+
+    class ResultSerializer(serializers.Serializer):
+        class MessageSerializer(serializers.Serializer):
+            code = serializers.CharField()
+            params = JsonObjectField()
+            text = serializers.CharField()
+
+        part = serializers.CharField()
+        label = serializers.CharField()
+        type = serializers.CharField()
+        verdict = serializers.ChoiceField(choices=["correct", "partial", "wrong", "missing"])
+        points = serializers.FloatField()
+        max_points = serializers.FloatField()
+        messages = MessageSerializer(many=True)
+        misconception = serializers.CharField(allow_null=True)
+        misconception_text = serializers.CharField(allow_null=True)
+        trace_step = JsonObjectField(allow_null=True)
+        expected = JsonAnyField(required=False, help_text="only once answers are visible")
+
+    id = serializers.IntegerField()
+    assignment = serializers.IntegerField(source="variant_item.variant_id")
+    item = serializers.IntegerField(source="variant_item.position")
+    attempt_number = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=Submission.Status.choices)
+    score = serializers.DecimalField(max_digits=9, decimal_places=4, coerce_to_string=False,
+                                     allow_null=True)
+    raw_score = serializers.DecimalField(max_digits=9, decimal_places=4,
+                                         coerce_to_string=False, allow_null=True)
+    max_score = serializers.DecimalField(max_digits=9, decimal_places=4,
+                                         coerce_to_string=False, allow_null=True)
+    is_late = serializers.BooleanField()
+    late_penalty = serializers.DecimalField(max_digits=4, decimal_places=3,
+                                            coerce_to_string=False)
+    error_code = serializers.CharField()
+    answer = JsonObjectField(allow_null=True)
+    answers_visible = serializers.BooleanField()
+    results = ResultSerializer(many=True)
+    created_at = serializers.DateTimeField()
+    graded_at = serializers.DateTimeField(allow_null=True)
+
+
+def submission_output(submission: Submission) -> dict[str, Any]:
+    """Return a submission as the API shows it, feedback rendered, keys hidden if due."""
+    variant_item = submission.variant_item
+    item = variant_item.item
+    visible = answers_visible(variant_item.variant, timezone.now())
+    labels = {part.name: str(part.label) for part in get_kind(item.kind).answer_parts(item.params)}
+    submission.answers_visible = visible
+    submission.results = render_results(submission.results, labels=labels, show_expected=visible)
+    return SubmissionOutputSerializer(submission).data
+
+
+class SubmissionCreateApi(APIView):
+    """Submit an answer to one item of the caller's assignment; it is graded asynchronously."""
+
+    class InputSerializer(serializers.Serializer):
+        answer = JsonObjectField(
+            help_text="part name → value, per the item's answer parts (see the assignment)"
+        )
+
+    @extend_schema(
+        tags=["submissions"],
+        summary="Submit an answer",
+        description=(
+            "Stores the answer before answering 202; poll `GET /api/v1/submissions/{id}/` "
+            "until `status` is `graded` or `error`. Send an `Idempotency-Key` header to make "
+            "retries safe: the same key returns the same submission. A malformed answer is "
+            "refused with 400 naming the part and the rule and uses no attempt. 403 codes: "
+            "`past_due`, `time_limit_exceeded`, `attempts_exhausted`."
+        ),
+        parameters=[
+            OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER,
+                             description="any unique string per intended submission"),
+        ],
+        request=InputSerializer,
+        responses={
+            202: SubmissionOutputSerializer,
+            400: OpenApiResponse(description="malformed answer"),
+            403: OpenApiResponse(description="refused: past due, time up, no attempts left"),
+            404: OpenApiResponse(description="not your assignment, or no such item"),
+            409: OpenApiResponse(description="idempotency key reused for another answer"),
+        },
+        examples=[
+            OpenApiExample(
+                "alpha-beta answer", request_only=True,
+                value={"answer": {"value": 3, "move": "B", "evaluated_count": 7,
+                                  "pruned_leaves": ["C2", "C3"],
+                                  "cutoffs": [{"node": "C", "pruned": ["C2", "C3"]}]}},
+            ),
+            OpenApiExample(
+                "queued", response_only=True, status_codes=["202"],
+                value={**SUBMISSION_EXAMPLE, "status": "queued", "score": None,
+                       "raw_score": None, "max_score": None, "results": [],
+                       "graded_at": None},
+            ),
+            OpenApiExample("malformed", response_only=True, status_codes=["400"],
+                           value=ERROR_EXAMPLE_ANSWER),
+        ],
+    )
+    def post(self, request: Request, variant_id: int, position: int) -> Response:
+        """Validate and store the answer, enqueue its grading, answer 202."""
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        key = request.headers.get("Idempotency-Key", "").strip()
+        if len(key) > MAX_IDEMPOTENCY_KEY_LENGTH:
+            raise ApiError(
+                f"Idempotency-Key: at most {MAX_IDEMPOTENCY_KEY_LENGTH} characters",
+                details={"Idempotency-Key": ["too long"]},
+            )
+        submission, created = services.submit_answer(
+            student=request.user, variant_id=variant_id, position=position,
+            answer=data.validated_data["answer"], idempotency_key=key,
+        )
+        submission = submission_for(request.user, submission.pk)
+        response = Response(submission_output(submission), status=status.HTTP_202_ACCEPTED)
+        response["Location"] = f"/api/v1/submissions/{submission.pk}/"
+        if not created:
+            response["Idempotent-Replayed"] = "true"
+        return response
+
+
+class SubmissionDetailApi(APIView):
+    """Show a submission to its student or to an instructor of its course."""
+
+    @extend_schema(
+        tags=["submissions"],
+        summary="A submission, its score and feedback",
+        responses={200: SubmissionOutputSerializer, 404: OpenApiResponse(description="not found")},
+        examples=[OpenApiExample("graded", value=SUBMISSION_EXAMPLE, response_only=True)],
+    )
+    def get(self, request: Request, submission_id: int) -> Response:
+        """Return the submission; anyone else gets 404, as if it did not exist."""
+        submission = submission_for(request.user, submission_id)
+        if submission is None:
+            raise ApiError("no such submission", code="not_found", status_code=404)
+        return Response(submission_output(submission))
+
+
+class CsvRenderer(renderers.BaseRenderer):
+    """Let clients ask for text/csv; errors still come as the JSON envelope."""
+
+    media_type = "text/csv"
+    format = "csv"
+    charset = "utf-8"
+
+    def render(self, data: Any, accepted_media_type: str | None = None,
+               renderer_context: Any = None) -> bytes:
+        """Return ``data`` (an error envelope here) as JSON bytes."""
+        return json.dumps(data).encode()
+
+
+class ProblemSetGradesCsvApi(APIView):
+    """Export a problem set's grades: one row per student, one column per item."""
+
+    permission_classes = [IsInstructor]
+    renderer_classes = [renderers.JSONRenderer, CsvRenderer]
+
+    @extend_schema(
+        tags=["grades"],
+        summary="Grades as CSV",
+        description=(
+            "Columns: `username`, `item_1` … `item_n` (the counted score: best or last "
+            "attempt per the set's score policy, late penalty applied; empty when nothing was "
+            "graded), `total`, `max_total`, `late` (a counted submission was late)."
+        ),
+        responses={(200, "text/csv"): OpenApiTypes.STR},
+        examples=[OpenApiExample(
+            "two students", response_only=True,
+            value="username,item_1,item_2,total,max_total,late\r\n"
+                  "sara,4.0000,1.5000,5.5000,8.0000,no\r\ntomas,,2.0000,2.0000,8.0000,yes\r\n",
+        )],
+    )
+    def get(self, request: Request, problem_set_id: int) -> HttpResponse:
+        """Return the CSV; other instructors' and unknown sets are 404."""
+        problem_set = problem_set_taught_by(request.user, problem_set_id)
+        if problem_set is None:
+            raise ApiError("no such problem set", code="not_found", status_code=404)
+        items = list(problem_set.items.all())
+        out = io.StringIO()
+        writer = csv.writer(out)
+        writer.writerow(["username", *(f"item_{item.position}" for item in items), "total",
+                         "max_total", "late"])
+        max_total = sum((item.points for item in items), 0)
+        for row in grade_rows(problem_set):
+            writer.writerow([
+                row.username,
+                *("" if score is None else score for score in row.item_scores),
+                row.total, max_total, "yes" if row.late else "no",
+            ])
+        response = HttpResponse(out.getvalue(), content_type="text/csv; charset=utf-8")
+        response["Content-Disposition"] = (
+            f'attachment; filename="problem-set-{problem_set.pk}-grades.csv"'
+        )
+        return response
+
+
+class RegradeOutputSerializer(serializers.Serializer):
+    """A regrade run and, when done, its report."""
+
+    id = serializers.IntegerField()
+    problem_set = serializers.IntegerField(source="problem_set_id")
+    status = serializers.ChoiceField(choices=Regrade.Status.choices)
+    report = JsonObjectField()
+    failure_reason = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+
+
+REGRADE_REPORT_EXAMPLE = {
+    "id": 3, "problem_set": 12, "status": "done", "failure_reason": "",
+    "created_at": "2026-11-29T22:00:00Z", "finished_at": "2026-11-29T22:00:02Z",
+    "report": {
+        "engine_version": "1.0.0",
+        "items": [{"position": 1, "kind": "alphabeta", "keys_recomputed": 30,
+                   "keys_from_older_engine": 0, "keys_changed": 4}],
+        "submissions_regraded": 41,
+        "scores_changed": [{"submission": 42, "student": "sara", "item": 1, "attempt": 1,
+                            "old_score": 4.0, "new_score": 6.0, "old_max_score": 6.0,
+                            "new_max_score": 6.0}],
+    },
+}
+
+
+class ProblemSetRegradeApi(APIView):
+    """Recompute a problem set's keys and regrade its submissions, on a worker."""
+
+    permission_classes = [IsInstructor]
+
+    @extend_schema(
+        tags=["grades"],
+        summary="Regrade a problem set",
+        description=(
+            "Recomputes every answer key with the engine under the items' current conventions "
+            "and points, regrades every graded submission, keeps each old score "
+            "(`ScoreChange`) and reports what changed. Poll `GET /api/v1/regrades/{id}/`."
+        ),
+        request=None,
+        responses={202: RegradeOutputSerializer, 404: OpenApiResponse(description="not found")},
+        examples=[OpenApiExample(
+            "queued", response_only=True, status_codes=["202"],
+            value={**REGRADE_REPORT_EXAMPLE, "status": "queued", "report": {},
+                   "finished_at": None},
+        )],
+    )
+    def post(self, request: Request, problem_set_id: int) -> Response:
+        """Queue the regrade and answer 202 with its id."""
+        problem_set = problem_set_taught_by(request.user, problem_set_id)
+        if problem_set is None:
+            raise ApiError("no such problem set", code="not_found", status_code=404)
+        regrade = services.request_regrade(problem_set, request.user)
+        response = Response(RegradeOutputSerializer(regrade).data,
+                            status=status.HTTP_202_ACCEPTED)
+        response["Location"] = f"/api/v1/regrades/{regrade.pk}/"
+        return response
+
+
+class RegradeDetailApi(APIView):
+    """Show a regrade run and its report."""
+
+    permission_classes = [IsInstructor]
+
+    @extend_schema(
+        tags=["grades"], summary="A regrade and its report",
+        responses={200: RegradeOutputSerializer, 404: OpenApiResponse(description="not found")},
+        examples=[OpenApiExample("done", value=REGRADE_REPORT_EXAMPLE, response_only=True)],
+    )
+    def get(self, request: Request, regrade_id: int) -> Response:
+        """Return the regrade if the caller teaches its course."""
+        regrade = regrade_for(request.user, regrade_id)
+        if regrade is None:
+            raise ApiError("no such regrade", code="not_found", status_code=404)
+        return Response(RegradeOutputSerializer(regrade).data)
+
+
+class WebhookOutputSerializer(serializers.Serializer):
+    """A registered webhook (its secret is shown only when it is created)."""
+
+    id = serializers.IntegerField()
+    url = serializers.URLField()
+    course = serializers.IntegerField(source="course_id", allow_null=True)
+    is_active = serializers.BooleanField()
+    created_at = serializers.DateTimeField()
+
+
+WEBHOOK_EXAMPLE = {"id": 5, "url": "https://lms.example.edu/cutoff/events", "course": 1,
+                   "is_active": True, "created_at": "2026-11-29T22:00:00Z"}
+
+
+class WebhookListCreateApi(APIView):
+    """List the caller's webhooks, or register a new one."""
+
+    permission_classes = [IsInstructor]
+
+    class InputSerializer(serializers.Serializer):
+        url = serializers.URLField(max_length=500)
+        course = serializers.IntegerField(
+            required=False, allow_null=True,
+            help_text="only events of this course (default: every course you teach)",
+        )
+
+    class CreatedSerializer(WebhookOutputSerializer):
+        secret = serializers.CharField(
+            help_text="HMAC-SHA256 key of X-Cutoff-Signature; shown only now"
+        )
+
+    @extend_schema(
+        tags=["webhooks"], summary="My webhooks",
+        responses={200: WebhookOutputSerializer(many=True)},
+        examples=[OpenApiExample("one", value=[WEBHOOK_EXAMPLE], response_only=True)],
+    )
+    def get(self, request: Request) -> Response:
+        """Return the caller's webhooks."""
+        return Response(WebhookOutputSerializer(webhooks_of(request.user), many=True).data)
+
+    @extend_schema(
+        tags=["webhooks"], summary="Register a webhook",
+        description=(
+            "On each graded (or regraded) submission of the courses you teach, Cutoff POSTs "
+            'a JSON event `{"id", "type", "created_at", "data": {"submission": ...}}` with '
+            "headers `X-Cutoff-Event`, `X-Cutoff-Delivery` (the event id) and "
+            "`X-Cutoff-Signature: t=<unix>,v1=<hex>` where v1 = HMAC-SHA256(secret, "
+            '"<t>." + raw body). Non-2xx answers are retried with exponential backoff.'
+        ),
+        request=InputSerializer,
+        responses={201: CreatedSerializer, 400: OpenApiResponse(description="invalid url")},
+        examples=[
+            OpenApiExample("register", request_only=True,
+                           value={"url": "https://lms.example.edu/cutoff/events", "course": 1}),
+            OpenApiExample("registered", response_only=True, status_codes=["201"],
+                           value={**WEBHOOK_EXAMPLE, "secret": "whsec_3q2-…"}),
+        ],
+    )
+    def post(self, request: Request) -> Response:
+        """Register the webhook and return it with its secret."""
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        course = None
+        if data.validated_data.get("course") is not None:
+            course = Course.objects.filter(pk=data.validated_data["course"]).first()
+            if course is None:
+                raise ApiError("course: no such course among the courses you teach",
+                               details={"course": ["not one of your courses"]})
+        webhook = webhooks.create_webhook(owner=request.user, url=data.validated_data["url"],
+                                          course=course)
+        return Response(self.CreatedSerializer(webhook).data, status=status.HTTP_201_CREATED)
+
+
+def owned_webhook(request: Request, webhook_id: int) -> Webhook:
+    """Return the caller's webhook ``webhook_id``; 404 for anyone else's."""
+    webhook = webhooks_of(request.user).filter(pk=webhook_id).first()
+    if webhook is None:
+        raise ApiError("no such webhook", code="not_found", status_code=404)
+    return webhook
+
+
+class WebhookDeleteApi(APIView):
+    """Remove one of the caller's webhooks."""
+
+    permission_classes = [IsInstructor]
+
+    @extend_schema(tags=["webhooks"], summary="Delete a webhook",
+                   responses={204: None, 404: OpenApiResponse(description="not found")})
+    def delete(self, request: Request, webhook_id: int) -> Response:
+        """Delete the webhook and its delivery log."""
+        webhooks.delete_webhook(owned_webhook(request, webhook_id))
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class WebhookDeliveryListApi(APIView):
+    """Show the delivery log of one of the caller's webhooks, newest first."""
+
+    permission_classes = [IsInstructor]
+    MAX_LIMIT = 200
+
+    class OutputSerializer(serializers.Serializer):
+        id = serializers.IntegerField()
+        event_id = serializers.UUIDField()
+        event_type = serializers.CharField()
+        submission = serializers.IntegerField(source="submission_id", allow_null=True)
+        status = serializers.CharField()
+        attempt_count = serializers.IntegerField()
+        attempts = JsonAnyField(help_text="[{at, status_code, error, duration_ms}]")
+        next_attempt_at = serializers.DateTimeField(allow_null=True)
+        created_at = serializers.DateTimeField()
+        delivered_at = serializers.DateTimeField(allow_null=True)
+
+    @extend_schema(
+        tags=["webhooks"], summary="A webhook's delivery log",
+        parameters=[OpenApiParameter("limit", int, description="at most 200 (default 50)")],
+        responses={200: OutputSerializer(many=True),
+                   404: OpenApiResponse(description="not found")},
+        examples=[OpenApiExample("retried once", response_only=True, value=[{
+            "id": 9, "event_id": "1f0c5c1e-8a43-4f7b-9d1e-0b7c2f1d2a11",
+            "event_type": "submission.graded", "submission": 42, "status": "succeeded",
+            "attempt_count": 2,
+            "attempts": [
+                {"at": "2026-11-29T22:00:00Z", "status_code": 500, "error": "HTTP 500",
+                 "duration_ms": 12},
+                {"at": "2026-11-29T22:00:10Z", "status_code": 200, "error": "",
+                 "duration_ms": 9},
+            ],
+            "next_attempt_at": None, "created_at": "2026-11-29T22:00:00Z",
+            "delivered_at": "2026-11-29T22:00:10Z",
+        }])],
+    )
+    def get(self, request: Request, webhook_id: int) -> Response:
+        """Return the latest deliveries."""
+        webhook = owned_webhook(request, webhook_id)
+        try:
+            limit = min(int(request.query_params.get("limit", 50)), self.MAX_LIMIT)
+        except ValueError:
+            raise ApiError("limit: must be an integer",
+                           details={"limit": ["must be an integer"]}) from None
+        deliveries = deliveries_of(webhook)[: max(limit, 1)]
+        return Response(self.OutputSerializer(deliveries, many=True).data)

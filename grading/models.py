@@ -1,0 +1,181 @@
+"""Submissions and their grades, score history, regrade runs, webhooks and their deliveries."""
+
+from __future__ import annotations
+
+import secrets
+import uuid
+
+from django.conf import settings
+from django.db import models
+
+from accounts.models import Course
+from exercises.models import ProblemSet, VariantItem
+
+
+class Submission(models.Model):
+    """One attempt at one item of a student's variant, stored before it is graded.
+
+    ``answer`` holds a typed answer (part name → value); ``source`` holds the Python code of a
+    code submission. Both are graded on a worker; the row is the task's only state, so a
+    redelivered task finds it and never grades it twice.
+    """
+
+    class Kind(models.TextChoices):
+        ANSWER = "answer"
+        CODE = "code"
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        GRADED = "graded"
+        ERROR = "error"
+
+    variant_item = models.ForeignKey(
+        VariantItem, on_delete=models.CASCADE, related_name="submissions"
+    )
+    student = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="submissions"
+    )
+    attempt_number = models.PositiveIntegerField(help_text="1-based, per variant item")
+    kind = models.CharField(max_length=8, choices=Kind.choices, default=Kind.ANSWER)
+    answer = models.JSONField(null=True, blank=True, help_text="part name → answer value")
+    source = models.TextField(blank=True, help_text="Python source of a code submission")
+    idempotency_key = models.CharField(max_length=255, blank=True)
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.QUEUED)
+    error_code = models.CharField(max_length=64, blank=True)
+    raw_score = models.DecimalField(max_digits=9, decimal_places=4, null=True, blank=True)
+    score = models.DecimalField(
+        max_digits=9, decimal_places=4, null=True, blank=True, help_text="after any late penalty"
+    )
+    max_score = models.DecimalField(max_digits=9, decimal_places=4, null=True, blank=True)
+    results = models.JSONField(
+        default=list, blank=True, help_text="per-part results and feedback (grading.feedback)"
+    )
+    is_late = models.BooleanField(default=False)
+    late_penalty = models.DecimalField(
+        max_digits=4, decimal_places=3, default=0, help_text="fraction of the score removed"
+    )
+    graded_engine_version = models.CharField(max_length=32, blank=True)
+    enqueued_at = models.DateTimeField(
+        null=True, blank=True, help_text="null: the broker has not accepted the task yet"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    graded_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["variant_item", "attempt_number"], name="one_submission_per_attempt"
+            ),
+            models.UniqueConstraint(
+                fields=["student", "idempotency_key"],
+                condition=~models.Q(idempotency_key=""),
+                name="one_submission_per_idempotency_key",
+            ),
+        ]
+        indexes = [models.Index(fields=["status", "enqueued_at"], name="submission_outbox")]
+
+    def __str__(self) -> str:
+        return f"submission {self.pk} ({self.status})"
+
+
+class Regrade(models.Model):
+    """One regrade run of a problem set: keys recomputed, submissions regraded, a report."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"
+
+    problem_set = models.ForeignKey(ProblemSet, on_delete=models.CASCADE, related_name="regrades")
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.QUEUED)
+    report = models.JSONField(default=dict, blank=True)
+    failure_reason = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+
+class ScoreChange(models.Model):
+    """A submission's score before and after a regrade: the history of its scores."""
+
+    submission = models.ForeignKey(
+        Submission, on_delete=models.CASCADE, related_name="score_changes"
+    )
+    regrade = models.ForeignKey(
+        Regrade, on_delete=models.SET_NULL, null=True, blank=True, related_name="score_changes"
+    )
+    old_score = models.DecimalField(max_digits=9, decimal_places=4, null=True)
+    new_score = models.DecimalField(max_digits=9, decimal_places=4, null=True)
+    old_max_score = models.DecimalField(max_digits=9, decimal_places=4, null=True)
+    new_max_score = models.DecimalField(max_digits=9, decimal_places=4, null=True)
+    old_results = models.JSONField(default=list, blank=True)
+    reason = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+
+
+def new_webhook_secret() -> str:
+    """Return a fresh random signing secret for a webhook."""
+    return "whsec_" + secrets.token_urlsafe(32)
+
+
+class Webhook(models.Model):
+    """A URL an instructor or LMS client registered to hear about graded submissions."""
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="webhooks"
+    )
+    course = models.ForeignKey(
+        Course,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="webhooks",
+        help_text="null: every course the owner teaches",
+    )
+    url = models.URLField(max_length=500)
+    secret = models.CharField(max_length=100, default=new_webhook_secret)
+    is_active = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["id"]
+
+
+class WebhookDelivery(models.Model):
+    """One event sent (or being sent) to one webhook, with a log of every attempt."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        SUCCEEDED = "succeeded"
+        FAILED = "failed"
+
+    webhook = models.ForeignKey(Webhook, on_delete=models.CASCADE, related_name="deliveries")
+    event_id = models.UUIDField(default=uuid.uuid4, editable=False)
+    event_type = models.CharField(max_length=64)
+    submission = models.ForeignKey(
+        Submission, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    payload = models.JSONField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    attempt_count = models.PositiveIntegerField(default=0)
+    attempts = models.JSONField(
+        default=list, blank=True, help_text="[{at, status_code, error, duration_ms}] per attempt"
+    )
+    next_attempt_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    delivered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["webhook", "event_id"], name="one_delivery_per_event")
+        ]

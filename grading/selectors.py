@@ -1,0 +1,157 @@
+"""Read-only queries about submissions, attempts, grades, regrades and webhooks."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+
+from django.db.models import Q, QuerySet
+
+from accounts.models import User
+from accounts.selectors import course_students, courses_taught_by
+from exercises.models import ProblemSet, Variant, VariantItem
+from exercises.selectors import answers_visible as due_date_passed
+from grading.models import Regrade, Submission, Webhook, WebhookDelivery
+
+
+def attempts_used(variant_item: VariantItem) -> int:
+    """Return how many attempts the student used on ``variant_item``.
+
+    A submission that failed on our side (``error``) does not use an attempt.
+    """
+    return variant_item.submissions.exclude(status=Submission.Status.ERROR).count()
+
+
+def last_attempt_used(variant: Variant) -> bool:
+    """Return whether every item of ``variant`` has used its last allowed attempt."""
+    limit = variant.problem_set.max_attempts
+    if not limit:
+        return False
+    items = list(variant.items.all())
+    return bool(items) and all(attempts_used(item) >= limit for item in items)
+
+
+def answers_visible(variant: Variant, now: datetime) -> bool:
+    """Return whether the student may see the keys: the due date passed or attempts ran out.
+
+    Extends :func:`exercises.selectors.answers_visible` (the due date) with the attempts rule.
+    """
+    return due_date_passed(variant, now) or last_attempt_used(variant)
+
+
+def submission_for(user: User, submission_id: int) -> Submission | None:
+    """Return submission ``submission_id`` if ``user`` owns it or teaches its course."""
+    visible = Q(student=user) | Q(
+        variant_item__variant__problem_set__course__in=courses_taught_by(user)
+    )
+    return (
+        Submission.objects.filter(visible, pk=submission_id)
+        .select_related(
+            "variant_item__item",
+            "variant_item__variant__problem_set",
+            "student",
+        )
+        .first()
+    )
+
+
+def submission_by_idempotency_key(student: User, key: str) -> Submission | None:
+    """Return the submission ``student`` made with ``key``, if any."""
+    if not key:
+        return None
+    return (
+        Submission.objects.filter(student=student, idempotency_key=key)
+        .select_related("variant_item__variant")
+        .first()
+    )
+
+
+def problem_set_taught_by(user: User, problem_set_id: int) -> ProblemSet | None:
+    """Return problem set ``problem_set_id`` if ``user`` teaches its course."""
+    return (
+        ProblemSet.objects.filter(pk=problem_set_id, course__in=courses_taught_by(user))
+        .select_related("course")
+        .first()
+    )
+
+
+def regrade_for(user: User, regrade_id: int) -> Regrade | None:
+    """Return regrade ``regrade_id`` if ``user`` teaches the problem set's course."""
+    return (
+        Regrade.objects.filter(
+            pk=regrade_id, problem_set__course__in=courses_taught_by(user)
+        ).first()
+    )
+
+
+def webhooks_of(user: User) -> QuerySet[Webhook]:
+    """Return the webhooks ``user`` registered."""
+    return Webhook.objects.filter(owner=user)
+
+
+def deliveries_of(webhook: Webhook) -> QuerySet[WebhookDelivery]:
+    """Return a webhook's deliveries, newest first."""
+    return webhook.deliveries.order_by("-id")
+
+
+def webhooks_for_submission(submission: Submission) -> QuerySet[Webhook]:
+    """Return the active webhooks that hear about ``submission``: its course's instructors'."""
+    course = submission.variant_item.variant.problem_set.course
+    return Webhook.objects.filter(
+        is_active=True,
+        owner__in=User.objects.filter(
+            enrollments__course=course, enrollments__role="instructor"
+        ),
+    ).filter(Q(course__isnull=True) | Q(course=course))
+
+
+@dataclass(frozen=True)
+class GradeRow:
+    """One student's grades in a problem set: the score counted per item, total, lateness."""
+
+    username: str
+    item_scores: list[Decimal | None]
+    total: Decimal
+    late: bool
+
+
+def counted_submission(
+    submissions: list[Submission], score_policy: str
+) -> Submission | None:
+    """Return the graded submission that counts: the best score, or the last one graded."""
+    graded = [s for s in submissions if s.status == Submission.Status.GRADED]
+    if not graded:
+        return None
+    if score_policy == ProblemSet.ScorePolicy.LAST:
+        return max(graded, key=lambda s: s.attempt_number)
+    # Ties go to the earlier attempt, so a later equal score never makes a set look late.
+    return max(graded, key=lambda s: (s.score or 0, -s.attempt_number))
+
+
+def grade_rows(problem_set: ProblemSet) -> Iterator[GradeRow]:
+    """Yield one row per student of the course, in username order."""
+    positions = list(problem_set.items.values_list("position", flat=True))
+    by_student: dict[int, dict[int, list[Submission]]] = {}
+    submissions = Submission.objects.filter(
+        variant_item__variant__problem_set=problem_set
+    ).select_related("variant_item").only(
+        "student_id", "status", "score", "attempt_number", "is_late", "variant_item__position"
+    )
+    for submission in submissions:
+        by_position = by_student.setdefault(submission.student_id, {})
+        by_position.setdefault(submission.variant_item.position, []).append(submission)
+    for student in course_students(problem_set.course).order_by("username"):
+        chosen = [
+            counted_submission(by_student.get(student.id, {}).get(position, []),
+                               problem_set.score_policy)
+            for position in positions
+        ]
+        scores = [None if s is None else s.score for s in chosen]
+        yield GradeRow(
+            username=student.username,
+            item_scores=scores,
+            total=sum((score for score in scores if score is not None), Decimal(0)),
+            late=any(s is not None and s.is_late for s in chosen),
+        )

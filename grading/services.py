@@ -1,0 +1,396 @@
+"""Submit, grade, regrade and requeue submissions; every write to grading's models is here.
+
+A submission's life: :func:`submit_answer` validates and stores it (``queued``) and enqueues
+its grading once the transaction commits; the worker's :func:`grade_submission` moves it to
+``running`` then ``graded`` (or ``error``). The row is the only state, so a task delivered
+twice (a worker killed mid-grading, ``acks_late``) grades once. If the broker is down at
+submit time the row stays ``queued`` with no ``enqueued_at`` and
+:func:`requeue_stale_submissions` (the ``requeue_stale_submissions`` command or beat task)
+enqueues it later.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+from decimal import ROUND_HALF_UP, Decimal
+from fractions import Fraction
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.db.models import Max, Q
+from django.utils import timezone
+from rest_framework import status
+
+from accounts.models import User
+from config.api import ApiError
+from exercises.kinds.engine_bridge import engine_version
+from exercises.models import ProblemSet, Variant, VariantItem
+from exercises.selectors import variant_of
+from exercises.services import open_variant, resolve_item
+from grading.answers import AnswerFormatError, validate_answer
+from grading.grader import GradingContext, grade_answer
+from grading.models import Regrade, ScoreChange, Submission
+from grading.selectors import attempts_used, submission_by_idempotency_key
+from grading.webhooks import queue_webhook_events
+
+logger = logging.getLogger(__name__)
+
+QUIZ_GRACE = timedelta(seconds=5)
+"""Time past a quiz's limit still accepted: an answer sent at the last second is in flight."""
+STALE_QUEUED = timedelta(minutes=5)
+"""A queued submission whose task was accepted this long ago is assumed lost and re-sent."""
+STALE_RUNNING = timedelta(minutes=10)
+"""A running submission older than this had its worker die; it is graded again."""
+UNSENT_GRACE = timedelta(seconds=10)
+"""Submissions younger than this may still be enqueued by their own request's on_commit."""
+
+SCORE_PLACES = Decimal("0.0001")
+
+
+def as_decimal(value: Fraction) -> Decimal:
+    """Return an exact score as a Decimal with four places."""
+    return (Decimal(value.numerator) / Decimal(value.denominator)).quantize(
+        SCORE_PLACES, rounding=ROUND_HALF_UP
+    )
+
+
+# --- submitting ---------------------------------------------------------------------------
+
+
+def submit_answer(
+    *,
+    student: User,
+    variant_id: int,
+    position: int,
+    answer: Any,
+    idempotency_key: str = "",
+    now: datetime | None = None,
+) -> tuple[Submission, bool]:
+    """Store a student's answer to item ``position`` of their variant; return it and created.
+
+    A retried request with the same ``idempotency_key`` returns the first submission (created
+    False). Raise 404 for a variant or item that is not the student's, 400 for a malformed
+    answer (no attempt used), 403 past the due date (refuse policy), after the quiz's time
+    limit or with no attempts left, and 409 when the key was used for another request.
+    """
+    now = now or timezone.now()
+    variant = variant_of(student, variant_id)
+    if variant is None:
+        raise ApiError("no such assignment", code="not_found", status_code=404)
+    variant_item = next((vi for vi in variant.items.all() if vi.position == position), None)
+    if variant_item is None:
+        raise ApiError(f"assignment {variant_id} has no item {position}", code="not_found",
+                       status_code=404)
+    replay = _replay(student, idempotency_key, variant_item, answer)
+    if replay is not None:
+        return replay, False
+    context = GradingContext(variant_item.item, variant_item.problem,
+                             variant_item.answer_key or {}, variant_item.trace)
+    try:
+        cleaned = validate_answer(answer, context.parts, variant_item.problem)
+    except AnswerFormatError as error:
+        raise ApiError(
+            f"{error.part}: {error.rule}", code="invalid_answer",
+            details={"part": error.part, "rule": error.rule},
+        ) from None
+    try:
+        submission = _store(variant, variant_item, student, cleaned, idempotency_key, now)
+    except IntegrityError:
+        # A concurrent request with the same key won the race; answer as its replay.
+        replay = _replay(student, idempotency_key, variant_item, answer)
+        if replay is None:
+            raise
+        return replay, False
+    return submission, True
+
+
+def _replay(
+    student: User, key: str, variant_item: VariantItem, answer: Any
+) -> Submission | None:
+    """Return the submission an earlier request with ``key`` made, if it was this request."""
+    existing = submission_by_idempotency_key(student, key)
+    if existing is None:
+        return None
+    if existing.variant_item_id != variant_item.pk or existing.answer != answer:
+        raise ApiError(
+            "Idempotency-Key: this key was already used for a different submission; "
+            "use a new key for a new answer",
+            code="idempotency_key_reused", status_code=status.HTTP_409_CONFLICT,
+            details={"submission": existing.pk},
+        )
+    return existing
+
+
+def check_deadlines(variant: Variant, now: datetime) -> tuple[bool, Decimal]:
+    """Return (late, penalty) for a submission at ``now``; raise 403 when it is refused.
+
+    The quiz clock starts when the student first opens the set (or first submits).
+    """
+    problem_set = variant.problem_set
+    if problem_set.time_limit_minutes:
+        open_variant(variant, now)
+        ends = variant.opened_at + timedelta(minutes=problem_set.time_limit_minutes)
+        if now > ends + QUIZ_GRACE:
+            raise ApiError(
+                f"the quiz's time limit of {problem_set.time_limit_minutes} minutes ended at "
+                f"{ends.isoformat()}", code="time_limit_exceeded", status_code=403,
+                details={"ended_at": ends.isoformat()},
+            )
+    if problem_set.due_at is None or now <= problem_set.due_at:
+        return False, Decimal(0)
+    if problem_set.late_policy == ProblemSet.LatePolicy.REFUSE:
+        raise ApiError(
+            f"the due date ({problem_set.due_at.isoformat()}) has passed and late submissions "
+            "are refused", code="past_due", status_code=403,
+            details={"due_at": problem_set.due_at.isoformat()},
+        )
+    return True, Decimal(problem_set.late_penalty)
+
+
+def _store(
+    variant: Variant,
+    variant_item: VariantItem,
+    student: User,
+    answer: dict[str, Any],
+    idempotency_key: str,
+    now: datetime,
+) -> Submission:
+    """Check the deadlines and attempts under the item's lock, then store the submission."""
+    with transaction.atomic():
+        # Serialises concurrent submissions to one item, so attempts are counted exactly.
+        locked = VariantItem.objects.select_for_update().get(pk=variant_item.pk)
+        replay = _replay(student, idempotency_key, locked, answer)
+        if replay is not None:
+            return replay
+        is_late, penalty = check_deadlines(variant, now)
+        limit = variant.problem_set.max_attempts
+        used = attempts_used(locked)
+        if limit and used >= limit:
+            raise ApiError(
+                f"all {limit} attempts at this item are used", code="attempts_exhausted",
+                status_code=403, details={"max_attempts": limit, "used": used},
+            )
+        last = locked.submissions.aggregate(last=Max("attempt_number"))["last"] or 0
+        submission = Submission.objects.create(
+            variant_item=locked, student=student, attempt_number=last + 1,
+            kind=Submission.Kind.ANSWER, answer=answer, idempotency_key=idempotency_key,
+            is_late=is_late, late_penalty=penalty,
+        )
+        transaction.on_commit(lambda: enqueue_submission(submission.pk))
+    return submission
+
+
+CODE_SUBMISSION_TASK = "grading.tasks.run_code_submission"
+"""Code submissions run in the sandbox (a task of its own, routed to the sandbox queue)."""
+
+
+def enqueue_submission(submission_id: int) -> bool:
+    """Send the grading task of a submission to the broker; return whether it was accepted.
+
+    When the broker is down the submission stays queued without ``enqueued_at``, for
+    :func:`requeue_stale_submissions` to send later; the request that stored it still
+    succeeds.
+    """
+    from config.celery_app import app
+    from grading.tasks import grade_submission_task
+
+    submission = Submission.objects.only("kind").get(pk=submission_id)
+    try:
+        if submission.kind == Submission.Kind.CODE:
+            app.send_task(CODE_SUBMISSION_TASK, args=[submission_id])
+        else:
+            grade_submission_task.apply_async(args=[submission_id])
+    except Exception:  # kombu raises transport-specific errors; every one means "not sent"
+        logger.warning("broker unavailable; submission %s stays queued", submission_id,
+                       exc_info=True)
+        return False
+    Submission.objects.filter(pk=submission_id).update(enqueued_at=timezone.now())
+    return True
+
+
+def requeue_stale_submissions(now: datetime | None = None) -> list[int]:
+    """Enqueue again the submissions whose grading task was never sent or was lost.
+
+    That is queued ones never accepted by the broker, queued ones accepted long ago, and
+    running ones whose worker died long ago. Return their ids.
+    """
+    now = now or timezone.now()
+    stale = Submission.objects.filter(
+        Q(status=Submission.Status.QUEUED, enqueued_at__isnull=True,
+          created_at__lt=now - UNSENT_GRACE)
+        | Q(status=Submission.Status.QUEUED, enqueued_at__lt=now - STALE_QUEUED)
+        | Q(status=Submission.Status.RUNNING, started_at__lt=now - STALE_RUNNING)
+    ).values_list("pk", flat=True)
+    sent = [pk for pk in stale if enqueue_submission(pk)]
+    if sent:
+        logger.info("requeued %d stale submissions", len(sent))
+    return sent
+
+
+# --- grading ------------------------------------------------------------------------------
+
+
+def grading_context(variant_item: VariantItem) -> GradingContext:
+    """Return the grading context of a variant item under its current key."""
+    return GradingContext(variant_item.item, variant_item.problem,
+                          variant_item.answer_key or {}, variant_item.trace)
+
+
+def grade_submission(submission_id: int) -> Submission | None:
+    """Grade a typed-answer submission once: queued/running → running → graded (or error).
+
+    Safe to call again for the same submission (a redelivered task): a graded or failed
+    submission is left alone, and only one of two concurrent runs records the grade.
+    """
+    with transaction.atomic():
+        submission = Submission.objects.select_for_update().filter(pk=submission_id).first()
+        if submission is None or submission.status in (Submission.Status.GRADED,
+                                                       Submission.Status.ERROR):
+            return submission
+        submission.status = Submission.Status.RUNNING
+        submission.started_at = timezone.now()
+        submission.save(update_fields=["status", "started_at"])
+    variant_item = VariantItem.objects.select_related("item").get(pk=submission.variant_item_id)
+    try:
+        result = grade_answer(grading_context(variant_item), submission.answer or {})
+    except Exception:
+        logger.exception("grading submission %s failed", submission_id)
+        Submission.objects.filter(pk=submission_id, status=Submission.Status.RUNNING).update(
+            status=Submission.Status.ERROR, error_code="grading_failed"
+        )
+        return Submission.objects.get(pk=submission_id)
+    with transaction.atomic():
+        submission = Submission.objects.select_for_update().get(pk=submission_id)
+        if submission.status == Submission.Status.GRADED:
+            return submission
+        _apply_grade(submission, result, variant_item.engine_version)
+        submission.status = Submission.Status.GRADED
+        submission.graded_at = timezone.now()
+        submission.save()
+        queue_webhook_events(submission, "submission.graded")
+    return submission
+
+
+def _apply_grade(submission: Submission, result: Any, key_version: str) -> None:
+    """Set a submission's scores and results from a grade, applying its late penalty."""
+    penalty = Fraction(str(submission.late_penalty))
+    submission.raw_score = as_decimal(result.raw_score)
+    submission.score = as_decimal(result.raw_score * (1 - penalty))
+    submission.max_score = as_decimal(result.max_score)
+    submission.results = result.results
+    submission.graded_engine_version = key_version
+
+
+# --- regrading ----------------------------------------------------------------------------
+
+
+def request_regrade(
+    problem_set: ProblemSet, requested_by: User | None, *, enqueue: bool = True
+) -> Regrade:
+    """Record a regrade of ``problem_set``; with ``enqueue``, run it on a worker once committed.
+
+    Without ``enqueue`` the caller runs it (:func:`run_regrade`), as the command does.
+    """
+    from grading.tasks import run_regrade_task
+
+    with transaction.atomic():
+        regrade = Regrade.objects.create(problem_set=problem_set, requested_by=requested_by)
+        if enqueue:
+            transaction.on_commit(lambda: run_regrade_task.delay(regrade.pk))
+    return regrade
+
+
+def run_regrade(regrade_id: int) -> Regrade:
+    """Recompute every key of the set with the engine, regrade its submissions, report.
+
+    Keys are recomputed under the items' current conventions and the current engine; each
+    graded submission is graded again with its item's current points, and every score that
+    changes is kept in a :class:`ScoreChange`. Running it twice changes nothing the second
+    time.
+    """
+    regrade = Regrade.objects.select_related("problem_set").get(pk=regrade_id)
+    if regrade.status == Regrade.Status.DONE:
+        return regrade
+    Regrade.objects.filter(pk=regrade_id).update(status=Regrade.Status.RUNNING)
+    try:
+        report = _regrade_problem_set(regrade)
+    except Exception as error:
+        logger.exception("regrade %s failed", regrade_id)
+        Regrade.objects.filter(pk=regrade_id).update(
+            status=Regrade.Status.FAILED, failure_reason=repr(error)[:2000],
+            finished_at=timezone.now(),
+        )
+        raise
+    regrade.report = report
+    regrade.status = Regrade.Status.DONE
+    regrade.finished_at = timezone.now()
+    regrade.save(update_fields=["report", "status", "finished_at"])
+    return regrade
+
+
+def _regrade_problem_set(regrade: Regrade) -> dict[str, Any]:
+    problem_set = regrade.problem_set
+    items_report = []
+    for item in problem_set.items.all():
+        variant_items = item.variant_items.all()
+        outdated = variant_items.exclude(engine_version=engine_version()).count()
+        items_report.append({
+            "position": item.position, "kind": item.kind,
+            "keys_recomputed": variant_items.count(),
+            "keys_from_older_engine": outdated,
+            "keys_changed": resolve_item(item.pk),
+        })
+    changes = []
+    submissions = Submission.objects.filter(
+        variant_item__variant__problem_set=problem_set, kind=Submission.Kind.ANSWER,
+        status=Submission.Status.GRADED,
+    ).select_related("variant_item__item", "student").order_by("pk")
+    regraded = 0
+    for submission in submissions.iterator(chunk_size=200):
+        regraded += 1
+        change = regrade_submission(submission, regrade)
+        if change is not None:
+            changes.append({
+                "submission": submission.pk, "student": submission.student.username,
+                "item": submission.variant_item.position,
+                "attempt": submission.attempt_number,
+                "old_score": _float(change.old_score), "new_score": _float(change.new_score),
+                "old_max_score": _float(change.old_max_score),
+                "new_max_score": _float(change.new_max_score),
+            })
+    return {
+        "engine_version": engine_version(),
+        "items": items_report,
+        "submissions_regraded": regraded,
+        "scores_changed": changes,
+    }
+
+
+def regrade_submission(submission: Submission, regrade: Regrade | None) -> ScoreChange | None:
+    """Grade a graded submission again under its item's current key and points.
+
+    Return the :class:`ScoreChange` recorded when its score or maximum changed (None when
+    they did not; feedback is refreshed either way).
+    """
+    variant_item = VariantItem.objects.select_related("item").get(pk=submission.variant_item_id)
+    result = grade_answer(grading_context(variant_item), submission.answer or {})
+    with transaction.atomic():
+        locked = Submission.objects.select_for_update().get(pk=submission.pk)
+        old = (locked.score, locked.max_score, locked.results)
+        _apply_grade(locked, result, variant_item.engine_version)
+        locked.save(update_fields=["raw_score", "score", "max_score", "results",
+                                   "graded_engine_version"])
+        if (locked.score, locked.max_score) == old[:2]:
+            return None
+        change = ScoreChange.objects.create(
+            submission=locked, regrade=regrade, old_score=old[0], new_score=locked.score,
+            old_max_score=old[1], new_max_score=locked.max_score, old_results=old[2],
+            reason="regrade",
+        )
+        queue_webhook_events(locked, "submission.regraded")
+    return change
+
+
+def _float(value: Decimal | None) -> float | None:
+    return None if value is None else float(value)

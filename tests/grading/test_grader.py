@@ -1,0 +1,168 @@
+"""Each kind's grader against right, partly right and typical wrong answers."""
+
+from __future__ import annotations
+
+import copy
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+import pytest
+
+from exercises.kinds import get_kind
+from exercises.models import Item, VariantItem
+from exercises.services import split_points
+from grading.feedback import render_results
+from grading.grader import GradingContext, grade_answer
+from tests.grading.conftest import (
+    ALPHABETA_NO_CUT_AT_C,
+    ALPHABETA_PROBLEM,
+    MINIMAX_PROBLEM,
+)
+
+
+def context_for(kind_name: str, problem: dict[str, Any], points: str = "6",
+                **params: Any) -> GradingContext:
+    """Return a grading context for an unsaved item of ``kind_name`` and ``problem``."""
+    kind = get_kind(kind_name)
+    cleaned = kind.clean_params(params)
+    item = Item(kind=kind_name, params=cleaned, points=Decimal(points), position=1,
+                part_points=split_points(kind_name, cleaned, Decimal(points)))
+    answer = kind.solve(copy.deepcopy(problem))
+    return GradingContext(item, problem, kind.project(problem, answer), {"answer": answer})
+
+
+def by_part(result: Any) -> dict[str, dict[str, Any]]:
+    return {part["part"]: part for part in result.results}
+
+
+def test_alphabeta_right_answer_scores_full_marks() -> None:
+    context = context_for("alphabeta", ALPHABETA_PROBLEM)
+    result = grade_answer(context, context.expected)
+    assert result.raw_score == result.max_score == 6
+    assert all(part["verdict"] == "correct" and not part["messages"]
+               for part in result.results)
+
+
+def test_alphabeta_partly_right_answer_gets_partial_credit_per_part() -> None:
+    context = context_for("alphabeta", ALPHABETA_PROBLEM)
+    answer = {**context.expected, "pruned_leaves": ["C2"], "value": "7/2"}
+    parts = by_part(grade_answer(context, answer))
+    assert parts["value"]["verdict"] == "wrong" and parts["value"]["points"] == 0
+    # Net-correct: one of the two pruned leaves, nothing wrong → half the set's points.
+    assert parts["pruned_leaves"]["verdict"] == "partial"
+    assert parts["pruned_leaves"]["points"] == parts["pruned_leaves"]["max_points"] / 2
+    assert parts["move"]["verdict"] == "correct"
+
+
+def test_alphabeta_all_or_nothing_sets_are_the_instructors_choice() -> None:
+    context = context_for("alphabeta", ALPHABETA_PROBLEM)
+    context.item.params["set_scoring"] = "all_or_nothing"
+    parts = by_part(grade_answer(context, {**context.expected, "pruned_leaves": ["C2"]}))
+    assert parts["pruned_leaves"]["points"] == 0
+
+
+def test_missing_parts_score_nothing_and_say_so() -> None:
+    context = context_for("alphabeta", ALPHABETA_PROBLEM)
+    result = grade_answer(context, {"value": 3})
+    parts = by_part(result)
+    assert parts["value"]["verdict"] == "correct"
+    assert parts["cutoffs"]["verdict"] == "missing"
+    assert parts["cutoffs"]["messages"] == [{"code": "part_missing", "params": {}}]
+    assert result.raw_score == Fraction(parts["value"]["max_points"]).limit_denominator()
+
+
+def test_pruning_a_leaf_the_search_reads_names_the_window_that_forbids_it() -> None:
+    context = context_for("alphabeta", ALPHABETA_NO_CUT_AT_C)
+    assert context.expected["pruned_leaves"] == ["D3"]
+    answer = {**context.expected, "pruned_leaves": ["C3", "D3"]}
+    part = by_part(grade_answer(context, answer))["pruned_leaves"]
+    step = part["messages"][0]
+    assert step["code"] == "pruned_too_early_min"
+    assert step["params"] == {"pruned": "C3", "node": "C", "alpha": "3", "beta": "∞",
+                              "child": "C1", "value": "5"}
+    assert part["trace_step"]["event"] == "enter" and part["trace_step"]["node"] == "C"
+    text = render_results([part], labels={}, show_expected=False)[0]["messages"][0]["text"]
+    assert text == ("You pruned C3, but at C the window was α=3, β=∞ and C1=5 does not reach "
+                    "α; MIN only stops when its value ≤ α.")
+
+
+def test_evaluating_a_pruned_leaf_names_the_cutoff_that_skips_it() -> None:
+    context = context_for("alphabeta", ALPHABETA_PROBLEM)
+    part = by_part(grade_answer(context, {**context.expected, "pruned_leaves": ["C3"]}))
+    step = part["pruned_leaves"]["messages"][0]
+    assert step == {"code": "missed_cutoff", "params": {
+        "leaf": "C2", "number": 1, "node": "C", "alpha": "3", "beta": "2",
+        "pruned": ["C2", "C3"]}}
+    assert part["pruned_leaves"]["trace_step"]["event"] == "cutoff"
+
+
+EQUALITY_PROBLEM = copy.deepcopy(ALPHABETA_PROBLEM)
+EQUALITY_PROBLEM["tree"]["children"][1]["children"][0]["value"] = 3  # C1 = alpha: cut on =
+
+
+# alpha_beta_swapped only changes the windows, which the kind's misconception answers lack.
+@pytest.mark.parametrize(("code", "problem"), [
+    ("no_cut_on_equality", EQUALITY_PROBLEM),
+    ("cut_too_early", ALPHABETA_PROBLEM),
+    ("root_alpha_not_raised", ALPHABETA_PROBLEM),
+    ("largest_leaf_branch", ALPHABETA_PROBLEM),
+])
+def test_each_alphabeta_misconception_is_named(code: str, problem: dict[str, Any]) -> None:
+    context = context_for("alphabeta", problem)
+    wrong = {name: value for name, value in context.misconception_expectations[code].items()
+             if name != "windows"}
+    assert wrong != {k: v for k, v in context.expected.items() if k != "windows"}
+    result = grade_answer(context, wrong)
+    named = {p["misconception"] for p in result.results
+             if p["verdict"] not in ("correct", "missing")}
+    assert named == {code}, (code, result.results)
+
+
+def test_minimax_node_values_are_scored_per_node_and_explained_by_the_rule() -> None:
+    context = context_for("minimax", MINIMAX_PROBLEM)
+    assert context.expected == {"value": 3, "move": "B", "node_values": {"B": 3, "C": 2}}
+    parts = by_part(grade_answer(context, {"value": 3, "move": "B",
+                                           "node_values": {"B": 3, "C": 4}}))
+    values = parts["node_values"]
+    assert values["verdict"] == "partial" and values["points"] == values["max_points"] / 2
+    assert values["messages"][0] == {"code": "node_value_min", "params": {
+        "node": "C", "children": ["C1=2", "C2=4", "C3=6"], "given": "4"}}
+
+
+def test_minimax_largest_leaf_misconception_is_named() -> None:
+    context = context_for("minimax", MINIMAX_PROBLEM)
+    parts = by_part(grade_answer(context, {"value": 14, "move": "D",
+                                           "node_values": {"B": 12, "C": 6}}))
+    assert parts["value"]["misconception"] == "largest_leaf_branch"
+    assert parts["node_values"]["misconception"] == "largest_leaf_branch"
+    rendered = render_results([parts["value"]], labels={}, show_expected=False)[0]
+    assert "largest leaf" in rendered["misconception_text"]
+
+
+def test_a_correct_part_is_never_blamed_on_a_misconception() -> None:
+    context = context_for("minimax", MINIMAX_PROBLEM)
+    parts = by_part(grade_answer(context, {"value": 3, "move": "D"}))
+    assert parts["value"]["misconception"] is None
+
+
+def test_fractions_and_decimals_are_the_same_exact_number() -> None:
+    context = context_for("alphabeta", ALPHABETA_PROBLEM)
+    for written in (3, "3", "3.0", "6/2", 3.0):
+        assert by_part(grade_answer(context, {"value": written}))["value"]["verdict"] == "correct"
+
+
+def test_multiple_choice_names_the_misconception_behind_the_option(db: None) -> None:
+    context = context_for("minimax", MINIMAX_PROBLEM, answer_format="multiple_choice")
+    context.expected = {"choice": "a"}
+    context.trace["option_misconceptions"] = {"a": None, "b": "largest_leaf_branch"}
+    parts = by_part(grade_answer(context, {"choice": "b"}))
+    assert parts["choice"]["verdict"] == "wrong"
+    assert parts["choice"]["misconception"] == "largest_leaf_branch"
+    assert by_part(grade_answer(context, {"choice": "a"}))["choice"]["verdict"] == "correct"
+
+
+def test_stored_variant_items_carry_what_grading_needs(alphabeta_set: Any) -> None:
+    _, variant = alphabeta_set
+    variant_item = VariantItem.objects.get(variant=variant)
+    assert "trace" in variant_item.trace["answer"]

@@ -1,0 +1,198 @@
+"""Submitting answers over the API: storage, validation, idempotency, policies, permissions."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from django.utils import timezone
+
+from exercises.models import VariantItem
+from grading.models import Submission
+from tests.grading.conftest import correct_answer
+
+
+def submit_url(variant: Any, position: int = 1) -> str:
+    return f"/api/v1/assignments/{variant.pk}/items/{position}/submissions/"
+
+
+@pytest.fixture
+def graded_inline(celery_eager: None, django_capture_on_commit_callbacks: Any) -> Any:
+    """Run on-commit callbacks (the enqueue) and grade inline."""
+
+    def submit(client: Any, url: str, answer: Any, **headers: Any) -> Any:
+        with django_capture_on_commit_callbacks(execute=True):
+            return client.post(url, {"answer": answer}, format="json", **headers)
+
+    return submit
+
+
+def test_a_right_answer_is_stored_then_graded(alphabeta_set, student, graded_inline) -> None:
+    _, variant = alphabeta_set
+    _, client = student
+    answer = correct_answer(VariantItem.objects.get(variant=variant))
+    response = graded_inline(client, submit_url(variant), answer)
+    assert response.status_code == 202, response.content
+    body = response.json()
+    assert response["Location"] == f"/api/v1/submissions/{body['id']}/"
+    detail = client.get(f"/api/v1/submissions/{body['id']}/").json()
+    assert detail["status"] == "graded"
+    assert detail["score"] == detail["max_score"] == 6
+    assert detail["attempt_number"] == 1
+    assert all(part["verdict"] == "correct" for part in detail["results"])
+    assert all("expected" not in part for part in detail["results"])
+
+
+def test_feedback_is_rendered_in_the_readers_language(alphabeta_set, student,
+                                                      graded_inline) -> None:
+    _, variant = alphabeta_set
+    _, client = student
+    answer = {**correct_answer(VariantItem.objects.get(variant=variant)), "pruned_leaves": ["C3"]}
+    submission_id = graded_inline(client, submit_url(variant), answer).json()["id"]
+    detail = client.get(f"/api/v1/submissions/{submission_id}/").json()
+    part = next(p for p in detail["results"] if p["part"] == "pruned_leaves")
+    assert part["messages"][0]["code"] == "missed_cutoff"
+    assert part["messages"][0]["text"].startswith("You evaluated C2, but cutoff 1 happens")
+    assert part["label"] == "leaves that are pruned"
+
+
+@pytest.mark.parametrize(("answer", "part", "rule"), [
+    ({"value": "three"}, "value", "must be a number"),
+    ({"pruned_leaves": "C2"}, "pruned_leaves", "must be a list"),
+    ({"pruned_leaves": ["C2", "C2"]}, "pruned_leaves", "at most once"),
+    ({"pruned_leaves": ["X9"]}, "pruned_leaves", '"X9" is not a node of this tree'),
+    ({"move": 3}, "move", "must be a node name"),
+    ({"cutoffs": [{"pruned": []}]}, "cutoffs[0]", "must be an object"),
+    ({"windows": {"C": {"alpha": "x"}}}, "windows.C.alpha", "must be a number"),
+    ({"colour": "red"}, "colour", "is not a part of this item"),
+    ({}, "answer", "at least one of the parts"),
+    ([1, 2], "answer", "must be an object"),
+])
+def test_a_malformed_answer_is_a_400_naming_the_part_and_rule_and_uses_no_attempt(
+    alphabeta_set, student, graded_inline, answer, part, rule
+) -> None:
+    _, variant = alphabeta_set
+    _, client = student
+    response = graded_inline(client, submit_url(variant), answer)
+    assert response.status_code == 400, response.content
+    error = response.json()["error"]
+    assert error["code"] in ("invalid_answer", "invalid")
+    if error["code"] == "invalid_answer":
+        assert error["details"]["part"] == part
+        assert rule in error["details"]["rule"]
+        assert error["message"].startswith(f"{part}: ")
+    assert not Submission.objects.exists()
+
+
+def test_the_same_idempotency_key_returns_the_same_submission(alphabeta_set, student,
+                                                              graded_inline) -> None:
+    _, variant = alphabeta_set
+    _, client = student
+    first = graded_inline(client, submit_url(variant), {"value": 3},
+                          HTTP_IDEMPOTENCY_KEY="k-1")
+    again = graded_inline(client, submit_url(variant), {"value": 3},
+                          HTTP_IDEMPOTENCY_KEY="k-1")
+    assert first.status_code == again.status_code == 202
+    assert first.json()["id"] == again.json()["id"]
+    assert again["Idempotent-Replayed"] == "true"
+    assert Submission.objects.count() == 1
+    other = graded_inline(client, submit_url(variant), {"value": 4}, HTTP_IDEMPOTENCY_KEY="k-1")
+    assert other.status_code == 409
+    assert other.json()["error"]["code"] == "idempotency_key_reused"
+
+
+def test_attempts_are_limited_and_the_last_one_reveals_the_answers(alphabeta_set, student,
+                                                                   graded_inline) -> None:
+    problem_set, variant = alphabeta_set
+    problem_set.max_attempts = 2
+    problem_set.save()
+    _, client = student
+    ids = [graded_inline(client, submit_url(variant), {"value": v}).json()["id"] for v in (1, 2)]
+    refused = graded_inline(client, submit_url(variant), {"value": 3})
+    assert refused.status_code == 403
+    assert refused.json()["error"]["code"] == "attempts_exhausted"
+    detail = client.get(f"/api/v1/submissions/{ids[-1]}/").json()
+    assert detail["attempt_number"] == 2
+    assert detail["answers_visible"] is True
+    assert next(p for p in detail["results"] if p["part"] == "value")["expected"] == 3
+
+
+def test_past_the_due_date_submissions_are_refused(alphabeta_set, student,
+                                                   graded_inline) -> None:
+    problem_set, variant = alphabeta_set
+    problem_set.due_at = timezone.now() - timedelta(minutes=1)
+    problem_set.save()
+    response = graded_inline(student[1], submit_url(variant), {"value": 3})
+    assert response.status_code == 403
+    assert response.json()["error"]["code"] == "past_due"
+
+
+def test_late_submissions_lose_the_penalty_when_accepted(alphabeta_set, student,
+                                                         graded_inline) -> None:
+    problem_set, variant = alphabeta_set
+    problem_set.due_at = timezone.now() - timedelta(minutes=1)
+    problem_set.late_policy = "penalty"
+    problem_set.late_penalty = Decimal("0.25")
+    problem_set.save()
+    answer = correct_answer(VariantItem.objects.get(variant=variant))
+    response = graded_inline(student[1], submit_url(variant), answer)
+    detail = student[1].get(f"/api/v1/submissions/{response.json()['id']}/").json()
+    assert detail["is_late"] is True
+    assert detail["raw_score"] == 6 and detail["score"] == 4.5
+
+
+def test_the_quiz_time_limit_runs_from_the_first_opening(alphabeta_set, student,
+                                                         graded_inline) -> None:
+    problem_set, variant = alphabeta_set
+    problem_set.time_limit_minutes = 10
+    problem_set.save()
+    variant.opened_at = timezone.now() - timedelta(minutes=9)
+    variant.save()
+    assert graded_inline(student[1], submit_url(variant), {"value": 3}).status_code == 202
+    variant.opened_at = timezone.now() - timedelta(minutes=11)
+    variant.save()
+    response = graded_inline(student[1], submit_url(variant), {"value": 3})
+    assert response.status_code == 403
+    assert response.json()["error"]["code"] == "time_limit_exceeded"
+
+
+def test_a_first_submission_starts_the_quiz_clock(alphabeta_set, student,
+                                                  graded_inline) -> None:
+    problem_set, variant = alphabeta_set
+    problem_set.time_limit_minutes = 10
+    problem_set.save()
+    assert graded_inline(student[1], submit_url(variant), {"value": 3}).status_code == 202
+    variant.refresh_from_db()
+    assert variant.opened_at is not None
+
+
+def test_only_the_owner_may_submit(alphabeta_set, other_student, instructor, anonymous,
+                                   graded_inline) -> None:
+    _, variant = alphabeta_set
+    assert graded_inline(other_student[1], submit_url(variant), {"value": 3}).status_code == 404
+    assert graded_inline(instructor[1], submit_url(variant), {"value": 3}).status_code == 404
+    assert graded_inline(anonymous, submit_url(variant), {"value": 3}).status_code == 401
+    assert graded_inline(instructor[1], submit_url(variant, 2), {"value": 3}).status_code == 404
+
+
+def test_who_may_read_a_submission(alphabeta_set, student, other_student, instructor,
+                                   other_instructor, anonymous, graded_inline) -> None:
+    _, variant = alphabeta_set
+    submission_id = graded_inline(student[1], submit_url(variant), {"value": 3}).json()["id"]
+    url = f"/api/v1/submissions/{submission_id}/"
+    assert student[1].get(url).status_code == 200
+    assert instructor[1].get(url).status_code == 200
+    assert other_student[1].get(url).status_code == 404
+    assert other_instructor[1].get(url).status_code == 404
+    response = anonymous.get(url)
+    assert response.status_code == 401
+    assert set(response.json()["error"]) == {"code", "message", "details"}
+
+
+def test_an_unknown_item_is_404(alphabeta_set, student, graded_inline) -> None:
+    _, variant = alphabeta_set
+    response = graded_inline(student[1], submit_url(variant, 9), {"value": 3})
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "not_found"
