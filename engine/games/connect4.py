@@ -41,20 +41,26 @@ def _bit(column: int, row: int) -> int:
     return 1 << (_HEIGHT * column + row)
 
 
-def _windows() -> tuple[int, ...]:
-    windows = []
-    steps = ((0, 1), (1, 0), (1, 1), (1, -1))
-    for column in range(COLUMNS):
-        for row in range(ROWS):
-            for dc, dr in steps:
-                cells = [(column + k * dc, row + k * dr) for k in range(4)]
-                if all(0 <= c < COLUMNS and 0 <= r < ROWS for c, r in cells):
-                    windows.append(sum(_bit(c, r) for c, r in cells))
-    return tuple(windows)
+def _starts(dc: int, dr: int) -> int:
+    """Return the cells where a line of four cells stepping by (dc, dr) fits on the board."""
+    return sum(
+        _bit(c, r)
+        for c in range(COLUMNS)
+        for r in range(ROWS)
+        if 0 <= c + 3 * dc < COLUMNS and 0 <= r + 3 * dr < ROWS
+    )
 
 
-WINDOWS = _windows()
-"""The 69 lines of four cells (24 horizontal, 21 vertical, 24 diagonal) as bit masks."""
+# Per direction (vertical, horizontal, rising and falling diagonal): the bit shift from one
+# cell of a line to the next, and the lowest cell of every line of four in that direction.
+_LINES = tuple((dc * _HEIGHT + dr, _starts(dc, dr)) for dc, dr in ((0, 1), (1, 0), (1, 1), (1, -1)))
+
+WINDOWS: tuple[int, ...] = tuple(
+    sum(start << (k * shift) for k in range(4))
+    for shift, starts in _LINES
+    for start in (1 << i for i in range(starts.bit_length()) if starts >> i & 1)
+)
+"""The 69 lines of four cells (21 vertical, 24 horizontal, 24 diagonal) as bit masks."""
 
 CENTRE_COLUMN = _COLUMN[COLUMNS // 2]
 
@@ -64,14 +70,6 @@ TWO_AND_TWO_EMPTY = 2
 OPPONENT_THREE_AND_EMPTY = -4
 CENTRE_DISC = 3
 """The weights of :func:`window_score`."""
-
-# Score of one window indexed by (own discs) * 5 + (opponent discs).
-_WINDOW_SCORE = tuple(
-    (FOUR if own == 4 else THREE_AND_EMPTY if own == 3 and opp == 0
-     else TWO_AND_TWO_EMPTY if own == 2 and opp == 0 else 0)
-    + (OPPONENT_THREE_AND_EMPTY if opp == 3 and own == 0 else 0)
-    for own in range(5) for opp in range(5)
-)  # fmt: skip
 
 CENTRE_FIRST: tuple[int, ...] = (3, 2, 4, 1, 5, 0, 6)
 """Columns from the centre outwards (0-based)."""
@@ -171,8 +169,25 @@ def window_score(state: Connect4State, player: str) -> int:
     """
     own, opp = (state.x, state.o) if player == X else (state.o, state.x)
     score = CENTRE_DISC * (own & CENTRE_COLUMN).bit_count()
-    for window in WINDOWS:
-        score += _WINDOW_SCORE[(own & window).bit_count() * 5 + (opp & window).bit_count()]
+    # All windows of one direction at once: bit p of each "slice" below is the k-th cell of
+    # the window starting at p, so counting discs per window is bitwise arithmetic.
+    for shift, starts in _LINES:
+        a, b = own & starts, own >> shift & starts
+        c, d = own >> 2 * shift & starts, own >> 3 * shift & starts
+        e, f = opp & starts, opp >> shift & starts
+        g, h = opp >> 2 * shift & starts, opp >> 3 * shift & starts
+        no_opp = starts ^ (e | f | g | h)
+        no_own = starts ^ (a | b | c | d)
+        ab, cd, a_xor_b, c_xor_d = a & b, c & d, a ^ b, c ^ d
+        own_two = (ab & ~(c | d)) | (cd & ~(a | b)) | (a_xor_b & c_xor_d)
+        own_three = (ab & c_xor_d) | (cd & a_xor_b)
+        opp_three = (e & f & (g ^ h)) | (g & h & (e ^ f))
+        score += (
+            FOUR * (ab & cd).bit_count()
+            + THREE_AND_EMPTY * (own_three & no_opp).bit_count()
+            + TWO_AND_TWO_EMPTY * (own_two & no_opp).bit_count()
+            + OPPONENT_THREE_AND_EMPTY * (opp_three & no_own).bit_count()
+        )
     return score
 
 

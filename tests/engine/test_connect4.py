@@ -1,5 +1,6 @@
 """Connect Four bitboards: moves, wins in every direction, the window heuristic, parsing."""
 
+import random
 from typing import Any
 
 import pytest
@@ -193,3 +194,44 @@ def test_search_finds_the_open_three() -> None:
     )
     assert result.value == WIN + 42 - 7
     assert result.move == 2
+
+
+def reference_window_score(state: Connect4State, player: str) -> int:
+    """Score window by window, straight from the rule (the oracle for the bitwise version)."""
+    own, opp = (state.x, state.o) if player == "X" else (state.o, state.x)
+    score = 3 * sum(1 for row in range(6) if own >> (7 * 3 + row) & 1)
+    for window in WINDOWS:
+        mine, theirs = (own & window).bit_count(), (opp & window).bit_count()
+        if mine == 4:
+            score += 100
+        elif mine == 3 and theirs == 0:
+            score += 5
+        elif mine == 2 and theirs == 0:
+            score += 2
+        if theirs == 3 and mine == 0:
+            score -= 4
+    return score
+
+
+def test_window_score_matches_the_rule_on_random_positions() -> None:
+    rng = random.Random(20261129)
+    checked = 0
+    while checked < 400:
+        state = EMPTY_BOARD
+        for _ in range(rng.randrange(42)):
+            if GAME.is_terminal(state):
+                break
+            state = GAME.result(state, rng.choice(list(GAME.actions(state))))
+        for player in ("X", "O"):
+            assert window_score(state, player) == reference_window_score(state, player)
+        checked += 1
+
+
+def test_windows_by_direction() -> None:
+    steps = {1: 0, 7: 0, 6: 0, 8: 0}
+    for window in WINDOWS:
+        low = window & -window
+        for step in steps:
+            if window == low * (1 + (1 << step) + (1 << 2 * step) + (1 << 3 * step)):
+                steps[step] += 1
+    assert steps == {1: 21, 7: 24, 6: 12, 8: 12}
