@@ -107,7 +107,10 @@ def inner(draw: st.DrawFn, children: st.SearchStrategy[Any], kinds: list[str]) -
     return (kind, kids, extra)
 
 
-def trees(kinds: list[str], leaves: st.SearchStrategy[Any] = st.integers(LOW, HIGH)
+SCALARS = st.integers(LOW, HIGH)
+
+
+def trees(kinds: list[str], leaves: st.SearchStrategy[Any] = SCALARS
           ) -> st.SearchStrategy[dict[str, Any]]:
     shapes = st.recursive(leaves, lambda kids: inner(kids, kinds), max_leaves=24)
     return inner(shapes, kinds).map(named)
