@@ -183,18 +183,9 @@ REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {
 
 # --- LTI ----------------------------------------------------------------------------------
 # pylti1p3 keeps OIDC state, nonces and launch data in this cache. Login initiation and launch
-# may be served by different processes, so it is Redis whenever REDIS_URL is set (always in
-# production); a process-local cache is only good enough for tests and a single dev server.
-LTI_CACHE_ALIAS = "lti"
-_lti_cache: dict[str, object] = (
-    {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL,
-     "KEY_PREFIX": "cutoff-lti"}
-    if REDIS_URL
-    else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "cutoff-lti"}
-)
-# Merge into CACHES rather than replace it, in case another block above defines caches.
-_default_caches = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
-CACHES = {**globals().get("CACHES", _default_caches), LTI_CACHE_ALIAS: _lti_cache}
+# may be served by different processes, so it must be shared: production's default cache is
+# Redis (see production.py); the process-local default is only good for tests and one dev server.
+LTI_CACHE_ALIAS = "default"
 # Seconds a launch (state, nonce, claims) stays usable: long enough to pick a deep link.
 LTI_LAUNCH_LIFETIME = env_int("LTI_LAUNCH_LIFETIME", 3600)
 # Seconds the platforms' JWKS stay cached before being fetched again.
@@ -202,5 +193,5 @@ LTI_PLATFORM_KEYS_LIFETIME = env_int("LTI_PLATFORM_KEYS_LIFETIME", 3600)
 LTI_PASSBACK_MAX_RETRIES = env_int("LTI_PASSBACK_MAX_RETRIES", 8)
 # API client tokens: `Authorization: Bearer cutoff_...` (person tokens keep `Token <key>`).
 REST_FRAMEWORK["DEFAULT_AUTHENTICATION_CLASSES"].append(
-    "lti.clients.ApiClientTokenAuthentication"
+    "lti.authentication.ApiClientTokenAuthentication"
 )

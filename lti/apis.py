@@ -1,0 +1,422 @@
+"""LMS-facing API: platform registration, LMS courses and roster syncs, grade passback log,
+API clients. One API class per operation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.shortcuts import get_object_or_404
+from django.urls import reverse
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+    extend_schema,
+    extend_schema_field,
+)
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.permissions import IsInstructor
+from config.api import ApiError
+from lti import clients, services
+from lti.models import ApiClient, Platform, ScorePassback
+from lti.selectors import (
+    api_clients_owned_by,
+    contexts_visible_to,
+    passbacks_visible_to,
+    platforms_owned_by,
+)
+from lti.tasks import sync_roster_task
+
+PLATFORM_EXAMPLE = {
+    "name": "Moodle of the Faculty",
+    "issuer": "https://moodle.example.edu",
+    "client_id": "Xk2bq9w1",
+    "deployment_ids": ["1"],
+    "auth_login_url": "https://moodle.example.edu/mod/lti/auth.php",
+    "auth_token_url": "https://moodle.example.edu/mod/lti/token.php",
+    "key_set_url": "https://moodle.example.edu/mod/lti/certs.php",
+    "auth_audience": "",
+}
+TOOL_EXAMPLE = {
+    "login_url": "https://cutoff.example.edu/lti/login/",
+    "launch_url": "https://cutoff.example.edu/lti/launch/",
+    "redirect_uris": ["https://cutoff.example.edu/lti/launch/"],
+    "deep_linking_url": "https://cutoff.example.edu/lti/launch/",
+    "jwks_url": "https://cutoff.example.edu/lti/jwks/",
+    "kid": "Kq1hHk0Vv3mR0vT7vfM3yY6T0E1bQJ0Z9mG7Yq1b2cE",
+}
+PLATFORM_OUTPUT_EXAMPLE = {
+    "id": 3,
+    **PLATFORM_EXAMPLE,
+    "is_active": True,
+    "created_at": "2026-11-29T22:00:00Z",
+    "tool": TOOL_EXAMPLE,
+}
+
+
+class ToolConfigurationSerializer(serializers.Serializer):
+    login_url = serializers.URLField(help_text="OIDC login initiation URL")
+    launch_url = serializers.URLField(help_text="target link / launch URL")
+    redirect_uris = serializers.ListField(child=serializers.URLField())
+    deep_linking_url = serializers.URLField(help_text="content selection (deep linking) URL")
+    jwks_url = serializers.URLField(help_text="our public keys")
+    kid = serializers.CharField(help_text="id of the key we sign this platform's messages with")
+
+
+class PlatformOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    issuer = serializers.URLField()
+    client_id = serializers.CharField()
+    deployment_ids = serializers.ListField(child=serializers.CharField())
+    auth_login_url = serializers.URLField()
+    auth_token_url = serializers.URLField()
+    key_set_url = serializers.URLField()
+    auth_audience = serializers.CharField()
+    is_active = serializers.BooleanField()
+    created_at = serializers.DateTimeField()
+    tool = serializers.SerializerMethodField(help_text="what to enter in the LMS for Cutoff")
+
+    @extend_schema_field(ToolConfigurationSerializer)
+    def get_tool(self, platform: Platform) -> dict[str, Any]:
+        """Return the URLs and key id an LMS administrator enters to register Cutoff."""
+        request = self.context["request"]
+        launch = request.build_absolute_uri(reverse("lti-launch"))
+        return {
+            "login_url": request.build_absolute_uri(reverse("lti-login")),
+            "launch_url": launch,
+            "redirect_uris": [launch],
+            "deep_linking_url": launch,
+            "jwks_url": request.build_absolute_uri(reverse("lti-jwks")),
+            "kid": platform.tool_key.kid,
+        }
+
+
+class PlatformCreateApi(APIView):
+    """Register an LMS platform (LTI 1.3) and get the values to enter in the LMS."""
+
+    permission_classes = [IsInstructor]
+
+    class InputSerializer(serializers.Serializer):
+        name = serializers.CharField(max_length=200)
+        issuer = serializers.URLField(max_length=500)
+        client_id = serializers.CharField(max_length=255)
+        deployment_ids = serializers.ListField(
+            child=serializers.CharField(max_length=255), min_length=1, max_length=100
+        )
+        auth_login_url = serializers.URLField(max_length=500)
+        auth_token_url = serializers.URLField(max_length=500)
+        key_set_url = serializers.URLField(max_length=500)
+        auth_audience = serializers.CharField(max_length=500, required=False, default="")
+
+    @extend_schema(
+        operation_id="lti_platform_create",
+        request=InputSerializer,
+        responses={201: PlatformOutputSerializer},
+        tags=["lti"],
+        examples=[
+            OpenApiExample("Moodle", value=PLATFORM_EXAMPLE, request_only=True),
+            OpenApiExample("Registered", value=PLATFORM_OUTPUT_EXAMPLE, response_only=True),
+        ],
+    )
+    def post(self, request: Request) -> Response:
+        """Register the platform; a new key pair is made for it."""
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        platform = services.register_platform(owner=request.user, **data.validated_data)
+        output = PlatformOutputSerializer(platform, context={"request": request})
+        return Response(output.data, status=status.HTTP_201_CREATED)
+
+
+class PlatformListApi(APIView):
+    """List the LMS platforms I registered."""
+
+    permission_classes = [IsInstructor]
+
+    @extend_schema(
+        operation_id="lti_platform_list",
+        responses={200: PlatformOutputSerializer(many=True)},
+        tags=["lti"],
+        examples=[OpenApiExample("Platforms", value=[PLATFORM_OUTPUT_EXAMPLE])],
+    )
+    def get(self, request: Request) -> Response:
+        """Return my platforms, oldest first."""
+        platforms = platforms_owned_by(request.user)
+        return Response(
+            PlatformOutputSerializer(platforms, many=True, context={"request": request}).data
+        )
+
+
+class PlatformDeactivateApi(APIView):
+    """Stop trusting an LMS platform: no more launches from it, no more scores to it."""
+
+    permission_classes = [IsInstructor]
+
+    @extend_schema(
+        operation_id="lti_platform_deactivate",
+        request=None,
+        responses={200: PlatformOutputSerializer},
+        tags=["lti"],
+        examples=[
+            OpenApiExample("Deactivated", value={**PLATFORM_OUTPUT_EXAMPLE, "is_active": False})
+        ],
+    )
+    def post(self, request: Request, platform_id: int) -> Response:
+        """Deactivate one of my platforms; others' platforms are 404."""
+        platform = get_object_or_404(platforms_owned_by(request.user), pk=platform_id)
+        platform = services.deactivate_platform(platform=platform)
+        return Response(PlatformOutputSerializer(platform, context={"request": request}).data)
+
+
+class ContextOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    platform = serializers.IntegerField(source="platform_id")
+    context_id = serializers.CharField(help_text="the LMS's id for its course")
+    title = serializers.CharField()
+    course = serializers.IntegerField(source="course_id", help_text="the Cutoff course")
+    has_roster_service = serializers.SerializerMethodField()
+    roster_synced_at = serializers.DateTimeField(allow_null=True)
+
+    def get_has_roster_service(self, context: Any) -> bool:
+        """Return whether the platform offered NRPS for this course."""
+        return bool(context.memberships_url)
+
+
+CONTEXT_EXAMPLE = {
+    "id": 7,
+    "platform": 3,
+    "context_id": "course-v1:ai-2026",
+    "title": "Artificial Intelligence 2026",
+    "course": 12,
+    "has_roster_service": True,
+    "roster_synced_at": "2026-11-29T22:10:00Z",
+}
+
+
+class ContextListApi(APIView):
+    """List the LMS courses linked to courses I teach."""
+
+    permission_classes = [IsInstructor]
+
+    @extend_schema(
+        operation_id="lti_context_list",
+        responses={200: ContextOutputSerializer(many=True)},
+        tags=["lti"],
+        examples=[OpenApiExample("LMS courses", value=[CONTEXT_EXAMPLE])],
+    )
+    def get(self, request: Request) -> Response:
+        """Return the LMS courses, oldest first."""
+        contexts = contexts_visible_to(request.user)
+        return Response(ContextOutputSerializer(contexts, many=True).data)
+
+
+class RosterSyncApi(APIView):
+    """Enrol the LMS course's members now (Names and Role Provisioning Service)."""
+
+    permission_classes = [IsInstructor]
+
+    class OutputSerializer(serializers.Serializer):
+        context = serializers.IntegerField()
+        status = serializers.CharField()
+
+    @extend_schema(
+        operation_id="lti_roster_sync",
+        request=None,
+        responses={202: OutputSerializer},
+        tags=["lti"],
+        examples=[OpenApiExample("Queued", value={"context": 7, "status": "queued"})],
+    )
+    def post(self, request: Request, context_id: int) -> Response:
+        """Queue a roster sync; 400 when the LMS offered no roster service."""
+        context = get_object_or_404(contexts_visible_to(request.user), pk=context_id)
+        if not context.memberships_url:
+            raise ApiError(
+                "the LMS offered no roster service (NRPS) for this course; launch Cutoff from "
+                "the LMS as an instructor once it is enabled",
+                code="roster_service_unavailable",
+            )
+        sync_roster_task.delay(context.pk)
+        return Response(
+            {"context": context.pk, "status": "queued"}, status=status.HTTP_202_ACCEPTED
+        )
+
+
+class PassbackOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    problem_set = serializers.IntegerField(source="resource_link.problem_set_id")
+    resource_link = serializers.CharField(source="resource_link.resource_link_id")
+    student = serializers.CharField(source="student.username")
+    status = serializers.ChoiceField(choices=ScorePassback.Status.choices)
+    score_given = serializers.DecimalField(max_digits=9, decimal_places=3, allow_null=True)
+    score_maximum = serializers.DecimalField(max_digits=9, decimal_places=3, allow_null=True)
+    attempts = serializers.IntegerField()
+    last_error = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    sent_at = serializers.DateTimeField(allow_null=True)
+
+
+class PassbackListApi(APIView):
+    """List grade passbacks to the LMS for my courses, newest first (the last 200)."""
+
+    permission_classes = [IsInstructor]
+
+    @extend_schema(
+        operation_id="lti_passback_list",
+        parameters=[
+            OpenApiParameter("problem_set", int, description="only this problem set"),
+            OpenApiParameter("status", str, enum=ScorePassback.Status.values),
+        ],
+        responses={200: PassbackOutputSerializer(many=True)},
+        tags=["lti"],
+        examples=[
+            OpenApiExample(
+                "Sent",
+                value=[
+                    {
+                        "id": 41,
+                        "problem_set": 5,
+                        "resource_link": "rl-93",
+                        "student": "lti-3-5f1c0d9a2b7e4c6d8a1f",
+                        "status": "sent",
+                        "score_given": "7.500",
+                        "score_maximum": "10.000",
+                        "attempts": 1,
+                        "last_error": "",
+                        "created_at": "2026-11-29T22:12:00Z",
+                        "sent_at": "2026-11-29T22:12:01Z",
+                    }
+                ],
+            )
+        ],
+    )
+    def get(self, request: Request) -> Response:
+        """Return the passbacks, filtered by problem set and status when asked."""
+        passbacks = passbacks_visible_to(request.user)
+        problem_set = request.query_params.get("problem_set", "")
+        if problem_set:
+            if not problem_set.isdigit():
+                raise ApiError("problem_set: must be a whole number", code="invalid")
+            passbacks = passbacks.filter(resource_link__problem_set_id=int(problem_set))
+        wanted_status = request.query_params.get("status", "")
+        if wanted_status:
+            if wanted_status not in ScorePassback.Status.values:
+                raise ApiError(
+                    "status: must be one of " + ", ".join(ScorePassback.Status.values),
+                    code="invalid",
+                )
+            passbacks = passbacks.filter(status=wanted_status)
+        return Response(PassbackOutputSerializer(passbacks[:200], many=True).data)
+
+
+class ApiClientOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    scopes = serializers.ListField(child=serializers.ChoiceField(choices=ApiClient.Scope.choices))
+    token_prefix = serializers.CharField(help_text="first characters of the token")
+    created_at = serializers.DateTimeField()
+    last_used_at = serializers.DateTimeField(allow_null=True)
+    revoked_at = serializers.DateTimeField(allow_null=True)
+
+
+EXAMPLE_TOKEN = "cutoff_Q3kd9aPz0c4Rr8mJw1yX2vB7nT5sL6hK9dF0gA3eU4i"
+API_CLIENT_EXAMPLE = {
+    "id": 2,
+    "name": "Moodle gradebook sync",
+    "scopes": ["grades:read", "webhooks:write"],
+    "token_prefix": "cutoff_Q3kd9a",
+    "created_at": "2026-11-29T22:00:00Z",
+    "last_used_at": None,
+    "revoked_at": None,
+}
+
+
+class ApiClientCreateApi(APIView):
+    """Create an API client; its token is in this response only (we keep just its hash)."""
+
+    permission_classes = [IsInstructor]
+
+    class InputSerializer(serializers.Serializer):
+        name = serializers.CharField(max_length=200)
+        scopes = serializers.ListField(
+            child=serializers.ChoiceField(choices=ApiClient.Scope.choices),
+            min_length=1,
+            max_length=len(ApiClient.Scope.values),
+        )
+
+    class OutputSerializer(ApiClientOutputSerializer):
+        token = serializers.CharField(
+            help_text="send as `Authorization: Bearer <token>`; shown only once"
+        )
+
+    @extend_schema(
+        operation_id="api_client_create",
+        request=InputSerializer,
+        responses={201: OutputSerializer},
+        tags=["api-clients"],
+        examples=[
+            OpenApiExample(
+                "Gradebook sync",
+                value={
+                    "name": "Moodle gradebook sync",
+                    "scopes": ["grades:read", "webhooks:write"],
+                },
+                request_only=True,
+            ),
+            OpenApiExample(
+                "Created",
+                value={**API_CLIENT_EXAMPLE, "token": EXAMPLE_TOKEN},
+                response_only=True,
+            ),
+        ],
+    )
+    def post(self, request: Request) -> Response:
+        """Create the client and return its token, once."""
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        client, token = clients.create_api_client(owner=request.user, **data.validated_data)
+        body = {**ApiClientOutputSerializer(client).data, "token": token}
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
+class ApiClientListApi(APIView):
+    """List my API clients (never their tokens)."""
+
+    permission_classes = [IsInstructor]
+
+    @extend_schema(
+        operation_id="api_client_list",
+        responses={200: ApiClientOutputSerializer(many=True)},
+        tags=["api-clients"],
+        examples=[OpenApiExample("Clients", value=[API_CLIENT_EXAMPLE])],
+    )
+    def get(self, request: Request) -> Response:
+        """Return my clients, newest first."""
+        return Response(
+            ApiClientOutputSerializer(api_clients_owned_by(request.user), many=True).data
+        )
+
+
+class ApiClientRevokeApi(APIView):
+    """Revoke an API client's token: it stops working at once, for good."""
+
+    permission_classes = [IsInstructor]
+
+    @extend_schema(
+        operation_id="api_client_revoke",
+        request=None,
+        responses={200: ApiClientOutputSerializer},
+        tags=["api-clients"],
+        examples=[
+            OpenApiExample(
+                "Revoked", value={**API_CLIENT_EXAMPLE, "revoked_at": "2026-11-30T08:00:00Z"}
+            )
+        ],
+    )
+    def post(self, request: Request, client_id: int) -> Response:
+        """Revoke one of my clients; others' clients are 404."""
+        client = get_object_or_404(api_clients_owned_by(request.user), pk=client_id)
+        client = clients.revoke_api_client(client=client)
+        return Response(ApiClientOutputSerializer(client).data)

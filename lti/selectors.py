@@ -1,0 +1,89 @@
+"""Read-only queries about platforms, LTI links, passbacks, API clients and scores."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.db.models import QuerySet, Sum
+
+from accounts.models import User
+from accounts.selectors import courses_taught_by
+from exercises.models import ProblemSet
+from grading.models import Submission
+from lti.models import ApiClient, LtiContext, LtiResourceLink, Platform, ScorePassback, ToolKey
+
+AGS_SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
+
+
+def platforms_owned_by(user: User) -> QuerySet[Platform]:
+    """Return the platforms ``user`` registered (every platform for a superuser)."""
+    platforms = Platform.objects.select_related("tool_key").order_by("id")
+    return platforms if user.is_superuser else platforms.filter(owner=user)
+
+
+def tool_keys_in_use() -> QuerySet[ToolKey]:
+    """Return the keys of active platforms: the ones our JWKS must publish."""
+    return ToolKey.objects.filter(platforms__is_active=True).distinct().order_by("id")
+
+
+def contexts_visible_to(user: User) -> QuerySet[LtiContext]:
+    """Return the LMS courses linked to courses ``user`` teaches."""
+    return (
+        LtiContext.objects.filter(course__in=courses_taught_by(user))
+        .select_related("platform", "course")
+        .order_by("id")
+    )
+
+
+def problem_sets_for_deep_linking(context: LtiContext) -> QuerySet[ProblemSet]:
+    """Return the problem sets an instructor may place in ``context``'s LMS course."""
+    return ProblemSet.objects.filter(course=context.course).order_by("-created_at", "-id")
+
+
+def problem_set_max_score(problem_set: ProblemSet) -> Decimal:
+    """Return the points a problem set is worth (the sum of its items' points)."""
+    total = problem_set.items.aggregate(total=Sum("points"))["total"]
+    return Decimal(total or 0)
+
+
+def problem_set_score(problem_set: ProblemSet, student: User) -> Decimal:
+    """Return ``student``'s score on ``problem_set``: per item, the best or the last graded
+    submission (the set's score policy), summed."""
+    graded = Submission.objects.filter(
+        student=student,
+        variant_item__variant__problem_set=problem_set,
+        status=Submission.Status.GRADED,
+        score__isnull=False,
+    ).order_by("graded_at", "id")
+    per_item: dict[int, Decimal] = {}
+    for submission in graded.only("variant_item_id", "score"):
+        previous = per_item.get(submission.variant_item_id)
+        if problem_set.score_policy == ProblemSet.ScorePolicy.LAST or previous is None:
+            per_item[submission.variant_item_id] = submission.score
+        else:
+            per_item[submission.variant_item_id] = max(previous, submission.score)
+    return sum(per_item.values(), Decimal(0))
+
+
+def resource_links_for_passback(problem_set_id: int, student_id: int) -> list[LtiResourceLink]:
+    """Return the LMS links of ``problem_set_id`` whose platform knows ``student_id`` and
+    accepts scores."""
+    links = LtiResourceLink.objects.filter(
+        problem_set_id=problem_set_id,
+        platform__is_active=True,
+        platform__user_links__user_id=student_id,
+    ).select_related("platform")
+    # Filtered here: JSON containment lookups are not available on SQLite.
+    return [link for link in links.distinct() if AGS_SCORE_SCOPE in link.ags_scopes]
+
+
+def passbacks_visible_to(user: User) -> QuerySet[ScorePassback]:
+    """Return the passbacks of problem sets in courses ``user`` teaches, newest first."""
+    return ScorePassback.objects.filter(
+        resource_link__problem_set__course__in=courses_taught_by(user)
+    ).select_related("resource_link", "student")
+
+
+def api_clients_owned_by(user: User) -> QuerySet[ApiClient]:
+    """Return the API clients ``user`` created, newest first."""
+    return ApiClient.objects.filter(owner=user).order_by("-created_at", "-id")

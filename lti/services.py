@@ -1,0 +1,528 @@
+"""Register platforms, turn LTI launches into accounts and enrolments, answer deep links,
+sync rosters (NRPS) and send scores back to the LMS (AGS)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+import requests
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+from django.core import signing
+from django.db import transaction
+from django.utils import timezone
+from jwcrypto.jwk import JWK
+from pylti1p3.assignments_grades import AssignmentsGradesService
+from pylti1p3.deep_link_resource import DeepLinkResource
+from pylti1p3.exception import LtiException, LtiServiceException
+from pylti1p3.grade import Grade
+from pylti1p3.lineitem import LineItem as AgsLineItem
+from pylti1p3.message_launch import MessageLaunch
+from pylti1p3.names_roles import NamesRolesProvisioningService
+from pylti1p3.roles import DesignerRole, StudentRole, TeacherRole, TeachingAssistantRole
+from pylti1p3.service_connector import ServiceConnector
+
+from accounts.models import Course, Role, User
+from accounts.services import create_account, create_course, enroll
+from config.api import ApiError
+from exercises.models import ProblemSet
+from lti.models import (
+    LineItem,
+    LtiContext,
+    LtiResourceLink,
+    LtiUserLink,
+    Platform,
+    ScorePassback,
+    ToolKey,
+)
+from lti.selectors import problem_set_max_score, problem_set_score, resource_links_for_passback
+from lti.tool import registration_for
+
+logger = logging.getLogger(__name__)
+
+CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
+CONTEXT_CLAIM = CLAIM + "context"
+RESOURCE_LINK_CLAIM = CLAIM + "resource_link"
+CUSTOM_CLAIM = CLAIM + "custom"
+AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
+NRPS_CLAIM = "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice"
+# The custom parameter a deep link carries: a signed reference to the chosen problem set.
+PROBLEM_SET_PARAMETER = "cutoff_problem_set"
+DEEP_LINK_SALT = "lti.deep-link.problem-set"
+LINE_ITEM_TAG = "cutoff-score"
+
+
+class LtiLaunchError(Exception):
+    """A launch Cutoff refuses, with the message the user sees and an HTTP status."""
+
+    def __init__(self, message: str, status: int = 403) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+
+class PassbackRetryableError(Exception):
+    """The LMS could not take a score right now (network, 5xx, 429): try again later."""
+
+
+# --- platforms -------------------------------------------------------------------------------
+
+
+def create_tool_key() -> ToolKey:
+    """Generate and store a 2048-bit RSA key pair; its kid is the JWK thumbprint."""
+    private_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    private_pem = private_key.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption(),
+    ).decode()
+    public_pem = (
+        private_key.public_key()
+        .public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+        .decode()
+    )
+    kid = JWK.from_pem(public_pem.encode()).thumbprint()
+    return ToolKey.objects.create(kid=kid, private_key_pem=private_pem, public_key_pem=public_pem)
+
+
+def register_platform(
+    *,
+    owner: User,
+    name: str,
+    issuer: str,
+    client_id: str,
+    deployment_ids: list[str],
+    auth_login_url: str,
+    auth_token_url: str,
+    key_set_url: str,
+    auth_audience: str = "",
+) -> Platform:
+    """Register an LMS, with a key pair of its own for the messages we sign for it.
+
+    The owner must be an instructor: the courses created for the LMS's courses are theirs.
+    """
+    if not owner.is_instructor:
+        raise ApiError(
+            "only instructors may register an LMS platform",
+            code="permission_denied",
+            status_code=403,
+        )
+    with transaction.atomic():
+        if Platform.objects.filter(issuer=issuer, client_id=client_id).exists():
+            raise ApiError(
+                "a platform with this issuer and client id is already registered",
+                code="conflict",
+                status_code=409,
+                details={"issuer": issuer, "client_id": client_id},
+            )
+        return Platform.objects.create(
+            owner=owner,
+            name=name,
+            issuer=issuer,
+            client_id=client_id,
+            deployment_ids=deployment_ids,
+            auth_login_url=auth_login_url,
+            auth_token_url=auth_token_url,
+            key_set_url=key_set_url,
+            auth_audience=auth_audience,
+            tool_key=create_tool_key(),
+        )
+
+
+def deactivate_platform(*, platform: Platform) -> Platform:
+    """Stop accepting launches from ``platform`` and sending it scores (its links stay)."""
+    platform.is_active = False
+    platform.save(update_fields=["is_active"])
+    return platform
+
+
+# --- launches --------------------------------------------------------------------------------
+
+
+def role_for_claims(claims: dict[str, Any]) -> str | None:
+    """Map the launch's LTI roles to a Cutoff role: teaching roles → instructor, Learner →
+    student, anything else (e.g. Mentor alone) → None."""
+    if any(role(claims).check() for role in (TeacherRole, TeachingAssistantRole, DesignerRole)):
+        return Role.INSTRUCTOR
+    if StudentRole(claims).check():
+        return Role.STUDENT
+    return None
+
+
+def _username_for(platform: Platform, subject: str) -> str:
+    digest = hashlib.sha256(subject.encode()).hexdigest()[:20]
+    return f"lti-{platform.pk}-{digest}"
+
+
+def link_user(*, platform: Platform, subject: str, role: str, profile: dict[str, Any]) -> User:
+    """Return the account linked to the platform user ``subject``, creating it on first
+    sight; an instructor role in the LMS makes the account an instructor.
+
+    Accounts are never linked by e-mail: a platform's word about an address must not open
+    an account created elsewhere.
+    """
+    with transaction.atomic():
+        link = (
+            LtiUserLink.objects.select_related("user")
+            .filter(platform=platform, subject=subject)
+            .first()
+        )
+        if link is None:
+            user, _ = create_account(username=_username_for(platform, subject), role=role)
+            LtiUserLink.objects.create(platform=platform, subject=subject, user=user)
+        else:
+            user = link.user
+            if role == Role.INSTRUCTOR and not user.is_instructor:
+                user, _ = create_account(username=user.username, role=Role.INSTRUCTOR)
+        _update_profile(user, profile)
+    return user
+
+
+def _update_profile(user: User, profile: dict[str, Any]) -> None:
+    fields = {
+        "first_name": str(profile.get("given_name") or "")[:150],
+        "last_name": str(profile.get("family_name") or "")[:150],
+        "email": str(profile.get("email") or "")[:254],
+    }
+    changed = [name for name, value in fields.items() if value and getattr(user, name) != value]
+    for name in changed:
+        setattr(user, name, fields[name])
+    if changed:
+        user.save(update_fields=changed)
+
+
+def context_for(*, platform: Platform, claim: dict[str, Any]) -> LtiContext:
+    """Return the Cutoff side of the LMS course ``claim``, creating its course (taught by the
+    platform's owner) on first launch."""
+    context_id = str(claim.get("id") or "")
+    if not context_id:
+        raise LtiLaunchError("the launch does not say which course it comes from", status=400)
+    title = str(claim.get("title") or claim.get("label") or "LMS course")[:200]
+    context = LtiContext.objects.filter(platform=platform, context_id=context_id).first()
+    if context is not None:
+        return context
+    digest = hashlib.sha256(f"{platform.pk}:{context_id}".encode()).hexdigest()[:12]
+    slug = f"lti-{platform.pk}-{digest}"
+    with transaction.atomic():
+        # A concurrent first launch may have created the course already: reuse it.
+        course = Course.objects.filter(slug=slug).first() or create_course(
+            creator=platform.owner, slug=slug, title=title
+        )
+        context, _ = LtiContext.objects.get_or_create(
+            platform=platform, context_id=context_id, defaults={"title": title, "course": course}
+        )
+    return context
+
+
+@dataclass(frozen=True)
+class Launch:
+    """Who launched, in which role, from which LMS course."""
+
+    platform: Platform
+    user: User
+    role: str
+    context: LtiContext
+
+
+def accept_launch(*, platform: Platform, claims: dict[str, Any]) -> Launch:
+    """Link the launching user, enrol them in the LMS course's Cutoff course in their role,
+    and remember the course's roster service."""
+    role = role_for_claims(claims)
+    if role is None:
+        raise LtiLaunchError(
+            "Cutoff is open to instructors and learners of the course; the LMS gave roles "
+            + ", ".join(claims.get(CLAIM + "roles") or ["(none)"])
+        )
+    context_claim = claims.get(CONTEXT_CLAIM)
+    if not isinstance(context_claim, dict):
+        raise LtiLaunchError("Cutoff must be launched from inside a course", status=400)
+    user = link_user(platform=platform, subject=str(claims["sub"]), role=role, profile=claims)
+    context = context_for(platform=platform, claim=context_claim)
+    enroll(course=context.course, user=user, role=role)
+    memberships_url = (claims.get(NRPS_CLAIM) or {}).get("context_memberships_url") or ""
+    if memberships_url and context.memberships_url != memberships_url:
+        context.memberships_url = memberships_url
+        context.save(update_fields=["memberships_url"])
+    return Launch(platform=platform, user=user, role=role, context=context)
+
+
+def resource_link_for(*, launch: Launch, claims: dict[str, Any]) -> LtiResourceLink:
+    """Return the problem set behind the launched LMS link, binding it on first launch from
+    the signed reference the deep link left in the link's custom parameters; store the
+    link's grade service."""
+    link_claim = claims.get(RESOURCE_LINK_CLAIM) or {}
+    resource_link_id = str(link_claim.get("id") or "")
+    link = (
+        LtiResourceLink.objects.select_related("problem_set")
+        .filter(platform=launch.platform, resource_link_id=resource_link_id)
+        .first()
+    )
+    if link is None:
+        problem_set = _problem_set_from_reference(launch, claims)
+        link, _ = LtiResourceLink.objects.get_or_create(
+            platform=launch.platform,
+            resource_link_id=resource_link_id,
+            defaults={
+                "context": launch.context,
+                "problem_set": problem_set,
+                "title": str(link_claim.get("title") or "")[:255],
+            },
+        )
+    if link.problem_set.course_id != launch.context.course_id:
+        raise LtiLaunchError(
+            "this link opens a problem set of another course; add it again to this course "
+            "with “Select content” (deep linking)"
+        )
+    _remember_grade_service(link, claims.get(AGS_CLAIM))
+    return link
+
+
+def _problem_set_from_reference(launch: Launch, claims: dict[str, Any]) -> ProblemSet:
+    reference = (claims.get(CUSTOM_CLAIM) or {}).get(PROBLEM_SET_PARAMETER)
+    if not reference:
+        raise LtiLaunchError(
+            "this LMS link is not connected to a Cutoff problem set yet; the instructor adds "
+            "one with “Select content” (deep linking)",
+            status=404,
+        )
+    try:
+        payload = signing.loads(str(reference), salt=DEEP_LINK_SALT)
+    except signing.BadSignature:
+        raise LtiLaunchError("the link's problem set reference was altered; add it again") from None
+    if payload.get("platform") != launch.platform.pk:
+        raise LtiLaunchError("the link's problem set reference belongs to another LMS")
+    problem_set = ProblemSet.objects.filter(pk=payload.get("problem_set")).first()
+    if problem_set is None:
+        raise LtiLaunchError("the problem set behind this link was deleted", status=404)
+    return problem_set
+
+
+def _remember_grade_service(link: LtiResourceLink, endpoint: Any) -> None:
+    if not isinstance(endpoint, dict):
+        return
+    scopes = [str(scope) for scope in endpoint.get("scope") or []]
+    lineitems_url = str(endpoint.get("lineitems") or "")
+    if (scopes, lineitems_url) != (link.ags_scopes, link.ags_lineitems_url):
+        link.ags_scopes, link.ags_lineitems_url = scopes, lineitems_url
+        link.save(update_fields=["ags_scopes", "ags_lineitems_url"])
+    line_item_url = endpoint.get("lineitem")
+    if line_item_url:
+        LineItem.objects.update_or_create(
+            resource_link=link, defaults={"url": str(line_item_url)[:500]}
+        )
+
+
+# --- deep linking ----------------------------------------------------------------------------
+
+
+def deep_link_reference(*, platform: Platform, problem_set: ProblemSet) -> str:
+    """Return the signed problem-set reference a deep link stores in the LMS."""
+    payload = {"platform": platform.pk, "problem_set": problem_set.pk}
+    return signing.dumps(payload, salt=DEEP_LINK_SALT)
+
+
+def deep_link_response_jwt(
+    *, message_launch: MessageLaunch, platform: Platform, problem_set: ProblemSet, launch_url: str
+) -> tuple[str, str]:
+    """Return (the platform's return URL, our signed LtiDeepLinkingResponse JWT) placing
+    ``problem_set`` as a graded resource link."""
+    maximum = problem_set_max_score(problem_set)
+    line_item = (
+        AgsLineItem()
+        .set_label(problem_set.title)
+        .set_score_maximum(float(maximum) if maximum > 0 else 1.0)
+        .set_resource_id(f"cutoff-problem-set-{problem_set.pk}")
+        .set_tag(LINE_ITEM_TAG)
+    )
+    resource = (
+        DeepLinkResource()
+        .set_url(launch_url)
+        .set_title(problem_set.title)
+        .set_custom_params(
+            {PROBLEM_SET_PARAMETER: deep_link_reference(platform=platform, problem_set=problem_set)}
+        )
+        .set_lineitem(line_item)
+    )
+    deep_link = message_launch.get_deep_link()
+    settings_claim = message_launch.get_launch_data().get(
+        "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings", {}
+    )
+    return settings_claim["deep_link_return_url"], deep_link.get_response_jwt([resource])
+
+
+# --- roster (NRPS) ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RosterSync:
+    """What a roster sync did."""
+
+    enrolled: int
+    skipped: int
+
+
+def sync_roster(*, context: LtiContext) -> RosterSync:
+    """Enrol every active member of the LMS course (Names and Role Provisioning Service) in
+    its Cutoff course, creating and linking accounts as launches do."""
+    if not context.memberships_url:
+        raise LtiException("the platform offered no roster service (NRPS) for this course")
+    platform = context.platform
+    service = NamesRolesProvisioningService(
+        ServiceConnector(registration_for(platform)),
+        {"context_memberships_url": context.memberships_url},
+    )
+    enrolled = skipped = 0
+    for member in service.get_members():
+        role = role_for_claims({CLAIM + "roles": member.get("roles") or []})
+        subject = str(member.get("user_id") or "")
+        if member.get("status", "Active") != "Active" or role is None or not subject:
+            skipped += 1
+            continue
+        user = link_user(platform=platform, subject=subject, role=role, profile=dict(member))
+        enroll(course=context.course, user=user, role=role)
+        enrolled += 1
+    context.roster_synced_at = timezone.now()
+    context.save(update_fields=["roster_synced_at"])
+    return RosterSync(enrolled=enrolled, skipped=skipped)
+
+
+# --- grade passback (AGS) --------------------------------------------------------------------
+
+
+def queue_score_passbacks(*, problem_set_id: int, student_id: int) -> list[ScorePassback]:
+    """Log a passback for each LMS link of the problem set and send each after the commit.
+
+    Call it whenever a student's score on a problem set may have changed (a submission was
+    graded or regraded); the score is read when it is sent, so the LMS gets the latest.
+    """
+    from lti.tasks import send_score_passback_task
+
+    passbacks = [
+        ScorePassback.objects.create(resource_link=link, student_id=student_id)
+        for link in resource_links_for_passback(problem_set_id, student_id)
+    ]
+    for passback in passbacks:
+        transaction.on_commit(lambda pk=passback.pk: send_score_passback_task.delay(pk))
+    return passbacks
+
+
+def send_score_passback(*, passback_id: int, final_attempt: bool) -> ScorePassback | None:
+    """Send the student's current problem-set score to the link's line item and log it.
+
+    Raises PassbackRetryableError when the LMS may take it later (unless ``final_attempt``,
+    which marks the passback failed instead).
+    """
+    passback = (
+        ScorePassback.objects.select_related(
+            "resource_link__platform__tool_key", "resource_link__problem_set", "student"
+        )
+        .filter(pk=passback_id)
+        .first()
+    )
+    if passback is None or passback.status == ScorePassback.Status.SENT:
+        return passback
+    link = passback.resource_link
+    problem_set = link.problem_set
+    passback.attempts += 1
+    passback.score_given = problem_set_score(problem_set, passback.student)
+    passback.score_maximum = problem_set_max_score(problem_set)
+    try:
+        _post_score(passback)
+    except PassbackRetryableError as error:
+        passback.last_error = str(error)[:2000]
+        passback.status = (
+            ScorePassback.Status.FAILED if final_attempt else ScorePassback.Status.RETRYING
+        )
+        passback.save()
+        if final_attempt:
+            logger.error("score passback %s failed for good: %s", passback.pk, error)
+            return passback
+        raise
+    except LtiException as error:
+        passback.last_error = str(error)[:2000]
+        passback.status = ScorePassback.Status.FAILED
+        passback.save()
+        logger.error("score passback %s refused: %s", passback.pk, error)
+        return passback
+    passback.status = ScorePassback.Status.SENT
+    passback.sent_at = timezone.now()
+    passback.last_error = ""
+    passback.save()
+    return passback
+
+
+def _post_score(passback: ScorePassback) -> None:
+    link = passback.resource_link
+    subject = (
+        LtiUserLink.objects.filter(platform=link.platform, user=passback.student)
+        .values_list("subject", flat=True)
+        .first()
+    )
+    if subject is None:
+        raise LtiException("the student has no account on this LMS")
+    if not passback.score_maximum:
+        raise LtiException("the problem set is worth no points, so there is no score to send")
+    service = AssignmentsGradesService(
+        ServiceConnector(registration_for(link.platform)),
+        {"scope": link.ags_scopes, "lineitems": link.ags_lineitems_url},
+    )
+    grade = (
+        Grade()
+        .set_score_given(float(passback.score_given or 0))
+        .set_score_maximum(float(passback.score_maximum))
+        .set_activity_progress("Submitted")
+        .set_grading_progress("FullyGraded")
+        .set_timestamp(timezone.now().isoformat())
+        .set_user_id(subject)
+    )
+    try:
+        line_item = AgsLineItem({"id": _line_item_url(link, service, passback.score_maximum)})
+        service.put_grade(grade, line_item)
+    except LtiServiceException as error:
+        status = error.response.status_code
+        if status >= 500 or status in (408, 429):
+            raise PassbackRetryableError(str(error)) from error
+        raise
+    except requests.RequestException as error:
+        raise PassbackRetryableError(f"could not reach the LMS: {error}") from error
+
+
+def _line_item_url(
+    link: LtiResourceLink, service: AssignmentsGradesService, maximum: Decimal
+) -> str:
+    existing = LineItem.objects.filter(resource_link=link).first()
+    if existing is not None:
+        return existing.url
+    if not link.ags_lineitems_url:
+        raise LtiException("the LMS gave this link no line item and no line items service")
+    wanted = (
+        AgsLineItem()
+        .set_label(link.problem_set.title)
+        .set_score_maximum(float(maximum))
+        .set_resource_link_id(link.resource_link_id)
+        .set_resource_id(f"cutoff-problem-set-{link.problem_set_id}")
+        .set_tag(LINE_ITEM_TAG)
+    )
+    found = service.find_or_create_lineitem(wanted, find_by="resource_link_id")
+    url = found.get_id()
+    if not url:
+        raise LtiException("the LMS created a line item without an id")
+    LineItem.objects.update_or_create(
+        resource_link=link,
+        defaults={"url": url, "label": found.get_label() or "", "score_maximum": maximum},
+    )
+    return url
+
+
+def public_jwks(keys: list[ToolKey]) -> dict[str, list[dict[str, Any]]]:
+    """Return the JSON Web Key Set publishing the public halves of ``keys``."""
+    published = []
+    for key in keys:
+        jwk = json.loads(JWK.from_pem(key.public_key_pem.encode()).export_public())
+        published.append({**jwk, "kid": key.kid, "alg": "RS256", "use": "sig"})
+    return {"keys": published}

@@ -1,0 +1,157 @@
+"""Adapt pylti1p3 to Cutoff: registrations come from :class:`Platform` rows, launch state lives
+in the shared LTI cache, and a nonce is accepted once only."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.http import HttpRequest
+from pylti1p3.contrib.django import DjangoMessageLaunch, DjangoOIDCLogin
+from pylti1p3.contrib.django.launch_data_storage.cache import DjangoCacheDataStorage
+from pylti1p3.contrib.django.request import DjangoRequest
+from pylti1p3.contrib.django.session import DjangoSessionService
+from pylti1p3.deployment import Deployment
+from pylti1p3.exception import LtiException
+from pylti1p3.registration import Registration
+from pylti1p3.tool_config.abstract import ToolConfAbstract
+
+from lti.models import Platform
+
+
+def registration_for(platform: Platform) -> Registration:
+    """Return the pylti1p3 registration describing ``platform`` and our key for it."""
+    registration = Registration()
+    registration.set_issuer(platform.issuer)
+    registration.set_client_id(platform.client_id)
+    registration.set_auth_login_url(platform.auth_login_url)
+    registration.set_auth_token_url(platform.auth_token_url)
+    registration.set_auth_audience(platform.auth_audience or None)
+    registration.set_key_set_url(platform.key_set_url)
+    registration.set_tool_private_key(platform.tool_key.private_key_pem)
+    registration.set_tool_public_key(platform.tool_key.public_key_pem)
+    return registration
+
+
+class PlatformToolConf(ToolConfAbstract):
+    """Find registrations and deployments among the active :class:`Platform` rows.
+
+    An issuer may have several client ids (one per registration), so lookups always use
+    both; the client id of a launch is its `aud`, which is how a token meant for another
+    tool is refused.
+    """
+
+    def check_iss_has_one_client(self, iss: str) -> bool:
+        """Return False: every lookup uses the issuer and the client id."""
+        return False
+
+    def check_iss_has_many_clients(self, iss: str) -> bool:
+        """Return True: every lookup uses the issuer and the client id."""
+        return True
+
+    def platform(self, iss: str, client_id: str | None) -> Platform:
+        """Return the active platform for ``iss`` and ``client_id`` or raise LtiException."""
+        if not client_id:
+            raise LtiException(f"the token from {iss} does not name a client id (audience)")
+        platform = (
+            Platform.objects.select_related("tool_key")
+            .filter(issuer=iss, client_id=client_id, is_active=True)
+            .first()
+        )
+        if platform is None:
+            raise LtiException(
+                f"no active platform is registered with issuer {iss} and client id "
+                f"(audience) {client_id}"
+            )
+        return platform
+
+    def find_registration_by_issuer(self, iss: str, *args: Any, **kwargs: Any) -> Registration:
+        """Refuse: a registration is always found by issuer and client id."""
+        raise LtiException("a client id is needed to find the platform registration")
+
+    def find_registration_by_params(
+        self, iss: str, client_id: str, *args: Any, **kwargs: Any
+    ) -> Registration:
+        """Return the registration of the platform ``iss`` / ``client_id``."""
+        return registration_for(self.platform(iss, client_id))
+
+    def find_deployment(self, iss: str, deployment_id: str) -> Deployment | None:
+        """Refuse: a deployment is always found by issuer and client id."""
+        raise LtiException("a client id is needed to find the deployment")
+
+    def find_deployment_by_params(
+        self, iss: str, deployment_id: str, client_id: str, *args: Any, **kwargs: Any
+    ) -> Deployment | None:
+        """Return the deployment if the platform lists ``deployment_id``, else None."""
+        if deployment_id not in self.platform(iss, client_id).deployment_ids:
+            return None
+        return Deployment().set_deployment_id(deployment_id)
+
+
+class SharedCacheLaunchStorage(DjangoCacheDataStorage):
+    """Keep pylti1p3's state in the LTI cache, which is shared by every web process."""
+
+    def __init__(self) -> None:
+        super().__init__(cache_name=settings.LTI_CACHE_ALIAS)
+
+    def consume_value(self, key: str) -> bool:
+        """Delete ``key`` and return whether it was there (atomic in Redis and LocMem)."""
+        return bool(self._get_cache().delete(self._prepare_key(key)))
+
+
+class SingleUseNonceSessionService(DjangoSessionService):
+    """Accept each nonce once: pylti1p3 only checks that it exists, so a replayed id_token
+    would otherwise be accepted again."""
+
+    data_storage: SharedCacheLaunchStorage
+
+    def check_nonce(self, nonce: str) -> bool:
+        """Consume ``nonce`` and return whether it had been issued and not yet used."""
+        return self.data_storage.consume_value(self._get_key("nonce", nonce))
+
+
+def _storage_and_session(request: HttpRequest) -> tuple[SharedCacheLaunchStorage, Any]:
+    storage = SharedCacheLaunchStorage()
+    session_service = SingleUseNonceSessionService(DjangoRequest(request))
+    # Set now, not only when pylti1p3 gets to it, so the launch lifetime can be set first.
+    session_service.set_data_storage(storage)
+    return storage, session_service
+
+
+def oidc_login(request: HttpRequest) -> DjangoOIDCLogin:
+    """Return a pylti1p3 OIDC login for ``request`` backed by Cutoff's platforms and cache."""
+    storage, session_service = _storage_and_session(request)
+    login = DjangoOIDCLogin(
+        request,
+        PlatformToolConf(),
+        session_service=session_service,
+        launch_data_storage=storage,
+    )
+    login.set_launch_data_lifetime(settings.LTI_LAUNCH_LIFETIME)
+    return login
+
+
+def message_launch(request: HttpRequest) -> DjangoMessageLaunch:
+    """Return a pylti1p3 message launch for ``request`` (validated on first use)."""
+    storage, session_service = _storage_and_session(request)
+    launch = DjangoMessageLaunch(
+        request,
+        PlatformToolConf(),
+        session_service=session_service,
+        launch_data_storage=storage,
+    )
+    launch.set_launch_data_lifetime(settings.LTI_LAUNCH_LIFETIME)
+    launch.set_public_key_caching(SharedCacheLaunchStorage(), settings.LTI_PLATFORM_KEYS_LIFETIME)
+    return launch
+
+
+def cached_launch(request: HttpRequest, launch_id: str) -> DjangoMessageLaunch:
+    """Return the already validated launch ``launch_id`` (e.g. to answer a deep link)."""
+    storage, session_service = _storage_and_session(request)
+    return DjangoMessageLaunch.from_cache(
+        launch_id,
+        request,
+        PlatformToolConf(),
+        session_service=session_service,
+        launch_data_storage=storage,
+    )

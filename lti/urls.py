@@ -1,0 +1,37 @@
+"""URLs of the LTI endpoints (/lti/...) and of the LMS-facing API (/api/v1/...)."""
+
+from django.urls import path
+
+from lti import apis, views
+
+urlpatterns = [
+    path("lti/login/", views.login_view, name="lti-login"),
+    path("lti/launch/", views.launch_view, name="lti-launch"),
+    path("lti/deep-link/", views.deep_link_select_view, name="lti-deep-link"),
+    path("lti/jwks/", views.jwks_view, name="lti-jwks"),
+    path("api/v1/lti/platforms/", apis.PlatformListApi.as_view(), name="lti-platform-list"),
+    path(
+        "api/v1/lti/platforms/create/",
+        apis.PlatformCreateApi.as_view(),
+        name="lti-platform-create",
+    ),
+    path(
+        "api/v1/lti/platforms/<int:platform_id>/deactivate/",
+        apis.PlatformDeactivateApi.as_view(),
+        name="lti-platform-deactivate",
+    ),
+    path("api/v1/lti/contexts/", apis.ContextListApi.as_view(), name="lti-context-list"),
+    path(
+        "api/v1/lti/contexts/<int:context_id>/roster-sync/",
+        apis.RosterSyncApi.as_view(),
+        name="lti-roster-sync",
+    ),
+    path("api/v1/lti/passbacks/", apis.PassbackListApi.as_view(), name="lti-passback-list"),
+    path("api/v1/api-clients/", apis.ApiClientListApi.as_view(), name="api-client-list"),
+    path("api/v1/api-clients/create/", apis.ApiClientCreateApi.as_view(), name="api-client-create"),
+    path(
+        "api/v1/api-clients/<int:client_id>/revoke/",
+        apis.ApiClientRevokeApi.as_view(),
+        name="api-client-revoke",
+    ),
+]

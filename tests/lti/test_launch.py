@@ -1,0 +1,302 @@
+"""LTI 1.3 launches from the simulated platform: login initiation, role mapping, accounts and
+enrolments, our JWKS, and the launches that must be refused."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from accounts.models import Enrollment, Role, User
+from lti.models import LtiContext, LtiUserLink
+from tests.lti.conftest import launch, make_problem_set, start_login
+from tests.lti.simulator import PlatformSimulator, new_rsa_key
+
+pytestmark = pytest.mark.django_db
+
+
+def bind_link(platform: Any, simulator: PlatformSimulator, owner: Any) -> dict[str, Any]:
+    """Return launch keyword arguments for a link placed by deep linking on a new problem set.
+
+    The instructor launches once first so the LMS course exists in Cutoff.
+    """
+    from lti.services import PROBLEM_SET_PARAMETER, deep_link_reference
+
+    launch(Client(), simulator, "teacher-1", ["Instructor"], message_type="LtiDeepLinkingRequest")
+    course = LtiContext.objects.get(platform=platform).course
+    problem_set = make_problem_set(course, owner)
+    reference = deep_link_reference(platform=platform, problem_set=problem_set)
+    return {"custom": {PROBLEM_SET_PARAMETER: reference}, "problem_set": problem_set}
+
+
+def test_login_initiation_redirects_to_the_platform_with_state_and_nonce(
+    simulator: PlatformSimulator, platform: Any
+) -> None:
+    redirect = start_login(Client(), simulator, "learner-1")
+    assert redirect.url == simulator.url("/auth")
+    params = redirect.params
+    assert params["client_id"] == simulator.client_id
+    assert params["response_type"] == "id_token" and params["response_mode"] == "form_post"
+    assert params["scope"] == "openid" and params["prompt"] == "none"
+    assert params["login_hint"] == "learner-1" and params["lti_message_hint"] == "hint-1"
+    assert params["redirect_uri"] == "http://testserver/lti/launch/"
+    assert params["state"] and params["nonce"]
+
+
+def test_login_initiation_from_an_unknown_platform_is_refused_clearly(
+    simulator: PlatformSimulator, platform: Any
+) -> None:
+    response = Client().post(
+        "/lti/login/", {"iss": "https://unknown.example.edu", "login_hint": "x", "client_id": "c"}
+    )
+    assert response.status_code == 400
+    assert b"no active platform is registered" in response.content
+    response = Client().get("/lti/login/")
+    assert response.status_code == 400 and b"Could not find issuer" in response.content
+
+
+def test_learner_launch_creates_a_student_enrolled_in_the_lms_course(
+    simulator: PlatformSimulator, platform: Any, instructor: Any
+) -> None:
+    owner, _ = instructor
+    link = bind_link(platform, simulator, owner)
+    browser = Client()
+    response = launch(browser, simulator, "learner-1", ["Learner"], custom=link["custom"])
+    assert response.status_code == 200, response.content
+    assert b"Minimax quiz" in response.content
+    user = LtiUserLink.objects.get(platform=platform, subject="learner-1").user
+    assert user.role == Role.STUDENT
+    assert (user.first_name, user.email) == ("Learner-1", "learner-1@lms.example.edu")
+    context = LtiContext.objects.get(platform=platform, context_id="course-ai")
+    assert context.course.title == "Artificial Intelligence"
+    assert Enrollment.objects.get(user=user, course=context.course).role == Role.STUDENT
+    # The platform's owner teaches the course made for the LMS course.
+    assert Enrollment.objects.get(user=owner, course=context.course).role == Role.INSTRUCTOR
+    # The browser now has a session as that student.
+    assert int(browser.session["_auth_user_id"]) == user.pk
+
+    again = launch(Client(), simulator, "learner-1", ["Learner"], custom=link["custom"])
+    assert again.status_code == 200
+    assert LtiUserLink.objects.filter(platform=platform, subject="learner-1").count() == 1
+    assert User.objects.filter(lti_links__platform=platform).count() == 2  # learner, teacher
+
+
+def test_instructor_launch_maps_to_an_instructor_of_the_course(
+    simulator: PlatformSimulator, platform: Any, instructor: Any
+) -> None:
+    owner, _ = instructor
+    link = bind_link(platform, simulator, owner)
+    response = launch(Client(), simulator, "teacher-2", ["Instructor"], custom=link["custom"])
+    assert response.status_code == 200, response.content
+    user = LtiUserLink.objects.get(subject="teacher-2").user
+    assert user.role == Role.INSTRUCTOR
+    course = LtiContext.objects.get(platform=platform).course
+    assert Enrollment.objects.get(user=user, course=course).role == Role.INSTRUCTOR
+
+
+def test_a_learner_seen_before_becomes_instructor_when_the_lms_says_so(
+    simulator: PlatformSimulator, platform: Any, instructor: Any
+) -> None:
+    link = bind_link(platform, simulator, instructor[0])
+    launch(Client(), simulator, "ta-1", ["Learner"], custom=link["custom"])
+    launch(Client(), simulator, "ta-1", ["Instructor"], custom=link["custom"])
+    user = LtiUserLink.objects.get(subject="ta-1").user
+    assert user.role == Role.INSTRUCTOR
+    assert user.enrollments.get().role == Role.INSTRUCTOR
+
+
+def test_roles_cutoff_does_not_serve_are_refused(
+    simulator: PlatformSimulator, platform: Any
+) -> None:
+    response = launch(Client(), simulator, "mentor-1", ["Mentor"])
+    assert response.status_code == 403
+    assert b"open to instructors and learners" in response.content
+    assert not LtiUserLink.objects.filter(subject="mentor-1").exists()
+
+
+def test_a_link_not_yet_placed_by_deep_linking_explains_what_to_do(
+    simulator: PlatformSimulator, platform: Any
+) -> None:
+    response = launch(Client(), simulator, "learner-1", ["Learner"])
+    assert response.status_code == 404
+    assert b"Select content" in response.content
+
+
+def test_a_forged_reference_to_a_problem_set_is_refused(
+    simulator: PlatformSimulator, platform: Any, instructor: Any
+) -> None:
+    from lti.services import PROBLEM_SET_PARAMETER
+
+    link = bind_link(platform, simulator, instructor[0])
+    forged = {PROBLEM_SET_PARAMETER: link["custom"][PROBLEM_SET_PARAMETER][:-2] + "xx"}
+    response = launch(Client(), simulator, "learner-1", ["Learner"], custom=forged)
+    assert response.status_code == 403 and b"altered" in response.content
+
+
+def test_our_jwks_publishes_the_public_keys_only(
+    simulator: PlatformSimulator, platform: Any
+) -> None:
+    response = Client().get("/lti/jwks/")
+    assert response.status_code == 200
+    keys = response.json()["keys"]
+    assert [key["kid"] for key in keys] == [platform.tool_key.kid]
+    assert keys[0]["kty"] == "RSA" and keys[0]["alg"] == "RS256" and keys[0]["use"] == "sig"
+    assert "d" not in keys[0] and "p" not in keys[0]
+
+
+# --- refused launches ---------------------------------------------------------------------
+
+
+def test_a_launch_with_a_forged_signature_is_refused(
+    simulator: PlatformSimulator, platform: Any
+) -> None:
+    other_key, _ = new_rsa_key()
+    response = launch(
+        Client(),
+        simulator,
+        "learner-1",
+        ["Learner"],
+        sign=lambda claims: simulator.sign(claims, private_key_pem=other_key),
+    )
+    assert response.status_code == 403
+    assert b"Signature verification failed" in response.content
+    assert not LtiUserLink.objects.exists()
+
+
+def test_a_launch_signed_with_an_unknown_key_is_refused(
+    simulator: PlatformSimulator, platform: Any
+) -> None:
+    other_key, other_public = new_rsa_key()
+    response = launch(
+        Client(),
+        simulator,
+        "learner-1",
+        ["Learner"],
+        sign=lambda claims: simulator.sign(claims, private_key_pem=other_key, kid="other"),
+    )
+    assert response.status_code == 403 and b"Unable to find public key" in response.content
+
+
+def test_an_expired_launch_is_refused(simulator: PlatformSimulator, platform: Any) -> None:
+    def expire(claims: dict[str, Any]) -> None:
+        claims["iat"] = int(time.time()) - 3600
+        claims["exp"] = int(time.time()) - 60
+
+    response = launch(Client(), simulator, "learner-1", ["Learner"], tamper=expire)
+    assert response.status_code == 403
+    assert b"expired" in response.content
+
+
+def test_a_replayed_launch_is_refused(
+    simulator: PlatformSimulator, platform: Any, instructor: Any
+) -> None:
+    link = bind_link(platform, simulator, instructor[0])
+    browser = Client()
+    redirect = start_login(browser, simulator, "learner-1")
+    claims = simulator.launch_claims(
+        nonce=redirect.params["nonce"],
+        subject="learner-1",
+        roles=["Learner"],
+        custom=link["custom"],
+    )
+    form = {"id_token": simulator.sign(claims), "state": redirect.params["state"]}
+    assert browser.post("/lti/launch/", form).status_code == 200
+    replay = browser.post("/lti/launch/", form)
+    assert replay.status_code == 403
+    assert b"already used" in replay.content
+
+
+def test_a_nonce_the_tool_never_issued_is_refused(
+    simulator: PlatformSimulator, platform: Any
+) -> None:
+    response = launch(
+        Client(),
+        simulator,
+        "learner-1",
+        ["Learner"],
+        tamper=lambda claims: claims.update(nonce="made-up-nonce"),
+    )
+    assert response.status_code == 403 and b"already used or has expired" in response.content
+
+
+def test_a_launch_for_another_audience_is_refused(
+    simulator: PlatformSimulator, platform: Any
+) -> None:
+    response = launch(
+        Client(),
+        simulator,
+        "learner-1",
+        ["Learner"],
+        tamper=lambda claims: claims.update(aud=["another-tool"], azp="another-tool"),
+    )
+    assert response.status_code == 403
+    assert b"client id (audience) another-tool" in response.content
+
+
+def test_a_launch_from_an_unknown_deployment_is_refused(
+    simulator: PlatformSimulator, platform: Any
+) -> None:
+    from tests.lti.simulator import LTI
+
+    response = launch(
+        Client(),
+        simulator,
+        "learner-1",
+        ["Learner"],
+        tamper=lambda claims: claims.update({LTI + "deployment_id": "rogue"}),
+    )
+    assert response.status_code == 403 and b"Unable to find deployment" in response.content
+
+
+def test_a_launch_from_a_deactivated_platform_is_refused(
+    simulator: PlatformSimulator, platform: Any
+) -> None:
+    redirect = start_login(Client(), simulator, "learner-1")
+    platform.is_active = False
+    platform.save()
+    browser = Client()
+    claims = simulator.launch_claims(
+        nonce=redirect.params["nonce"], subject="learner-1", roles=["Learner"]
+    )
+    response = browser.post(
+        "/lti/launch/", {"id_token": simulator.sign(claims), "state": redirect.params["state"]}
+    )
+    assert 400 <= response.status_code < 500
+
+
+@pytest.mark.parametrize(
+    "form",
+    [
+        {},
+        {"id_token": "x"},
+        {"id_token": "not-a-jwt", "state": "state-unknown"},
+        {"id_token": "a.b.c", "state": "state-unknown"},
+    ],
+)
+def test_malformed_launches_get_a_4xx_page(
+    simulator: PlatformSimulator, platform: Any, form: dict[str, str]
+) -> None:
+    response = Client().post("/lti/launch/", form)
+    assert 400 <= response.status_code < 500
+    assert b"<h1>" in response.content
+
+
+def test_a_launch_with_a_garbled_token_body_gets_a_4xx_page(
+    simulator: PlatformSimulator, platform: Any
+) -> None:
+    import base64
+
+    browser = Client()
+    redirect = start_login(browser, simulator, "learner-1")
+    header = base64.urlsafe_b64encode(b'{"alg":"RS256","kid":"k"}').rstrip(b"=").decode()
+    body = base64.urlsafe_b64encode(b"[1, 2]").rstrip(b"=").decode()
+    response = browser.post(
+        "/lti/launch/", {"id_token": f"{header}.{body}.c2ln", "state": redirect.params["state"]}
+    )
+    assert response.status_code == 400 and b"malformed id_token" in response.content
+
+
+def test_get_on_the_launch_url_is_not_allowed(platform: Any) -> None:
+    assert Client().get("/lti/launch/").status_code == 405
