@@ -17,6 +17,8 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
     path("api/<path:rest>", api_not_found),
     path("admin/", admin.site.urls),
+    path("i18n/", include("django.conf.urls.i18n")),
+    path("", include("pages.urls")),
 ]
 
 handler404 = "config.views.not_found"

@@ -31,6 +31,7 @@ INSTALLED_APPS = [
     "exercises",
     "grading",
     "lti",
+    "pages",
 ]
 
 MIDDLEWARE = [
@@ -195,3 +196,7 @@ LTI_PASSBACK_MAX_RETRIES = env_int("LTI_PASSBACK_MAX_RETRIES", 8)
 REST_FRAMEWORK["DEFAULT_AUTHENTICATION_CLASSES"].append(
     "lti.authentication.ApiClientTokenAuthentication"
 )
+
+# --- pages --------------------------------------------------------------------------------
+LOGIN_URL = "pages:login"
+LOGIN_REDIRECT_URL = "pages:home"

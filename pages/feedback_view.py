@@ -1,0 +1,95 @@
+"""Show a graded submission: grading's per-part results in words, and painted on the tree.
+
+The results are data (verdicts, message codes and params, misconception codes) stored by
+grading; :func:`grading.feedback.render_results` turns them into text in the reader's
+language. Painting only reads which names the messages and answers mention.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from exercises.kinds.base import AnswerPart
+from grading.feedback import CORRECT, render_results
+from grading.models import Submission
+from pages.answer_form import PartField
+from pages.tree_drawing import TreeDrawing
+
+
+def misconception_texts() -> dict[str, str]:
+    """Return misconception code → its explanation, as the reference engine words it."""
+    from engine.misconceptions import MISCONCEPTIONS
+
+    return {code: entry.explanation for code, entry in MISCONCEPTIONS.items()}
+
+
+def rendered_results(
+    submission: Submission, parts: Sequence[AnswerPart], *, show_expected: bool
+) -> list[dict[str, Any]]:
+    """Return the submission's part results with their texts in the active language."""
+    return render_results(
+        submission.results or [],
+        labels={part.name: str(part.label) for part in parts},
+        misconception_texts=misconception_texts(),
+        show_expected=show_expected,
+    )
+
+
+def _names_in(messages: Sequence[Mapping[str, Any]], code_prefix: str, key: str) -> set[str]:
+    """Return the names under ``key`` in the messages whose code starts with ``code_prefix``."""
+    names: set[str] = set()
+    for message in messages:
+        if not str(message.get("code", "")).startswith(code_prefix):
+            continue
+        value = (message.get("params") or {}).get(key)
+        if isinstance(value, list):
+            names.update(str(v) for v in value)
+        elif value is not None:
+            names.add(str(value))
+    return names
+
+
+def _mark(drawing: TreeDrawing, name: str, state: str, note: str = "") -> None:
+    node = drawing.by_name.get(name)
+    if node is None or node.state == "wrong":
+        return
+    node.state = state
+    if note:
+        node.note = note
+
+
+def paint_feedback(
+    drawing: TreeDrawing, fields: Sequence[PartField], results: Sequence[Mapping[str, Any]]
+) -> None:
+    """Mark the tree's nodes right, wrong or missed from the results of the on-tree parts."""
+    by_part = {result["part"]: result for result in results}
+    for part_field in fields:
+        result = by_part.get(part_field.part.name)
+        if result is None or part_field.given is None:
+            continue
+        messages = result.get("messages") or []
+        note = " ".join(message["text"] for message in messages)
+        correct = result.get("verdict") == CORRECT
+        match part_field.widget:
+            case "tree_value":
+                _mark(drawing, drawing.nodes[0].name, "right" if correct else "wrong", note)
+            case "tree_move":
+                _mark(drawing, str(part_field.given), "right" if correct else "wrong", note)
+            case "tree_leaves":
+                extra = _names_in(messages, "set_extra", "names")
+                extra |= _names_in(messages, "pruned_", "pruned")
+                missed = _names_in(messages, "missed_cutoff", "leaf")
+                expected = result.get("expected")
+                if isinstance(expected, list):
+                    missed |= set(expected) - set(part_field.given)
+                for name in part_field.given:
+                    _mark(drawing, name, "wrong" if name in extra else "right")
+                for name in missed:
+                    _mark(drawing, name, "missed", note)
+            case "tree_node_values":
+                wrong = _names_in(messages, "node_values_wrong", "nodes")
+                wrong |= _names_in(messages, "node_value_", "node")
+                for name in part_field.given:
+                    _mark(drawing, name, "wrong" if name in wrong else "right",
+                          note if name in wrong else "")

@@ -1,0 +1,37 @@
+"""Template tags of the pages: game trees and boards as SVG, score histograms."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django import template
+
+from pages.boards import board_picture
+from pages.tree_drawing import TreeDrawing
+
+register = template.Library()
+
+
+@register.inclusion_tag("pages/tree/svg.html")
+def tree_svg(
+    drawing: TreeDrawing, prefix: str, title: str, *, interactive: bool = False,
+    replay: bool = False,
+) -> dict[str, Any]:
+    """Draw a laid-out tree; ``interactive`` when it holds inputs, ``replay`` for the replay."""
+    return {
+        "drawing": drawing, "prefix": prefix, "title": title, "interactive": interactive,
+        "replay": replay,
+    }
+
+
+@register.inclusion_tag("pages/board.html")
+def board_svg(problem: dict[str, Any]) -> dict[str, Any]:
+    """Draw the tic-tac-toe or Connect Four position of a problem, if it has one."""
+    return {"board": board_picture(problem)}
+
+
+@register.filter
+def pages_json(value: Any) -> str:
+    """Return ``value`` as compact JSON text (for showing an expected answer)."""
+    return json.dumps(value, ensure_ascii=False)

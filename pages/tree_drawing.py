@@ -1,0 +1,185 @@
+"""Lay out a ``gametree/1`` tree for drawing: every node's position, shape, label and edges.
+
+Leaves sit side by side in tree order, each parent centred over its children, one row per
+ply. The result is plain data; ``pages/tree/svg.html`` turns it into SVG, so the same layout
+serves the answer form, the feedback view and the replay.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from grading.scoring import format_number
+
+NODE_SHAPES = {"max": "max", "min": "min", "chance": "chance", "player": "player"}
+LEVEL_GAP = 100
+MARGIN_X = 36
+MARGIN_TOP = 40
+LEAF_BLOCK_HEIGHT = 74  # the leaf box, its name and its "pruned" tick box
+CHAR_WIDTH = 8  # wide enough for the monospace digits of a leaf value
+MIN_LEAF_GAP = 60
+SHAPE_HALF_WIDTH = 17  # triangles and circles; leaves are boxes sized by their value
+
+
+@dataclass
+class DrawnNode:
+    """One node as drawn: where it is, which shape, what it says and what it answers."""
+
+    name: str
+    shape: str  # max, min, chance, player or leaf
+    x: int
+    y: int
+    depth: int
+    parent: str | None
+    value_text: str = ""  # a leaf's value, shown in its box
+    player: str = ""  # the player who moves here (vector games)
+    children: list[str] = field(default_factory=list)
+    box_width: int = 0  # leaves only
+    # Filled in by the page that draws the tree:
+    state: str = ""  # feedback: right, wrong, missed
+    note: str = ""  # feedback in words, shown as the node's tooltip
+    value_input: str = ""  # form field name when the student types this node's value
+    value_given: str = ""
+    pruned_input: str = ""  # form field name of the "this leaf is pruned" tick box
+    pruned_given: bool = False
+    move_input: str = ""  # form field name of the "pick this root child" radio button
+    move_given: bool = False
+
+    @property
+    def is_leaf(self) -> bool:
+        """Return whether this node is a leaf."""
+        return self.shape == "leaf"
+
+    @property
+    def box_left(self) -> int:
+        """Return the left edge of a leaf's box, relative to the node's centre."""
+        return -self.box_width // 2
+
+    @property
+    def dom_id(self) -> str:
+        """Return an id fragment safe in HTML for this node's name."""
+        return "".join(c if c.isalnum() else f"_{ord(c):x}" for c in self.name)
+
+
+@dataclass
+class DrawnEdge:
+    """A parent-to-child line, with the chance probability written on it if any."""
+
+    parent: str
+    child: str
+    x1: int
+    y1: int
+    x2: int
+    y2: int
+    label: str = ""
+
+    @property
+    def label_x(self) -> int:
+        """Return where the probability is written: a little beside the edge's midpoint."""
+        return (self.x1 + self.x2) // 2 + (6 if self.x2 >= self.x1 else -6)
+
+    @property
+    def label_y(self) -> int:
+        """Return the vertical position of the probability label."""
+        return (self.y1 + self.y2) // 2
+
+
+@dataclass
+class TreeDrawing:
+    """A whole tree laid out: nodes in tree order, edges, and the canvas size."""
+
+    nodes: list[DrawnNode]
+    edges: list[DrawnEdge]
+    width: int
+    height: int
+    players: list[str]
+
+    @cached_property
+    def by_name(self) -> dict[str, DrawnNode]:
+        """Return the drawn nodes by name."""
+        return {node.name: node for node in self.nodes}
+
+    @property
+    def inner_nodes(self) -> list[DrawnNode]:
+        """Return the nodes that have children."""
+        return [node for node in self.nodes if not node.is_leaf]
+
+    @property
+    def leaves(self) -> list[DrawnNode]:
+        """Return the leaves in tree order."""
+        return [node for node in self.nodes if node.is_leaf]
+
+
+def shown_value(value: Any) -> str:
+    """Return a leaf value as people write it; payoff vectors in parentheses."""
+    if isinstance(value, list | tuple):
+        return "(" + ", ".join(format_number(v) for v in value) + ")"
+    return format_number(value) if value is not None else "?"
+
+
+def _pre_order(tree: Mapping[str, Any]) -> Iterable[tuple[Mapping[str, Any], int, str | None]]:
+    stack: list[tuple[Mapping[str, Any], int, str | None]] = [(tree, 0, None)]
+    while stack:
+        node, depth, parent = stack.pop()
+        yield node, depth, parent
+        for child in reversed(node.get("children") or []):
+            stack.append((child, depth + 1, node["name"]))
+
+
+def lay_out(tree: Mapping[str, Any], players: Iterable[str] = ()) -> TreeDrawing:
+    """Return the drawing of ``tree``: leaves spaced evenly, parents centred over children."""
+    visited = list(_pre_order(tree))
+    leaf_texts = [shown_value(n.get("value")) for n, _, _ in visited if not n.get("children")]
+    widest = max((len(text) for text in leaf_texts), default=1)
+    leaf_gap = max(MIN_LEAF_GAP, widest * CHAR_WIDTH + 24)
+    nodes: dict[str, DrawnNode] = {}
+    next_leaf_x = MARGIN_X + leaf_gap // 2
+    deepest = 0
+    for raw, depth, parent in visited:
+        deepest = max(deepest, depth)
+        children = [child["name"] for child in raw.get("children") or []]
+        drawn = DrawnNode(
+            name=raw["name"],
+            shape=NODE_SHAPES.get(raw.get("type", ""), "leaf") if children else "leaf",
+            x=0,
+            y=MARGIN_TOP + depth * LEVEL_GAP,
+            depth=depth,
+            parent=parent,
+            player=str(raw.get("player", "")),
+            children=children,
+        )
+        if drawn.is_leaf:
+            drawn.value_text = shown_value(raw.get("value"))
+            drawn.box_width = max(34, len(drawn.value_text) * CHAR_WIDTH + 14)
+            drawn.x = next_leaf_x
+            next_leaf_x += leaf_gap
+        nodes[drawn.name] = drawn
+    # Parents come before children in pre-order, so centre them walking backwards.
+    for drawn in reversed(list(nodes.values())):
+        if drawn.children:
+            xs = [nodes[child].x for child in drawn.children]
+            drawn.x = (min(xs) + max(xs)) // 2
+    edges = []
+    for raw, _, _ in visited:
+        probabilities = raw.get("probabilities") or []
+        parent_node = nodes[raw["name"]]
+        for index, child in enumerate(raw.get("children") or []):
+            child_node = nodes[child["name"]]
+            label = format_number(probabilities[index]) if index < len(probabilities) else ""
+            edges.append(
+                DrawnEdge(
+                    parent=parent_node.name,
+                    child=child_node.name,
+                    x1=parent_node.x,
+                    y1=parent_node.y + SHAPE_HALF_WIDTH,
+                    x2=child_node.x,
+                    y2=child_node.y - (13 if child_node.is_leaf else SHAPE_HALF_WIDTH),
+                    label=label,
+                )
+            )
+    width = next_leaf_x - leaf_gap // 2 + MARGIN_X + 40  # room for the last node's value input
+    height = MARGIN_TOP + deepest * LEVEL_GAP + LEAF_BLOCK_HEIGHT
+    return TreeDrawing(list(nodes.values()), edges, width, height, list(players))

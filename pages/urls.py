@@ -1,0 +1,27 @@
+"""URLs of the web pages (mounted at the site root)."""
+
+from django.urls import path
+
+from pages.views import auth, instructor, student
+
+app_name = "pages"
+
+urlpatterns = [
+    path("", auth.home, name="home"),
+    path("login/", auth.LoginView.as_view(), name="login"),
+    path("logout/", auth.LogoutView.as_view(), name="logout"),
+    path("assignments/", student.assignment_list, name="assignments"),
+    path("assignments/<int:variant_id>/items/<int:position>/", student.item_page, name="item"),
+    path("submissions/<int:submission_id>/status/", student.submission_status,
+         name="submission_status"),
+    path("teach/problem-sets/", instructor.problem_set_list, name="problem_sets"),
+    path("teach/problem-sets/new/", instructor.builder, name="builder"),
+    path("teach/preview/", instructor.preview, name="preview"),
+    path("teach/problem-sets/<int:problem_set_id>/", instructor.problem_set_page,
+         name="problem_set"),
+    path("teach/problem-sets/<int:problem_set_id>/publish/", instructor.publish, name="publish"),
+    path("teach/problem-sets/<int:problem_set_id>/status/", instructor.problem_set_status,
+         name="problem_set_status"),
+    path("teach/problem-sets/<int:problem_set_id>/dashboard/", instructor.dashboard,
+         name="dashboard"),
+]

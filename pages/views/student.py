@@ -1,0 +1,191 @@
+"""Student pages: the assignment list, an item with its tree, submitting, feedback, replay.
+
+Everything is read through exercises' and grading's selectors and written through their
+services, so a page answer is stored, limited and graded exactly like an API answer.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_GET, require_http_methods
+
+from config.api import ApiError
+from exercises.kinds import get_kind
+from exercises.models import Variant, VariantItem
+from exercises.selectors import variant_of, variants_of
+from exercises.services import open_variant
+from grading.models import Submission
+from grading.selectors import answers_visible, counted_submission, submission_for
+from grading.services import submit_answer
+from pages.answer_form import WIDGET_HELP, decorate_tree, part_fields, read_answer
+from pages.feedback_view import paint_feedback, rendered_results
+from pages.replay import replay_steps
+from pages.tree_drawing import lay_out
+
+
+@dataclass
+class ItemRow:
+    """One item of an assignment as listed: attempts left and the score that counts."""
+
+    variant_item: VariantItem
+    title: str
+    attempts_used: int
+    attempts_left: int | None  # None: unlimited
+    score: Decimal | None
+    points: Decimal
+    status: str  # status of the latest submission, "" if none
+
+
+@dataclass
+class AssignmentRow:
+    """One assignment (variant) as listed, with its items."""
+
+    variant: Variant
+    items: list[ItemRow]
+
+    @property
+    def score(self) -> Decimal | None:
+        """Return the sum of the counted scores, or None before anything is graded."""
+        scores = [row.score for row in self.items if row.score is not None]
+        return sum(scores, Decimal(0)) if scores else None
+
+    @property
+    def points(self) -> Decimal:
+        """Return the assignment's total points."""
+        return sum((row.points for row in self.items), Decimal(0))
+
+
+def item_rows(variant: Variant) -> list[ItemRow]:
+    """Return the listed rows of a variant's items, from the student's submissions."""
+    problem_set = variant.problem_set
+    rows = []
+    for variant_item in variant.items.all():
+        submissions = list(variant_item.submissions.all())
+        used = sum(1 for s in submissions if s.status != Submission.Status.ERROR)
+        counted = counted_submission(submissions, problem_set.score_policy)
+        rows.append(
+            ItemRow(
+                variant_item=variant_item,
+                title=str(get_kind(variant_item.item.kind).title),
+                attempts_used=used,
+                attempts_left=(
+                    max(0, problem_set.max_attempts - used) if problem_set.max_attempts else None
+                ),
+                score=counted.score if counted else None,
+                points=variant_item.item.points,
+                status=submissions[-1].status if submissions else "",
+            )
+        )
+    return rows
+
+
+@login_required
+@require_GET
+def assignment_list(request: HttpRequest) -> HttpResponse:
+    """List the student's assignments with due dates, attempts left and scores."""
+    variants = variants_of(request.user).prefetch_related(
+        "items__item", "items__submissions"
+    )
+    rows = [AssignmentRow(variant, item_rows(variant)) for variant in variants]
+    return render(request, "pages/assignments.html", {"assignments": rows, "now": timezone.now()})
+
+
+def _variant_item(request: HttpRequest, variant_id: int, position: int
+                  ) -> tuple[Variant, VariantItem]:
+    variant = variant_of(request.user, variant_id)
+    if variant is None:
+        raise Http404
+    variant_item = next((vi for vi in variant.items.all() if vi.position == position), None)
+    if variant_item is None:
+        raise Http404
+    return variant, variant_item
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def item_page(request: HttpRequest, variant_id: int, position: int) -> HttpResponse:
+    """Show an item's tree with its answer inputs; on POST submit the answer via grading."""
+    variant, variant_item = _variant_item(request, variant_id, position)
+    now = timezone.now()
+    variant = open_variant(variant, now)
+    kind = get_kind(variant_item.item.kind)
+    parts = kind.answer_parts(variant_item.item.params)
+    problem = variant_item.problem
+    submissions = list(variant_item.submissions.order_by("-attempt_number"))
+    latest = submissions[0] if submissions else None
+    players = (problem.get("params") or {}).get("players") or ()
+    drawing = lay_out(problem["tree"], players) if problem.get("tree") else None
+    error: ApiError | None = None
+    given = latest.answer if latest else None
+    if request.method == "POST":
+        answer = read_answer(part_fields(parts, problem, drawing), request.POST)
+        try:
+            submission, _created = submit_answer(
+                student=request.user, variant_id=variant.pk, position=position, answer=answer,
+                idempotency_key=request.POST.get("idempotency_key", "")[:255],
+            )
+        except ApiError as refused:
+            error, given, latest = refused, answer, None
+        else:
+            return redirect(
+                reverse("pages:item", args=[variant.pk, position]) + f"#submission-{submission.pk}"
+            )
+    fields = part_fields(parts, problem, drawing, given)
+    visible = answers_visible(variant, now)
+    results = []
+    if latest is not None and latest.status == Submission.Status.GRADED:
+        results = rendered_results(latest, parts, show_expected=visible)
+        if drawing is not None:
+            paint_feedback(drawing, fields, results)
+    if drawing is not None:
+        decorate_tree(drawing, fields)
+    problem_set = variant.problem_set
+    used = sum(1 for s in submissions if s.status != Submission.Status.ERROR)
+    context: dict[str, Any] = {
+        "variant": variant,
+        "variant_item": variant_item,
+        "problem_set": problem_set,
+        "kind": kind,
+        "prompt": kind.render_prompt(variant_item.prompt["args"]),
+        "problem": problem,
+        "drawing": drawing,
+        "tree_fields": [f for f in fields if f.on_tree],
+        "other_fields": [f for f in fields if not f.on_tree],
+        "widget_help": WIDGET_HELP,
+        "submissions": submissions,
+        "latest": latest,
+        "results": results,
+        "error": error,
+        "attempts_used": used,
+        "attempts_left": (
+            max(0, problem_set.max_attempts - used) if problem_set.max_attempts else None
+        ),
+        "answers_visible": visible,
+        "idempotency_key": uuid.uuid4().hex,
+        "replay": replay_steps(variant_item) if visible and drawing is not None else None,
+        "replay_drawing": lay_out(problem["tree"]) if visible and drawing is not None else None,
+        "next_item": next(
+            (vi.position for vi in variant.items.all() if vi.position > position), None
+        ),
+    }
+    status = 200 if error is None else error.status_code
+    return render(request, "pages/item.html", context, status=status)
+
+
+@login_required
+@require_GET
+def submission_status(request: HttpRequest, submission_id: int) -> JsonResponse:
+    """Return a submission's status as JSON, for the item page's polling loop."""
+    submission = submission_for(request.user, submission_id)
+    if submission is None:
+        raise Http404
+    return JsonResponse({"id": submission.pk, "status": submission.status})

@@ -1,0 +1,50 @@
+"""Fixtures of the page tests: a published alpha-beta set with one variant per student."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+import pytest
+
+ALPHABETA_PARAMS = {
+    "depth": 2, "min_branching": 3, "max_branching": 3, "max_leaves": 9,
+    "min_value": 0, "max_value": 20, "min_cuts": 1, "ask_windows": 1,
+}
+
+
+def publish_now(problem_set: Any) -> Any:
+    """Generate every enrolled student's variant in this process (no worker needed)."""
+    from exercises.models import ProblemSet
+    from exercises.selectors import students_missing_variants
+    from exercises.services import generate_variants
+
+    missing = students_missing_variants(problem_set)
+    ProblemSet.objects.filter(pk=problem_set.pk).update(
+        status=ProblemSet.Status.GENERATING, progress_total=len(missing)
+    )
+    generate_variants(problem_set.pk, missing)
+    problem_set.refresh_from_db()
+    return problem_set
+
+
+def make_problem_set(instructor: Any, course: Any, **settings: Any) -> Any:
+    """Create a one-item alpha-beta problem set through exercises' service."""
+    from exercises.services import create_problem_set
+
+    return create_problem_set(
+        creator=instructor, course=course, title="Week 3: alpha-beta", seed="pages-tests",
+        items=[{"kind": "alphabeta", "params": ALPHABETA_PARAMS, "points": Decimal(4)}],
+        **settings,
+    )
+
+
+@pytest.fixture
+def alphabeta_set(instructor: Any, student: Any, other_student: Any, course: Any) -> Any:
+    """Return a published one-item alpha-beta set (variants for both students)."""
+    return publish_now(make_problem_set(instructor[0], course))
+
+
+def variant_of_user(problem_set: Any, user: Any) -> Any:
+    """Return ``user``'s variant of ``problem_set``."""
+    return problem_set.variants.get(student=user)

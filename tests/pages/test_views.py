@@ -1,0 +1,131 @@
+"""Page views through Django's test client: who may see what, and the answer round trip."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from tests.pages.conftest import variant_of_user
+
+pytestmark = pytest.mark.django_db
+
+
+def logged_in(user: Any) -> Client:
+    """Return a test client with ``user``'s session."""
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def test_login_page_logs_in_with_a_password(course: Any) -> None:
+    from accounts.services import create_account
+
+    create_account(username="pat", role="student", password="s3cret-pw", course=course)
+    client = Client()
+    assert client.get(reverse("pages:login")).status_code == 200
+    response = client.post(reverse("pages:login"), {"username": "pat", "password": "s3cret-pw"})
+    assert response.status_code == 302
+    assert client.get(reverse("pages:home")).url == reverse("pages:assignments")
+
+
+def test_pages_need_a_login(alphabeta_set: Any, student: Any) -> None:
+    variant = variant_of_user(alphabeta_set, student[0])
+    for url in (reverse("pages:assignments"), reverse("pages:item", args=[variant.pk, 1]),
+                reverse("pages:builder")):
+        response = Client().get(url)
+        assert response.status_code == 302
+        assert response.url.startswith(reverse("pages:login"))
+
+
+def test_assignment_list_shows_due_date_attempts_and_score(alphabeta_set: Any, student: Any
+                                                           ) -> None:
+    response = logged_in(student[0]).get(reverse("pages:assignments"))
+    assert response.status_code == 200
+    text = response.content.decode()
+    assert "Week 3: alpha-beta" in text
+    assert "unlimited" in text
+
+
+def test_item_page_draws_the_tree_with_inputs_on_it(alphabeta_set: Any, student: Any) -> None:
+    variant = variant_of_user(alphabeta_set, student[0])
+    response = logged_in(student[0]).get(reverse("pages:item", args=[variant.pk, 1]))
+    assert response.status_code == 200
+    text = response.content.decode()
+    assert "<svg" in text and 'aria-label="Game tree"' in text
+    assert 'name="answer-pruned_leaves"' in text
+    assert 'name="answer-value"' in text and 'name="answer-move"' in text
+
+
+def test_student_cannot_open_another_students_item(alphabeta_set: Any, student: Any,
+                                                   other_student: Any) -> None:
+    theirs = variant_of_user(alphabeta_set, other_student[0])
+    client = logged_in(student[0])
+    assert client.get(reverse("pages:item", args=[theirs.pk, 1])).status_code == 404
+    assert client.post(reverse("pages:item", args=[theirs.pk, 1]),
+                       {"answer-value": "3"}).status_code == 404
+
+
+def test_missing_item_is_404(alphabeta_set: Any, student: Any) -> None:
+    variant = variant_of_user(alphabeta_set, student[0])
+    assert logged_in(student[0]).get(
+        reverse("pages:item", args=[variant.pk, 9])).status_code == 404
+
+
+def test_students_cannot_open_instructor_pages(alphabeta_set: Any, student: Any) -> None:
+    client = logged_in(student[0])
+    for url in (reverse("pages:builder"), reverse("pages:problem_sets"),
+                reverse("pages:dashboard", args=[alphabeta_set.pk]),
+                reverse("pages:problem_set", args=[alphabeta_set.pk]),
+                reverse("pages:problem_set_status", args=[alphabeta_set.pk])):
+        assert client.get(url).status_code == 404
+    assert client.post(reverse("pages:publish", args=[alphabeta_set.pk])).status_code == 404
+
+
+def test_other_instructors_cannot_open_the_set(alphabeta_set: Any, other_instructor: Any
+                                               ) -> None:
+    client = logged_in(other_instructor[0])
+    assert client.get(reverse("pages:dashboard", args=[alphabeta_set.pk])).status_code == 404
+    assert client.get(reverse("pages:problem_set", args=[alphabeta_set.pk])).status_code == 404
+
+
+def test_submitting_stores_the_answer_through_grading(alphabeta_set: Any, student: Any,
+                                                      celery_eager: None) -> None:
+    from grading.models import Submission
+
+    variant = variant_of_user(alphabeta_set, student[0])
+    leaves = [leaf for child in variant.items.get().problem["tree"]["children"]
+              for leaf in child["children"]]
+    client = logged_in(student[0])
+    url = reverse("pages:item", args=[variant.pk, 1])
+    response = client.post(url, {
+        "answer-value": "7", "answer-pruned_leaves": [leaves[-1]["name"]],
+        "answer-cutoffs": "B: B2 B3",
+    })
+    assert response.status_code == 302
+    submission = Submission.objects.get(student=student[0])
+    assert submission.answer["value"] == "7"
+    assert submission.answer["pruned_leaves"] == [leaves[-1]["name"]]
+    assert submission.answer["cutoffs"] == [{"node": "B", "pruned": ["B2", "B3"]}]
+
+
+def test_malformed_answer_is_refused_without_using_an_attempt(alphabeta_set: Any, student: Any
+                                                              ) -> None:
+    variant = variant_of_user(alphabeta_set, student[0])
+    response = logged_in(student[0]).post(
+        reverse("pages:item", args=[variant.pk, 1]), {"answer-value": "seven"})
+    assert response.status_code == 400
+    assert "not accepted" in response.content.decode()
+    assert variant.items.get().submissions.count() == 0
+
+
+def test_instructor_pages_render(alphabeta_set: Any, instructor: Any) -> None:
+    client = logged_in(instructor[0])
+    for url in (reverse("pages:problem_sets"), reverse("pages:builder"),
+                reverse("pages:problem_set", args=[alphabeta_set.pk]),
+                reverse("pages:dashboard", args=[alphabeta_set.pk])):
+        assert client.get(url).status_code == 200, url
+    status = client.get(reverse("pages:problem_set_status", args=[alphabeta_set.pk])).json()
+    assert status["status"] == "ready"
