@@ -53,7 +53,7 @@ from engine.search.bandit import (
     select,
     ucb1,
 )
-from engine.search.common import Order
+from engine.search.common import Order, SearchResult
 from engine.search.minimax import minimax
 from engine.search.multiplayer import Prefer, TieBreak, maxn
 from engine.search.ordering import by_value, reversed_order
@@ -201,28 +201,34 @@ class _TreeSearch:
         if self.order_name == "reverse":
             return reversed_order
         if self.order_name == "best-first":
-            values = RecordingTracer()
-            self.minimax(values)
-            exact_values = {
-                name: v for name, v in values.node_values().items()
+            truth = RecordingTracer()
+            self._minimax(truth, None)
+            values = {
+                name: v for name, v in truth.node_values().items()
                 if isinstance(name, str) and not isinstance(v, tuple | float)
             }
-            return by_value(self.game, exact_values, "max")
+            return by_value(self.game, values, "max")
         return None
 
-    def minimax(self, tracer: RecordingTracer, order: Order[str, str] | None = None) -> Answer:
+    def minimax(self) -> Answer:
         """Run minimax (averaging at chance nodes) and return the minimax answer keys."""
-        result = minimax(
-            self.game, self.tree.root.name, max_player="max", depth_limit=self.depth_limit,
-            evaluator=self.game.estimate if self.depth_limit is not None else None,
-            order=order, tracer=tracer,
-        )
+        tracer = RecordingTracer()
+        result = self._minimax(tracer, self.order())
         answer: Answer = {}
         put_value(answer, "value", result.value)
         answer["move"] = result.move
         put_values(answer, "node_values", tracer.node_values())
         answer["principal_variation"] = list(result.principal_variation)
         return answer
+
+    def _minimax(
+        self, tracer: RecordingTracer, order: Order[str, str] | None
+    ) -> SearchResult[str]:
+        return minimax(
+            self.game, self.tree.root.name, max_player="max", depth_limit=self.depth_limit,
+            evaluator=self.game.estimate if self.depth_limit is not None else None,
+            order=order, tracer=tracer,
+        )
 
     def alphabeta(
         self, conventions: AlphaBetaConventions, utility_bounds: tuple[Utility, Utility] | None
@@ -310,7 +316,7 @@ def _solve_minimax(
     problem: dict[str, Any], params: dict[str, Any], _: AlphaBetaConventions | None
 ) -> Answer:
     search = _TreeSearch(_tree(problem, {"max", "min", "leaf"}, "minimax"), params)
-    return search.minimax(RecordingTracer(), search.order())
+    return search.minimax()
 
 
 def _solve_alphabeta(
@@ -326,7 +332,7 @@ def _solve_expectiminimax(
     tree = _tree(problem, {"max", "min", "chance", "leaf"}, "expectiminimax")
     search = _TreeSearch(tree, params)
     if "utility_bounds" not in params:
-        return search.minimax(RecordingTracer(), search.order())
+        return search.minimax()
     raw = params["utility_bounds"]
     if not isinstance(raw, list) or len(raw) != 2:
         raise ProblemError(

@@ -79,9 +79,10 @@ def alphabeta(
     entered with its (alpha, beta), every evaluation, every cutoff with the window that caused
     it and the actions it skipped (a cut at a node's last child skips nothing and is not
     reported), and every exit with bounds for inexact nodes. With ``table``, entries are
-    probed (their move tried first, their bounds narrowing the window below the root) and
-    stored; the key is the state, or ``(state, depth)`` when ``terminal_value`` makes values
-    depend on depth.
+    probed (their move tried first, so among equally good moves the table's wins; their
+    bounds narrow the window below the root) and stored; the key is the state, or
+    ``(state, depth)`` when ``terminal_value`` makes values depend on depth. A table must
+    only be shared by searches with the same ``max_player``, evaluator and rescoring.
     """
     if utility_bounds is not None and utility_bounds[0] > utility_bounds[1]:
         raise ValueError(f"utility_bounds must be (low, high), got {utility_bounds}")
@@ -117,10 +118,12 @@ class _AlphaBeta(Generic[StateT, ActionT]):
 
     @property
     def low(self) -> Bound:
+        """Return the lowest utility possible (``-inf`` when unknown)."""
         return NEG_INF if self.utility_bounds is None else self.utility_bounds[0]
 
     @property
     def high(self) -> Bound:
+        """Return the highest utility possible (``inf`` when unknown)."""
         return POS_INF if self.utility_bounds is None else self.utility_bounds[1]
 
     def node(self, state: StateT, depth: int, alpha: Bound, beta: Bound) -> Outcome[ActionT]:
