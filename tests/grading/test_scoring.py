@@ -1,0 +1,142 @@
+"""Scoring each part type: exact numbers, tolerances, sets, sequences, maps, vectors, rows."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import pytest
+
+from exercises.kinds.base import AnswerPart, PartType
+from grading.scoring import (
+    ALL_OR_NOTHING,
+    NET_CORRECT,
+    lcs_length,
+    part_points,
+    score_part,
+    to_number,
+)
+
+
+def part(kind: PartType, tolerance: Fraction | None = None) -> AnswerPart:
+    return AnswerPart("p", kind, "p", tolerance=tolerance)
+
+
+def fraction(kind: PartType, given, expected, *, rule: str = NET_CORRECT,
+             tolerance: Fraction | None = None) -> Fraction:
+    return score_part(part(kind, tolerance), given, expected, set_rule=rule).fraction
+
+
+@pytest.mark.parametrize("written", ["7/2", "3.5", 3.5, " 7 / 2 ", "14/4"])
+def test_exact_numbers_accept_fractions_and_decimals(written) -> None:
+    assert fraction(PartType.NUMBER, written, "7/2") == 1
+
+
+def test_exact_numbers_refuse_near_misses() -> None:
+    assert fraction(PartType.NUMBER, "3.4999", "7/2") == 0
+    assert fraction(PartType.NUMBER, 0.333, "1/3") == 0
+
+
+def test_floats_are_compared_within_the_stated_tolerance() -> None:
+    tolerance = Fraction(1, 100)
+    assert fraction(PartType.NUMBER, 1.414, math.sqrt(2), tolerance=tolerance) == 1
+    assert fraction(PartType.NUMBER, 1.4, math.sqrt(2), tolerance=tolerance) == 0
+
+
+def test_infinite_bounds_are_numbers() -> None:
+    assert to_number("inf") == math.inf and to_number("-∞") == -math.inf
+    assert fraction(PartType.NUMBER, "∞", "inf") == 1
+    assert fraction(PartType.NUMBER, "-inf", "inf") == 0
+
+
+@pytest.mark.parametrize("bad", [True, None, "three", "1/0", float("nan"), [1]])
+def test_non_numbers_are_refused(bad) -> None:
+    with pytest.raises(ValueError):
+        to_number(bad)
+
+
+def test_names_score_all_or_nothing() -> None:
+    assert fraction(PartType.NAME, "B", "B") == 1
+    assert fraction(PartType.NAME, " B ", "B") == 1
+    assert fraction(PartType.NAME, "C", "B") == 0
+
+
+@pytest.mark.parametrize(("given", "net", "all_or_nothing"), [
+    (["C2", "C3", "D3"], Fraction(1), 1),
+    (["C2", "D3"], Fraction(2, 3), 0),
+    (["C2", "D3", "B1"], Fraction(1, 3), 0),  # 2 right − 1 wrong
+    (["B1", "B2", "C2"], Fraction(0), 0),  # floored at 0
+    ([], Fraction(0), 0),
+])
+def test_sets_are_net_correct_or_all_or_nothing(given, net, all_or_nothing) -> None:
+    expected = ["C2", "C3", "D3"]
+    assert fraction(PartType.SET, given, expected, rule=NET_CORRECT) == net
+    assert fraction(PartType.SET, given, expected, rule=ALL_OR_NOTHING) == all_or_nothing
+
+
+def test_an_empty_set_is_right_only_when_left_empty() -> None:
+    assert fraction(PartType.SET, [], []) == 1
+    assert fraction(PartType.SET, ["B1"], []) == 0
+
+
+def test_sequences_earn_their_longest_common_subsequence() -> None:
+    expected = ["B1", "B2", "B3", "C1", "D1"]
+    assert fraction(PartType.SEQUENCE, expected, expected) == 1
+    assert fraction(PartType.SEQUENCE, ["B1", "B3", "B2", "C1", "D1"], expected) == Fraction(4, 5)
+    # Extra names cost like missing ones: the longer list is the denominator.
+    assert fraction(PartType.SEQUENCE, [*expected, "C2"], expected) == Fraction(5, 6)
+    assert fraction(PartType.SEQUENCE, [], expected) == 0
+    assert lcs_length("ABCBDAB", "BDCABA") == 4
+
+
+def test_node_values_are_scored_per_node() -> None:
+    expected = {"B": 3, "C": "7/2", "D": 2}
+    assert fraction(PartType.NODE_VALUES, {"B": 3, "C": 3.5, "D": 2}, expected) == 1
+    assert fraction(PartType.NODE_VALUES, {"B": 3, "C": 4}, expected) == Fraction(1, 3)
+    scored = score_part(part(PartType.NODE_VALUES), {"B": 3, "E": 1}, expected,
+                        set_rule=NET_CORRECT)
+    assert scored.facts == {"wrong": [], "missing": ["C", "D"], "extra": ["E"]}
+
+
+def test_vector_node_values_compare_whole_vectors() -> None:
+    expected = {"A": [1, 2], "B": ["1/2", 3]}
+    assert fraction(PartType.NODE_VALUES, {"A": [1, 2], "B": [0.5, 3]}, expected) == 1
+    assert fraction(PartType.NODE_VALUES, {"A": [2, 1], "B": [0.5, 3]}, expected) == Fraction(1, 2)
+
+
+def test_payoff_vectors_score_all_or_nothing() -> None:
+    assert fraction(PartType.VECTOR, [3, "1/2", 0], [3, 0.5, 0]) == 1
+    assert fraction(PartType.VECTOR, [3, 0], [3, 0.5, 0]) == 0
+
+
+def test_cutoffs_earn_the_lcs_of_their_nodes_and_report_wrong_skips() -> None:
+    expected = [{"node": "C", "pruned": ["C2", "C3"]}, {"node": "D", "pruned": ["D3"]}]
+    assert fraction(PartType.CUTOFFS, expected, expected) == 1
+    scored = score_part(part(PartType.CUTOFFS), [{"node": "C", "pruned": ["C3"]}], expected,
+                        set_rule=NET_CORRECT)
+    assert scored.fraction == Fraction(1, 2)
+    assert scored.facts["wrong_pruned"] == ["C"]
+
+
+def test_records_are_scored_cell_by_cell_including_unreached_rows() -> None:
+    expected = {"C": {"alpha": 3, "beta": "inf"}, "D": None}
+    assert fraction(PartType.RECORDS, {"C": {"alpha": 3, "beta": "∞"}, "D": None}, expected) == 1
+    assert fraction(PartType.RECORDS, [{"name": "C", "alpha": 3, "beta": 2}], expected) == \
+        Fraction(2, 3)
+    assert fraction(PartType.RECORDS, {"C": {"alpha": 3, "beta": "inf"},
+                                       "D": {"alpha": 1, "beta": 2}}, expected) == Fraction(2, 3)
+
+
+def test_mcts_rows_accept_a_list_of_named_rows() -> None:
+    expected = [{"name": "n1", "visits": 5, "reward": "7/2"}, {"name": "n2", "visits": 3,
+                                                               "reward": 1}]
+    given = [{"name": "n1", "visits": 5, "reward": 3.5}, {"name": "n2", "visits": 3, "reward": 2}]
+    assert fraction(PartType.RECORDS, given, expected) == Fraction(3, 4)
+
+
+def test_part_points_use_the_items_stored_points_per_part() -> None:
+    parts = [AnswerPart("a", PartType.NUMBER, "a"), AnswerPart("b", PartType.SET, "b", points=3)]
+    assert part_points(parts, Fraction(8), {"a": "2.5", "b": "5.5"}) == {
+        "a": Fraction(5, 2), "b": Fraction(11, 2)}
+    # Parts missing from the stored split: the item's points, split by declared weights.
+    assert part_points(parts, Fraction(8), {"a": "1"}) == {"a": Fraction(2), "b": Fraction(6)}
