@@ -18,6 +18,15 @@ StateT = TypeVar("StateT", bound=Hashable)
 ActionT = TypeVar("ActionT", bound=Hashable)
 StateT_contra = TypeVar("StateT_contra", bound=Hashable, contravariant=True)
 
+
+
+def as_utility(number: int | Fraction) -> Utility:
+    """Return ``number`` as an ``int`` when it is integral, so equal values print alike."""
+    if isinstance(number, Fraction) and number.denominator == 1:
+        return number.numerator
+    return number
+
+
 CHANCE = "chance"
 """The pseudo-player returned by :meth:`Game.to_move` at chance nodes."""
 

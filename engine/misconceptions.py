@@ -18,8 +18,9 @@ from typing import Any
 
 from engine import ENGINE_VERSION
 from engine.errors import ProblemError
-from engine.game import Utility
+from engine.game import Utility, as_utility
 from engine.search.alphabeta import AlphaBetaConventions
+from engine.search.bandit import UCB1_FORMS
 from engine.search.trace import Bound, Vector
 from engine.solve import Answer, put_value, put_values, solve
 from engine.tree import Node, parse_tree
@@ -164,7 +165,7 @@ def _entrywise_max(problem: dict[str, Any]) -> Answer:
             below = [up(child) for child in node.children]
             if node.type == "chance":
                 vector = tuple(
-                    _exact(sum((p * v[i] for p, v in zip(node.probabilities, below,
+                    as_utility(sum((p * v[i] for p, v in zip(node.probabilities, below,
                                                          strict=True)), Fraction(0)))
                     for i in range(len(players))
                 )
@@ -188,10 +189,6 @@ def _entrywise_max(problem: dict[str, Any]) -> Answer:
     return answer
 
 
-def _exact(number: Fraction) -> Utility:
-    return number.numerator if number.denominator == 1 else number
-
-
 def _credit_every_node(problem: dict[str, Any]) -> Answer:
     params = problem["params"]
     for node in params["path"]:
@@ -211,7 +208,7 @@ def _final_move_by_ucb1(problem: dict[str, Any]) -> Answer:
 
 def _other_form(problem: dict[str, Any]) -> Answer:
     params = _params(problem)
-    forms = ["c*sqrt(ln N/n)", "sqrt(c*ln N/n)"]
+    forms = UCB1_FORMS
     params["form"] = forms[1 - forms.index(params.get("form", forms[0]))]
     return solve(problem)
 

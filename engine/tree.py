@@ -15,7 +15,7 @@ from types import MappingProxyType
 from typing import Literal
 
 from engine.errors import GameError, ProblemError
-from engine.game import CHANCE, Utility
+from engine.game import CHANCE, Utility, as_utility
 
 NodeType = Literal["max", "min", "player", "chance", "leaf"]
 DECISION_TYPES = ("max", "min", "player", "chance")
@@ -46,7 +46,7 @@ def parse_number(raw: object, *, what: str, node: str | None = None, field: str 
             f"{where}: {what} must be a number or a fraction string like \"7/2\", got {raw!r}",
             node=node, field=field,
         ) from None
-    return number.numerator if number.denominator == 1 else number
+    return as_utility(number)
 
 
 @dataclass(frozen=True)

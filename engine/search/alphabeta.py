@@ -19,7 +19,7 @@ from fractions import Fraction
 from typing import Generic
 
 from engine.errors import GameError
-from engine.game import CHANCE, ActionT, Evaluator, Game, StateT, Utility
+from engine.game import CHANCE, ActionT, Evaluator, Game, StateT, Utility, as_utility
 from engine.search.common import Horizon, Order, SearchResult, TerminalValue, ordered, root_player
 from engine.search.trace import NEG_INF, POS_INF, Bound, NullTracer, Tracer
 from engine.search.ttable import Entry, Flag, TranspositionTable
@@ -241,7 +241,7 @@ class _AlphaBeta(Generic[StateT, ActionT]):
                         cut_alpha, cut_beta = (alpha, value) if not maximising else (value, beta)
                         self.tracer.cutoff(state, depth, cut_alpha, cut_beta, skipped)
                     return value, lower + _weighted(rest, low), upper + _weighted(rest, high), ()
-        return seen, lower, upper, ()
+        return as_utility(seen), lower, upper, ()
 
     def _child_window(
         self, alpha: Bound, beta: Bound, seen: Fraction, seen_p: Fraction, p: Fraction

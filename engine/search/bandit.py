@@ -14,7 +14,7 @@ from fractions import Fraction
 from typing import Generic, Literal
 
 from engine.errors import GameError
-from engine.game import CHANCE, ActionT, Game, StateT, Utility
+from engine.game import CHANCE, ActionT, Game, StateT, Utility, as_utility
 
 UcbForm = Literal["c*sqrt(ln N/n)", "sqrt(c*ln N/n)"]
 UCB1_FORMS: tuple[UcbForm, ...] = ("c*sqrt(ln N/n)", "sqrt(c*ln N/n)")
@@ -104,15 +104,10 @@ def mcts_backprop(
         replace(
             node,
             visits=node.visits + 1,
-            reward=_exact(node.reward + credit(node.moved_by, outcome, draw_reward)),
+            reward=as_utility(node.reward + credit(node.moved_by, outcome, draw_reward)),
         )
         for node in path
     )
-
-
-def _exact(number: Utility) -> Utility:
-    number = Fraction(number)
-    return number.numerator if number.denominator == 1 else number
 
 
 @dataclass
@@ -185,7 +180,8 @@ def mcts(
         for node in path:
             node.visits += 1
             if node.moved_by is not None and node.moved_by != CHANCE:
-                node.reward = _exact(node.reward + _reward(game, end, node.moved_by, draw_reward))
+                reward = _reward(game, end, node.moved_by, draw_reward)
+                node.reward = as_utility(node.reward + reward)
         log.append(Iteration(tuple(steps), expanded, end))
     children = list(root.children.items())
     counts = [child.visits for _, child in children]

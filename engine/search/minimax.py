@@ -8,10 +8,11 @@ search order.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Generic
 
 from engine.errors import GameError
-from engine.game import CHANCE, ActionT, Evaluator, Game, StateT, Utility
+from engine.game import CHANCE, ActionT, Evaluator, Game, StateT, Utility, as_utility
 from engine.search.common import (
     Horizon,
     Order,
@@ -76,11 +77,11 @@ class _Minimax(Generic[StateT, ActionT]):
         line: tuple[ActionT, ...] = ()
         if mover == CHANCE:
             # The line stops here: no player chooses the outcome.
-            best = sum(
+            best = as_utility(sum(
                 (p * self.value(game.result(state, a), depth + 1)[0]
                  for a, p in game.chance_outcomes(state)),
-                start=0,
-            )
+                start=Fraction(0),
+            ))
         else:
             maximising = mover == self.max_player
             found: Utility | None = None

@@ -12,7 +12,7 @@ from fractions import Fraction
 from typing import Generic, Literal
 
 from engine.errors import GameError
-from engine.game import CHANCE, ActionT, Evaluator, Game, StateT
+from engine.game import CHANCE, ActionT, Evaluator, Game, StateT, as_utility
 from engine.search.common import Horizon, Order, SearchResult, ordered, root_player
 from engine.search.minimax import minimax
 from engine.search.trace import NEG_INF, POS_INF, NullTracer, Tracer, Vector
@@ -92,7 +92,7 @@ class _MaxN(Generic[StateT, ActionT]):
             for action, p in game.chance_outcomes(state):
                 vector, _ = self.value(game.result(state, action), depth + 1)
                 total = [t + p * v for t, v in zip(total, vector, strict=True)]
-            best: Vector = tuple(t.numerator if t.denominator == 1 else t for t in total)
+            best: Vector = tuple(as_utility(t) for t in total)
         else:
             if mover not in self.players:
                 raise GameError(f"{mover!r} moves at {state!r} but is not one of {self.players}")
