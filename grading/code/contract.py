@@ -1,0 +1,173 @@
+"""What a student writes for each code item: the game interface, the function, its conventions.
+
+Every code kind has one :class:`CodeContract`; :func:`starter_source` renders the starter file
+the API serves for it. The interface described here is exactly what the sandbox's proxy
+(``grading/sandbox/bootstrap.py``) offers; the conventions are the ones the hidden tests'
+reference traces are computed with.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+GAME_INTERFACE = '''\
+The game
+--------
+``game`` is a proxy: every method is answered by the grader, which records each call.
+States and actions are opaque handles. Equal positions are equal (and hash equally), so
+states can be dictionary keys; an action prints as its label (a node name, a square, a
+column).
+
+    game.to_move(state)           -> the player to move: "max"/"min" in explicit trees,
+                                     "X"/"O" in tic-tac-toe and Connect Four, or
+                                     game.CHANCE at a chance node
+    game.actions(state)           -> the legal actions, in the order you must search them
+    game.result(state, action)    -> the state after playing ``action`` (this is how a state
+                                     is generated; the grader counts these calls)
+    game.is_terminal(state)       -> True when the game is over
+    game.utility(state, player)   -> the exact payoff of a terminal state for ``player``
+    game.evaluate(state, player)  -> the heuristic value of a state for ``player``, for the
+                                     states where a depth limit stops the search
+    game.chance_outcomes(state)   -> [(action, probability), ...] at a chance node
+                                     (probabilities are fractions.Fraction)
+
+A refused call (an illegal action, the utility of a non-terminal state) raises
+``game.GameError``. Values are ints or ``fractions.Fraction``; return them as they are.
+
+What is graded
+--------------
+Your return value, and the trace of your search: the SET of states you generate with
+``game.result`` and the ORDER in which you evaluate states with ``game.utility`` or
+``game.evaluate``. Both are compared with the reference search under the conventions below;
+each hidden test earns partial credit. Returning a move without having asked
+``game.actions`` for the root is an illegal operation.
+
+You may import the standard library (math, random, functools, dataclasses, ...); nothing
+outside the sandbox can be reached. Printing is allowed but capped.
+'''
+
+SEARCH_CONVENTIONS = '''\
+Conventions
+-----------
+* The player to move at the root, ``game.to_move(state)``, is the maximising player; take
+  every utility and evaluation from that player's point of view.
+* Search children in the order ``game.actions`` gives them (left to right).
+* Decide with the first best action: a later child replaces the best only if it is strictly
+  better.
+* Test ``game.is_terminal`` before anything else: a terminal state is worth its utility.
+'''
+
+ALPHABETA_CONVENTIONS = SEARCH_CONVENTIONS + '''\
+* Depth counts plies from 0 at the root: a non-terminal state ``depth`` plies below the root
+  is not expanded but evaluated with ``game.evaluate(state, player)``.
+* Cut on equality: a node stops searching its children as soon as alpha >= beta.
+* The root raises alpha: after each root child, alpha becomes the best value found so far.
+* Start with alpha = -infinity and beta = +infinity (``math.inf``).
+'''
+
+
+@dataclass(frozen=True)
+class CodeContract:
+    """The function one code kind asks for: its name, parameters, result and conventions."""
+
+    entry_point: str
+    parameters: tuple[str, ...]
+    returns: str
+    task: str
+    conventions: str
+
+    @property
+    def signature(self) -> str:
+        """Return the function's signature as the student writes it."""
+        return f"{self.entry_point}({', '.join(self.parameters)})"
+
+
+CONTRACTS: dict[str, CodeContract] = {
+    "code_minimax": CodeContract(
+        entry_point="minimax_decision",
+        parameters=("game", "state"),
+        returns="(action, value): the best root action and the root's minimax value",
+        task="Search the whole game below ``state`` with minimax.",
+        conventions=SEARCH_CONVENTIONS,
+    ),
+    "code_alphabeta": CodeContract(
+        entry_point="alphabeta_decision",
+        parameters=("game", "state", "depth"),
+        returns="(action, value): the best root action and the root's value",
+        task="Search ``state`` with alpha-beta pruning, at most ``depth`` plies deep.",
+        conventions=ALPHABETA_CONVENTIONS,
+    ),
+    "code_expectimax": CodeContract(
+        entry_point="expectimax_value",
+        parameters=("game", "state"),
+        returns="value: the root's expectiminimax value (exact: use the Fraction probabilities)",
+        task="Compute the value of ``state``: MAX maximises, MIN minimises, a chance node is "
+             "worth the probability-weighted average of its outcomes, searched in the order "
+             "``game.chance_outcomes`` lists them.",
+        conventions=SEARCH_CONVENTIONS,
+    ),
+    "code_tictactoe_agent": CodeContract(
+        entry_point="choose_move",
+        parameters=("game", "state"),
+        returns="action: the move to play in ``state``",
+        task="Play tic-tac-toe. Your agent is asked for a move in every position it can reach "
+             "against EVERY possible opponent, as X and as O; it must never lose. Many "
+             "positions are asked in one process: cache what you compute by state.",
+        conventions="",
+    ),
+    "code_connect4_agent": CodeContract(
+        entry_point="choose_move",
+        parameters=("game", "state"),
+        returns="action: the column to play in ``state``",
+        task="Play Connect Four against a random player and a depth-2 alpha-beta searcher, "
+             "as X and as O; a win scores 1, a draw 1/2. ``game.evaluate(state, player)`` "
+             "offers a window heuristic for depth-limited searches. Keep each move quick: "
+             "one round of moves in all games shares the time limit.",
+        conventions="",
+    ),
+}
+
+
+def contract_for(kind_name: str) -> CodeContract:
+    """Return the contract of code kind ``kind_name``; raise KeyError for other kinds."""
+    return CONTRACTS[kind_name]
+
+
+def conventions_text(kind_name: str, params: dict[str, Any]) -> str:
+    """Return the conventions of an item, adjusted to its params (e.g. no cut on equality)."""
+    text = contract_for(kind_name).conventions
+    if params.get("cut_on_equality") is False:
+        text = text.replace(
+            "* Cut on equality: a node stops searching its children as soon as alpha >= beta.",
+            "* No cut on equality: a node stops searching its children only when alpha > beta.",
+        )
+    if params.get("root_raises_alpha") is False:
+        text = text.replace(
+            "* The root raises alpha: after each root child, alpha becomes the best value found "
+            "so far.",
+            "* The root does NOT raise alpha: every root child is searched with the window "
+            "(-infinity, +infinity).",
+        )
+    return text
+
+
+def starter_source(kind_name: str, params: dict[str, Any]) -> str:
+    """Return the starter file of an item: the contract as a docstring and a function stub."""
+    contract = contract_for(kind_name)
+    docstring = "\n\n".join(
+        part for part in (
+            f"Write {contract.signature}.",
+            contract.task,
+            f"Return {contract.returns}.",
+            conventions_text(kind_name, params).rstrip(),
+            GAME_INTERFACE.rstrip(),
+        ) if part
+    )
+    return (
+        f'"""{docstring}\n"""\n\n'
+        "import math\n\n\n"
+        f"def {contract.signature}:\n"
+        f'    """Return {contract.returns}."""\n'
+        "    raise NotImplementedError\n"
+    )

@@ -1,0 +1,92 @@
+"""Grade one code submission: run its hidden tests in the sandbox and report test by test.
+
+Pure Python over the sandbox and the engine (no database), so the Celery task, the tests and
+the benchmark all call :func:`grade_code` the same way.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from engine.search.alphabeta import AlphaBetaConventions
+from grading.code.cases import SEARCH_TEST_SETS, search_cases
+from grading.code.contract import contract_for
+from grading.code.reference import Method, explain
+from grading.code.runs import run_cases
+from grading.code.search_grading import PASSED, grade_case
+from grading.sandbox import SandboxConfig, SandboxLimits
+
+
+@dataclass(frozen=True)
+class CodeGrade:
+    """A submission's fraction of the item's points, one report per test and a summary."""
+
+    fraction: Fraction
+    tests: list[dict[str, Any]]
+    summary: dict[str, Any] = field(default_factory=dict)
+
+
+Grader = Callable[[str, dict[str, Any], str, str, SandboxLimits, SandboxConfig | None],
+                  CodeGrade]
+
+
+def method_for(kind_name: str, params: dict[str, Any]) -> Method:
+    """Return the reference search of a search item, under the item's conventions."""
+    if kind_name == "code_alphabeta":
+        return Method("alphabeta", AlphaBetaConventions(
+            cut_on_equality=params.get("cut_on_equality", True),
+            root_raises_alpha=params.get("root_raises_alpha", True)))
+    return Method("minimax")
+
+
+def grade_search_item(kind_name: str, params: dict[str, Any], seed: str, source: str,
+                      limits: SandboxLimits, config: SandboxConfig | None) -> CodeGrade:
+    """Run and judge the hidden tests of a minimax, alpha-beta or expectimax item."""
+    contract = contract_for(kind_name)
+    cases = search_cases(kind_name, params, seed)
+    runs = run_cases(source, contract.entry_point, cases,
+                     takes_depth="depth" in contract.parameters, limits=limits, config=config)
+    method = method_for(kind_name, params)
+    returns_move = contract.returns.startswith("(action")
+    reports = [grade_case(run, method, returns_move=returns_move) for run in runs]
+    return CodeGrade(_mean(reports), reports, summarise(reports))
+
+
+def summarise(reports: list[dict[str, Any]]) -> dict[str, Any]:
+    """Return verdict counts and the misconception most tests' traces match, if any."""
+    verdicts = Counter(report["verdict"] for report in reports)
+    codes = Counter(code for report in reports for code in report.get("misconceptions", []))
+    summary: dict[str, Any] = {"passed": verdicts[PASSED], "tests": len(reports),
+                               "verdicts": dict(verdicts), "misconception": None}
+    if codes:
+        # Ties go to the misconception listed first on the first test that shows it.
+        order = [code for report in reports for code in report.get("misconceptions", [])]
+        best = max(codes, key=lambda code: (codes[code], -order.index(code)))
+        summary["misconception"] = {"code": best, "tests": codes[best],
+                                    "explanation": explain(best)}
+    return summary
+
+
+def _mean(reports: list[dict[str, Any]]) -> Fraction:
+    if not reports:
+        return Fraction(0)
+    total = sum((Fraction(str(report["score"])) for report in reports), Fraction(0))
+    return total / len(reports)
+
+
+GRADERS: dict[str, Grader] = {name: grade_search_item for name in SEARCH_TEST_SETS}
+"""Code kind name → the function grading its submissions."""
+
+
+def grade_code(kind_name: str, params: dict[str, Any], seed: str, source: str, *,
+               limits: SandboxLimits, config: SandboxConfig | None = None) -> CodeGrade:
+    """Return the grade of ``source`` for a code item of kind ``kind_name``.
+
+    Raise :class:`grading.code.runs.SandboxFailed` when the sandbox itself failed and
+    :class:`grading.sandbox.SandboxUnavailable` when the host cannot run it.
+    """
+    return GRADERS[kind_name](kind_name, params, seed, source, limits, config)

@@ -1,0 +1,177 @@
+"""Run a student's entry point on many hidden tests: one sandbox run for all, one each on failure.
+
+Starting a sandbox costs tens of milliseconds, so every test of a submission runs in ONE
+sandbox process: the tests' games are combined into a :class:`SuiteGame` whose states are
+``(test index, state)`` pairs, so each call the grader records names its test, and a small
+driver appended to the student's source calls the entry point once per test. The driver runs
+in the student's process and could be tampered with, but it only ever hands back the
+student's own return values; everything graded comes from the grader's call log.
+
+When that run does not end normally (an exception, a limit, an illegal operation), each test
+runs again alone with the student's function as the entry point, so every test gets its own
+verdict, its own limits and a traceback showing only the student's frames.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from engine.errors import GameError
+from engine.game import Game
+from grading.code.cases import SearchCase
+from grading.sandbox import (
+    CallEvent,
+    RunRecord,
+    SandboxConfig,
+    SandboxLimits,
+    StateArg,
+    run_in_sandbox,
+)
+
+SUITE_ENTRY = "__cutoff_run_tests__"
+DRIVER = '''
+
+def {suite}(game, arity, *args):
+    return [{entry}(game, *args[i:i + arity]) for i in range(0, len(args), arity)]
+'''
+"""Appended to the student's source for the batched run. It comes after the student's last
+line, so line numbers in the student's tracebacks are unchanged. The tests' arguments come
+flat (the sandbox hands states out only as top-level arguments), ``arity`` per test."""
+
+
+class SandboxFailed(Exception):
+    """The sandbox itself failed (not the student's code): the submission cannot be graded."""
+
+
+class SuiteGame:
+    """Play several tests' games at once: a state is ``(test index, that test's state)``."""
+
+    def __init__(self, cases: Sequence[SearchCase]) -> None:
+        self.cases = list(cases)
+
+    def _split(self, state: tuple[int, Hashable]) -> tuple[Game[Any, Any], Hashable]:
+        index, inner = state
+        return self.cases[index].game, inner
+
+    def to_move(self, state: tuple[int, Hashable]) -> str:
+        """Return the test's game's player to move."""
+        game, inner = self._split(state)
+        return game.to_move(inner)
+
+    def actions(self, state: tuple[int, Hashable]) -> Sequence[Hashable]:
+        """Return the test's game's actions."""
+        game, inner = self._split(state)
+        return game.actions(inner)
+
+    def result(self, state: tuple[int, Hashable], action: Hashable) -> tuple[int, Hashable]:
+        """Return the test's game's result, tagged with the same test."""
+        game, inner = self._split(state)
+        return state[0], game.result(inner, action)
+
+    def is_terminal(self, state: tuple[int, Hashable]) -> bool:
+        """Return the test's game's terminal test."""
+        game, inner = self._split(state)
+        return game.is_terminal(inner)
+
+    def utility(self, state: tuple[int, Hashable], player: str) -> Any:
+        """Return the test's game's utility."""
+        game, inner = self._split(state)
+        return game.utility(inner, player)
+
+    def chance_outcomes(self, state: tuple[int, Hashable]) -> Sequence[tuple[Hashable, Fraction]]:
+        """Return the test's game's chance outcomes."""
+        game, inner = self._split(state)
+        return game.chance_outcomes(inner)
+
+    def evaluate(self, state: tuple[int, Hashable], player: str) -> Any:
+        """Return the test's heuristic value of the state; refuse where the test has none."""
+        case = self.cases[state[0]]
+        if case.evaluator is None:
+            raise GameError("this test has no evaluation function: search to the end")
+        return case.evaluator(state[1], player)
+
+
+@dataclass(frozen=True)
+class CaseRun:
+    """What the student's code did on one test: the run's verdict, its answer and its calls.
+
+    ``calls`` are that test's calls with the test tag removed from every state;
+    ``record`` is the sandbox run the test was part of (shared in a batched run).
+    """
+
+    case: SearchCase
+    record: RunRecord
+    return_value: Any
+    calls: tuple[CallEvent, ...]
+
+    @property
+    def verdict(self) -> str:
+        """Return the sandbox verdict of the run this test's answer came from."""
+        return self.record.verdict
+
+    def was_offered(self, action: Hashable) -> bool:
+        """Return whether ``action`` came from an ``actions`` answer for the test's root."""
+        return any(event.kind == "actions" and event.error is None
+                   and event.state == self.case.root and action in event.value
+                   for event in self.calls)
+
+
+def state_args(case: SearchCase, index: int, takes_depth: bool) -> list[object]:
+    """Return the entry point's arguments after ``game`` for test ``index``."""
+    args: list[object] = [StateArg((index, case.root))]
+    if takes_depth:
+        args.append(case.depth)
+    return args
+
+
+def run_cases(source: str, entry_point: str, cases: Sequence[SearchCase], *, takes_depth: bool,
+              limits: SandboxLimits, config: SandboxConfig | None = None) -> list[CaseRun]:
+    """Run ``entry_point`` on every case; return one :class:`CaseRun` per case, in order.
+
+    Raise :class:`SandboxFailed` when the sandbox, not the student, failed.
+    """
+    suite = SuiteGame(cases)
+    arity = 2 if takes_depth else 1
+    batch_args = [arity, *(arg for index, case in enumerate(cases)
+                           for arg in state_args(case, index, takes_depth))]
+    driver = DRIVER.format(suite=SUITE_ENTRY, entry=entry_point)
+    record = _run(source + driver, SUITE_ENTRY, batch_args, suite, limits, config)
+    answers = record.return_value
+    if record.ok and isinstance(answers, list) and len(answers) == len(cases):
+        return [CaseRun(case, record, answer, _calls_of(record, index))
+                for index, (case, answer) in enumerate(zip(cases, answers, strict=True))]
+    runs = []
+    for index, case in enumerate(cases):
+        single = _run(source, entry_point, state_args(case, index, takes_depth), suite, limits,
+                      config)
+        runs.append(CaseRun(case, single, single.return_value, _calls_of(single, index)))
+    return runs
+
+
+def _run(source: str, entry_point: str, args: Sequence[object], game: SuiteGame,
+         limits: SandboxLimits, config: SandboxConfig | None) -> RunRecord:
+    record = run_in_sandbox(source, entry_point, args, game, limits, evaluator=game.evaluate,
+                            config=config)
+    if record.verdict == "sandbox_error":
+        raise SandboxFailed(record.message)
+    return record
+
+
+def _calls_of(record: RunRecord, index: int) -> tuple[CallEvent, ...]:
+    """Return the calls of test ``index``, with states untagged."""
+    calls = []
+    for event in record.calls:
+        if not isinstance(event.state, tuple) or event.state[0] != index:
+            continue
+        value = event.value
+        if event.kind == "result" and event.error is None:
+            value = value[1]
+        calls.append(CallEvent(
+            index=event.index, kind=event.kind, state=event.state[1], handle=event.handle,
+            action=event.action, player=event.player, value=value,
+            child_handle=event.child_handle, error=event.error,
+        ))
+    return tuple(calls)

@@ -1,0 +1,248 @@
+"""Judge a student's search on one hidden test against the reference engine's trace.
+
+Four things are compared: the decision and the value (a fifth of the test each; the value
+alone is two fifths for value-only items), the set of states generated with ``result``
+(three tenths, net-correct: states the reference generates, minus states it does not, over
+the reference's count) and the order of states evaluated with ``utility``/``evaluate``
+(three tenths, by longest common subsequence). The search is most of the mark: a right
+answer found without the right search is not the exercise. Feedback names the first
+divergence and the named misconceptions whose trace the student's matches.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from grading.code.reference import (
+    Method,
+    Trace,
+    collapse_repeats,
+    explain,
+    misconception_traces,
+    run_reference,
+)
+from grading.code.runs import CaseRun
+
+PASSED = "passed"
+WRONG = "wrong"
+LCS_CELLS_LIMIT = 4_000_000
+"""Beyond this many table cells the evaluation order is scored by common prefix instead."""
+FLOAT_TOLERANCE = 1e-9
+
+
+@dataclass(frozen=True)
+class StudentTrace:
+    """What the student's run did on one test, in the terms of :class:`Trace`."""
+
+    move: Hashable | None
+    value: Fraction | float | None
+    generated: frozenset[Hashable]
+    evaluated: tuple[Hashable, ...]
+    paths: dict[Hashable, str]
+
+
+def student_trace(run: CaseRun, *, returns_move: bool) -> tuple[StudentTrace, str | None]:
+    """Return the student's trace on ``run`` and a complaint about the return value's shape."""
+    answer, complaint = run.return_value, None
+    move: Hashable | None = None
+    value: Any = answer
+    if returns_move:
+        if isinstance(answer, list | tuple) and len(answer) == 2:
+            move, value = answer
+        else:
+            complaint = f"return (action, value), not {_shown(answer)}"
+            value = None
+    if value is not None and not _is_number(value):
+        complaint = complaint or f"the value must be a number, not {_shown(value)}"
+        value = None
+    paths: dict[Hashable, str] = {run.case.root: ""}
+    generated = set()
+    for event in run.calls:
+        if event.kind == "result" and event.error is None:
+            generated.add(event.value)
+            before = paths.get(event.state, "?")
+            paths.setdefault(event.value, f"{before}, {event.action}" if before
+                             else f"after {event.action}")
+    evaluated = collapse_repeats([event.state for event in run.calls
+                                  if event.kind in ("utility", "evaluate") and event.error is None])
+    return StudentTrace(move, value, frozenset(generated), evaluated, paths), complaint
+
+
+def grade_case(run: CaseRun, method: Method, *, returns_move: bool) -> dict[str, Any]:
+    """Return the report of one hidden test: verdict, score out of 1, messages, diagnosis."""
+    report: dict[str, Any] = {"test": run.case.name, "verdict": run.verdict, "score": 0.0,
+                              "max_score": 1.0, "messages": [], "misconceptions": []}
+    if run.verdict != "ok":
+        report["messages"].append(run.record.message)
+        if run.record.traceback:
+            report["traceback"] = run.record.traceback
+        return report
+    trace, complaint = student_trace(run, returns_move=returns_move)
+    if returns_move and trace.move is not None and not run.was_offered(trace.move):
+        report["verdict"] = "illegal_operation"
+        report["messages"].append(
+            f"you returned the move {trace.move} without the game having offered it: ask "
+            "game.actions(state) for the root and search the moves it gives")
+        return report
+    reference = run_reference(run.case, method)
+    paths = {**trace.paths, **reference.paths}
+    checks = _checks(trace, reference, returns_move)
+    score = round(_score(checks, returns_move), 4)
+    report["score"] = score
+    report["checks"] = checks
+    if complaint:
+        report["messages"].append(complaint)
+    if score == 1:
+        report["verdict"] = PASSED
+        return report
+    report["verdict"] = WRONG
+    report["messages"] += divergence_messages(run, trace, reference, paths)
+    codes = matching_misconceptions(run, method, trace, reference)
+    report["misconceptions"] = codes
+    if codes:
+        report["messages"].append(f"Your search matches a known mistake: {explain(codes[0])}")
+    return report
+
+
+def _checks(trace: StudentTrace, reference: Trace, returns_move: bool) -> dict[str, Any]:
+    checks: dict[str, Any] = {"value": _same_number(trace.value, reference.value)}
+    if returns_move:
+        checks["decision"] = trace.move == reference.move
+    checks["generated"] = _overlap(trace.generated, reference.generated)
+    checks["evaluated"] = _order_similarity(trace.evaluated, reference.evaluated)
+    return checks
+
+
+def _score(checks: dict[str, Any], returns_move: bool) -> float:
+    answer = float(checks["decision"] if returns_move else checks["value"])
+    return (0.2 * float(checks["value"]) + 0.2 * answer + 0.3 * float(checks["generated"])
+            + 0.3 * float(checks["evaluated"]))
+
+
+def divergence_messages(run: CaseRun, trace: StudentTrace, reference: Trace,
+                        paths: dict[Hashable, str]) -> list[str]:
+    """Return what first went wrong, most telling first: evaluation order, states, answer."""
+
+    def name(state: Hashable) -> str:
+        return run.case.name_of(state, paths) or "the root"
+
+    messages = []
+    mine, theirs = trace.evaluated, reference.evaluated
+    first = next((i for i, (a, b) in enumerate(zip(mine, theirs, strict=False)) if a != b),
+                 min(len(mine), len(theirs)))
+    if first < len(mine) and first < len(theirs):
+        messages.append(f"your {_ordinal(first + 1)} evaluated state was {name(mine[first])}; "
+                        f"the reference evaluates {name(theirs[first])} there")
+    elif first < len(theirs):
+        messages.append(f"you evaluated {len(mine)} states; the reference goes on to evaluate "
+                        f"{name(theirs[first])}")
+    elif first < len(mine):
+        messages.append(f"the reference stops after {len(theirs)} evaluations; your "
+                        f"{_ordinal(first + 1)} evaluated state, {name(mine[first])}, is one "
+                        "too many")
+    extra = sorted(trace.generated - reference.generated, key=name)
+    missing = sorted(reference.generated - trace.generated, key=name)
+    if extra:
+        messages.append(f"you generated {_listed(extra, name)}, which the reference never "
+                        "generates (pruned or beyond the depth limit)")
+    if missing:
+        messages.append(f"you never generated {_listed(missing, name)}, which the reference "
+                        "generates")
+    if trace.move != reference.move and trace.move is not None:
+        messages.append(f"your decision was {trace.move}; the reference decides "
+                        f"{reference.move}")
+    if not _same_number(trace.value, reference.value) and trace.value is not None:
+        messages.append(f"your value was {_number_text(trace.value)}; the reference's is "
+                        f"{_number_text(reference.value)}")
+    return messages
+
+
+def matching_misconceptions(run: CaseRun, method: Method, trace: StudentTrace,
+                            correct: Trace) -> list[str]:
+    """Return the codes of misconceptions the student's trace matches wherever they differ
+    from the correct search (their decision, value, generated states, evaluation order)."""
+    codes = []
+    for code, wrong in misconception_traces(run.case, method, correct).items():
+        agrees = True
+        if wrong.move != correct.move:
+            agrees &= trace.move == wrong.move
+        if wrong.value != correct.value:
+            agrees &= _same_number(trace.value, wrong.value)
+        if wrong.generated != correct.generated:
+            agrees &= trace.generated == wrong.generated
+        if wrong.evaluated != correct.evaluated:
+            agrees &= trace.evaluated == wrong.evaluated
+        if agrees:
+            codes.append(code)
+    return codes
+
+
+def _overlap(mine: frozenset[Hashable], theirs: frozenset[Hashable]) -> float:
+    if not theirs:
+        return 0.0 if mine else 1.0
+    net = len(mine & theirs) - len(mine - theirs)
+    return round(max(net, 0) / len(theirs), 4)
+
+
+def _order_similarity(mine: Sequence[Hashable], theirs: Sequence[Hashable]) -> float:
+    longest = max(len(mine), len(theirs))
+    if longest == 0:
+        return 1.0
+    if len(mine) * len(theirs) > LCS_CELLS_LIMIT:
+        common = next((i for i, (a, b) in enumerate(zip(mine, theirs, strict=False)) if a != b),
+                      min(len(mine), len(theirs)))
+    else:
+        common = _lcs_length(mine, theirs)
+    return round(common / longest, 4)
+
+
+def _lcs_length(a: Sequence[Hashable], b: Sequence[Hashable]) -> int:
+    previous = [0] * (len(b) + 1)
+    for x in a:
+        current = [0]
+        for j, y in enumerate(b):
+            current.append(previous[j] + 1 if x == y else max(previous[j + 1], current[j]))
+        previous = current
+    return previous[-1]
+
+
+def _is_number(value: Any) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return isinstance(value, int | Fraction)
+
+
+def _same_number(mine: Any, theirs: Fraction) -> bool:
+    if mine is None:
+        return False
+    if isinstance(mine, float):
+        return abs(mine - float(theirs)) <= FLOAT_TOLERANCE
+    return Fraction(mine) == theirs
+
+
+def _number_text(value: Fraction | float) -> str:
+    if isinstance(value, Fraction) and value.denominator == 1:
+        return str(value.numerator)
+    return str(value)
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _listed(states: list[Hashable], name: Any, shown: int = 5) -> str:
+    names = [name(state) for state in states[:shown]]
+    more = len(states) - shown
+    return ", ".join(names) + (f" and {more} more" if more > 0 else "")
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -1,0 +1,114 @@
+"""Student programs the code grading tests submit: right ones and typical wrong ones."""
+
+from __future__ import annotations
+
+ALPHABETA = '''
+import math
+
+
+def alphabeta_decision(game, state, depth):
+    player = game.to_move(state)
+
+    def value(s, d, alpha, beta):
+        if game.is_terminal(s):
+            return game.utility(s, player)
+        if d >= depth:
+            return game.evaluate(s, player)
+        if game.to_move(s) == player:
+            best = -math.inf
+            for a in game.actions(s):
+                best = max(best, value(game.result(s, a), d + 1, alpha, beta))
+                alpha = max(alpha, best)
+                if alpha >= beta:
+                    break
+            return best
+        best = math.inf
+        for a in game.actions(s):
+            best = min(best, value(game.result(s, a), d + 1, alpha, beta))
+            beta = min(beta, best)
+            if alpha >= beta:
+                break
+        return best
+
+    alpha, beta = -math.inf, math.inf
+    best_move, best = None, -math.inf
+    for a in game.actions(state):
+        v = value(game.result(state, a), 1, alpha, beta)
+        if v > best:
+            best_move, best = a, v
+        alpha = max(alpha, best)
+    return best_move, best
+'''
+
+NO_CUT_ON_EQUALITY = ALPHABETA.replace("if alpha >= beta:", "if alpha > beta:")
+
+ROOT_ALPHA_NOT_RAISED = ALPHABETA.replace(
+    "            best_move, best = a, v\n        alpha = max(alpha, best)\n",
+    "            best_move, best = a, v\n",
+)
+
+DEPTH_ONE_TOO_DEEP = ALPHABETA.replace("if d >= depth:", "if d > depth:")
+
+DEPTH_ONE_TOO_SHALLOW = ALPHABETA.replace("if d >= depth:", "if d + 1 >= depth:")
+
+PLAIN_MINIMAX = ALPHABETA.replace("if alpha >= beta:", "if False:")
+
+LYING = '''
+def alphabeta_decision(game, state, depth):
+    return "A", 3
+'''
+
+CRASHING = '''
+def first_move(game, state):
+    return game.actions(state)[99]
+
+
+def alphabeta_decision(game, state, depth):
+    return first_move(game, state), 0
+'''
+
+LOOPING = '''
+def alphabeta_decision(game, state, depth):
+    while True:
+        pass
+'''
+
+MINIMAX = '''
+def minimax_decision(game, state):
+    player = game.to_move(state)
+
+    def value(s):
+        if game.is_terminal(s):
+            return game.utility(s, player)
+        values = [value(game.result(s, a)) for a in game.actions(s)]
+        return max(values) if game.to_move(s) == player else min(values)
+
+    best_move, best = None, None
+    for a in game.actions(state):
+        v = value(game.result(state, a))
+        if best is None or v > best:
+            best_move, best = a, v
+    return best_move, best
+'''
+
+EXPECTIMAX = '''
+def expectimax_value(game, state):
+    player = game.to_move(state)
+
+    def value(s):
+        if game.is_terminal(s):
+            return game.utility(s, player)
+        mover = game.to_move(s)
+        if mover == game.CHANCE:
+            return sum(p * value(game.result(s, a)) for a, p in game.chance_outcomes(s))
+        values = [value(game.result(s, a)) for a in game.actions(s)]
+        return max(values) if mover == player else min(values)
+
+    return value(state)
+'''
+
+EXPECTIMAX_UNWEIGHTED = EXPECTIMAX.replace(
+    "return sum(p * value(game.result(s, a)) for a, p in game.chance_outcomes(s))",
+    "outcomes = game.chance_outcomes(s)\n"
+    "            return sum(value(game.result(s, a)) for a, p in outcomes) / len(outcomes)",
+)

@@ -1,0 +1,128 @@
+"""Hidden-test grading of search code items, with real sandbox runs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from grading.code.grader import CodeGrade, grade_code
+from grading.sandbox import SandboxConfig
+from tests.grading.code import solutions
+from tests.grading.code.conftest import LIMITS
+
+SEED = "variant-item-seed-1"
+
+
+def grade(source: str, kind: str = "code_alphabeta", config: SandboxConfig | None = None,
+          **params: Any) -> CodeGrade:
+    return grade_code(kind, params, SEED, source, limits=LIMITS, config=config)
+
+
+def test_correct_alphabeta_passes_every_hidden_test(sandbox_config: SandboxConfig) -> None:
+    result = grade(solutions.ALPHABETA, config=sandbox_config)
+
+    assert result.fraction == 1
+    assert [test["verdict"] for test in result.tests] == ["passed"] * len(result.tests)
+    names = [test["test"] for test in result.tests]
+    assert names[:2] == ["textbook tree", "three-ply tree"]
+    assert any(name.startswith("tic-tac-toe") for name in names)
+    assert any(name.startswith("Connect Four") for name in names)
+    assert result.summary["misconception"] is None
+
+
+@pytest.mark.parametrize(("source", "code"), [
+    (solutions.NO_CUT_ON_EQUALITY, "no_cut_on_equality"),
+    (solutions.ROOT_ALPHA_NOT_RAISED, "root_alpha_not_raised"),
+    (solutions.DEPTH_ONE_TOO_DEEP, "depth_one_ply_too_deep"),
+    (solutions.DEPTH_ONE_TOO_SHALLOW, "depth_off_by_one"),
+    (solutions.PLAIN_MINIMAX, "no_pruning"),
+])
+def test_typical_mistakes_are_wrong_and_named(sandbox_config: SandboxConfig, source: str,
+                                              code: str) -> None:
+    result = grade(source, config=sandbox_config)
+
+    assert 0 < result.fraction < 1
+    wrong = [test for test in result.tests if test["verdict"] == "wrong"]
+    assert wrong
+    assert all(code in test["misconceptions"] for test in wrong)
+    assert result.summary["misconception"]["code"] == code
+    assert result.summary["misconception"]["explanation"]
+
+
+def test_the_first_divergence_names_both_states(sandbox_config: SandboxConfig) -> None:
+    result = grade(solutions.ROOT_ALPHA_NOT_RAISED, config=sandbox_config,
+                   test_sets=["fixed_trees"])
+
+    textbook = result.tests[0]
+    assert textbook["verdict"] == "wrong"
+    assert textbook["messages"][0] == (
+        "your 5th evaluated state was B2; the reference evaluates C1 there")
+    assert "you generated B2, B3, C2, C3" in textbook["messages"][1]
+    assert textbook["checks"]["decision"] is True and textbook["checks"]["value"] is True
+
+
+def test_a_move_the_game_never_offered_is_illegal(sandbox_config: SandboxConfig) -> None:
+    result = grade(solutions.LYING, config=sandbox_config)
+
+    assert result.fraction == 0
+    assert {test["verdict"] for test in result.tests} == {"illegal_operation"}
+    assert "without the game having offered it" in result.tests[0]["messages"][0]
+
+
+def test_a_runtime_error_shows_only_the_students_traceback(
+        sandbox_config: SandboxConfig) -> None:
+    result = grade(solutions.CRASHING, config=sandbox_config, test_sets=["fixed_trees"])
+
+    test = result.tests[0]
+    assert test["verdict"] == "runtime_error"
+    assert test["traceback"] == (
+        "Traceback (most recent call last):\n"
+        '  File "solution.py", line 7, in alphabeta_decision\n'
+        "    return first_move(game, state), 0\n"
+        '  File "solution.py", line 3, in first_move\n'
+        "    return game.actions(state)[99]\n"
+        "IndexError: list index out of range\n"
+    )
+    assert "bootstrap" not in test["traceback"] and "/sandbox" not in test["traceback"]
+
+
+def test_an_endless_loop_is_a_time_limit(sandbox_config: SandboxConfig) -> None:
+    result = grade(solutions.LOOPING, config=sandbox_config, test_sets=["fixed_trees"])
+
+    assert [test["verdict"] for test in result.tests] == ["time_limit", "time_limit"]
+    assert result.fraction == 0
+
+
+def test_item_conventions_change_the_reference(sandbox_config: SandboxConfig) -> None:
+    result = grade(solutions.NO_CUT_ON_EQUALITY, config=sandbox_config,
+                   test_sets=["fixed_trees"], cut_on_equality=False)
+
+    assert result.fraction == 1
+
+
+def test_hidden_trees_differ_between_students_but_not_between_runs() -> None:
+    from grading.code.cases import search_cases
+
+    mine = search_cases("code_alphabeta", {"test_sets": ["generated_trees"]}, "seed-a")
+    again = search_cases("code_alphabeta", {"test_sets": ["generated_trees"]}, "seed-a")
+    theirs = search_cases("code_alphabeta", {"test_sets": ["generated_trees"]}, "seed-b")
+
+    assert [case.tree for case in mine] == [case.tree for case in again]
+    assert [case.tree for case in mine] != [case.tree for case in theirs]
+
+
+def test_minimax_item(sandbox_config: SandboxConfig) -> None:
+    result = grade(solutions.MINIMAX, kind="code_minimax", config=sandbox_config)
+
+    assert result.fraction == 1, result.tests
+
+
+def test_expectimax_item_names_an_unweighted_average(sandbox_config: SandboxConfig) -> None:
+    right = grade(solutions.EXPECTIMAX, kind="code_expectimax", config=sandbox_config)
+    unweighted = grade(solutions.EXPECTIMAX_UNWEIGHTED, kind="code_expectimax",
+                       config=sandbox_config)
+
+    assert right.fraction == 1, right.tests
+    assert unweighted.fraction < 1
+    assert unweighted.summary["misconception"]["code"] == "chance_unweighted_average"
