@@ -70,6 +70,8 @@ def _read_problem(path: str, stdin: TextIO) -> Any:
         raise EngineError(
             f"{path} is not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}"
         ) from None
+    except RecursionError:
+        raise EngineError(f"{path} is nested too deeply to be a gametree/1 problem") from None
 
 
 def _run_solve(args: argparse.Namespace, out: TextIO, stdin: TextIO) -> None:

@@ -224,6 +224,10 @@ def test_cli_rejects_unreadable_and_invalid_json(
     broken.write_text("{not json")
     assert main(["solve", str(broken)]) == 2
     assert "not valid JSON" in capsys.readouterr().err
+    nested = tmp_path / "nested.json"
+    nested.write_text("[" * 100_000 + "]" * 100_000)
+    assert main(["solve", str(nested)]) == 2
+    assert "nested too deeply" in capsys.readouterr().err
 
 
 def test_cli_misconception_option_and_listing(
