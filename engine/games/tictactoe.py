@@ -111,7 +111,7 @@ def _play(state: TicTacToeState, square: int) -> TicTacToeState:
 
 @dataclass(frozen=True)
 class _Tables:
-    """Everything the game protocol asks about a position, for each reachable position."""
+    """Hold what the game protocol asks about each reachable position."""
 
     moves: dict[TicTacToeState, tuple[int, ...]]
     children: dict[TicTacToeState, dict[int, TicTacToeState]]
