@@ -200,11 +200,11 @@ def create_run_cgroup(name: str, limits: SandboxLimits,
             reasons.append(result)
     dirs: dict[str, Path] = {}
     for controller in (*CONTROLLERS, *ACCOUNTING):
-        mount = next((m for m in mounts if m.version == 1 and controller in m.controllers), None)
-        if mount is None or controller not in own:
+        v1 = next((m for m in mounts if m.version == 1 and controller in m.controllers), None)
+        if v1 is None or controller not in own:
             reasons.append(f"no cgroup v1 {controller} hierarchy")
             continue
-        directory = _host_dir(mount, own[controller]) / name
+        directory = _host_dir(v1, own[controller]) / name
         try:
             directory.mkdir()
         except OSError as exc:

@@ -99,8 +99,8 @@ class GameServer:
         handle: int | None = None
         for kind, raw in zip(signature, raw_args, strict=True):
             if kind == "state":
-                handle = _ref(raw, "s")
-                state = self._states.value(handle)
+                state = self._states.value(_ref(raw, "s"))
+                handle = self._states.handle(state)
             elif kind == "action":
                 action = self._actions.value(_ref(raw, "a"))
             elif not isinstance(raw, str):

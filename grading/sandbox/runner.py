@@ -212,7 +212,6 @@ class _Session:
         self.outbox = bytearray()
         self.said_hello = False
         self.result: dict[str, Any] | None = None
-        self.violation: str | None = None
         self.killed_for: Verdict | None = None
         self.kill_message = ""
         self.exit_status: int | None = None
@@ -230,6 +229,8 @@ class _Session:
         child_fds = (to_child_r, from_child_w, filter_r)
         fds = {"{seccomp_fd}": filter_r, "{read_fd}": to_child_r, "{write_fd}": from_child_w}
         cmd = [str(fds[arg]) if arg in fds else arg for arg in template]
+        # Queued now, so the bootstrap finds it without waiting for a round trip.
+        self.outbox += encode_frame(self.start)
         began = time.monotonic()
         try:
             proc = subprocess.Popen(
@@ -302,14 +303,13 @@ class _Session:
             os.close(pidfd)
 
     def _on_channel(self, proc: subprocess.Popen[bytes], chunk: bytes) -> None:
-        if self.violation is not None:
+        if self.killed_for is not None:
             return
         self.reader.feed(chunk)
         try:
             while (message := self.reader.next_frame()) is not None:
                 self._on_message(message)
         except ProtocolViolation as exc:
-            self.violation = str(exc)
             self._stop(proc, "illegal_operation", str(exc))
         except GameFailure as exc:
             self._stop(proc, "sandbox_error", str(exc))
@@ -321,16 +321,17 @@ class _Session:
         op = message.get("op")
         if self.result is not None:
             raise ProtocolViolation(f"message {op!r} after the final result")
-        if self.reader.pending or self.outbox:
-            # The bootstrap waits for each reply before writing again: bytes already queued
-            # behind a request were written out of turn.
-            raise ProtocolViolation("message written before the previous reply was read")
         if not self.said_hello:
+            # hello needs no reply: the start frame was queued before the sandbox started.
             if message != {"op": "hello"}:
                 raise ProtocolViolation(f"expected hello, got {op!r}")
             self.said_hello = True
-            self.outbox += encode_frame(self.start)
-        elif op == "call":
+            return
+        if self.reader.pending or self.outbox:
+            # The bootstrap reads each reply (the start frame first) before writing again:
+            # bytes queued behind a message, or sent while ours is unread, are out of turn.
+            raise ProtocolViolation("message written before the previous reply was read")
+        if op == "call":
             if len(self.server.calls) >= self.limits.max_game_calls:
                 raise _TooManyCalls
             self.outbox += encode_frame(self.server.serve(message))

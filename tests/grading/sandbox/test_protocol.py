@@ -152,3 +152,14 @@ def test_encode_frame_refuses_nan() -> None:
     with pytest.raises(ValueError):
         encode_frame({"x": float("nan")})
     assert json.loads(encode_frame({"x": 1})[HEADER.size:]) == {"x": 1}
+
+
+TRICKY = {"value": ["é", '"quoted"', "back\\slash", "\n\t\r\x00", "\u2028", "😀", "", 10 ** 30,
+                    -5, 0, 0.1, -2.5e-07, True, False, None, [], {}, {"a": {"b": [1, {"c": []}]}}],
+          "label": "<script>"}
+
+
+def test_bootstrap_codec_agrees_with_json() -> None:
+    bootstrap = load_bootstrap()
+    assert bootstrap.loads(encode_frame(TRICKY)[HEADER.size:].decode()) == TRICKY
+    assert json.loads(bootstrap.dumps(TRICKY)) == TRICKY

@@ -120,7 +120,7 @@ def test_alphabeta_prunes_and_evaluates_at_the_cutoff(run: Runner) -> None:
                  evaluator=evaluator)
     assert record.verdict == "ok", record.traceback
     assert record.return_value in ("0", "1")
-    cutoffs = [event.state for event in record.calls_of("evaluate")]
+    cutoffs = [str(event.state) for event in record.calls_of("evaluate")]
     assert cutoffs == evaluated and all(len(state) == 3 for state in cutoffs)
     # Pruning: fewer than the 14 states of a full depth-3 expansion were generated.
     assert 0 < len(record.generated_states()) < 14

@@ -45,7 +45,7 @@ def run_bpf(program: bytes, nr: int, arch: int, arg0: int = 0) -> int:
         if op == 0x20:
             accumulator = struct.unpack_from("=I", data, k)[0]
         elif op == 0x06:
-            return k
+            return int(k)
         elif op in (0x15, 0x35, 0x45):
             taken = {0x15: accumulator == k, 0x35: accumulator >= k,
                      0x45: bool(accumulator & k)}[op]
