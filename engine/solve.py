@@ -109,34 +109,36 @@ def exact(number: Bound) -> int | str:
     return int(number)
 
 
-def _is_fraction(number: object) -> bool:
-    return isinstance(number, Fraction) and number.denominator != 1
+def approx(number: Bound) -> float | str:
+    """Return the float nearest ``number`` for a ``_float`` key (``"±inf"`` beyond range)."""
+    try:
+        value = float(number)
+    except OverflowError:
+        value = math.inf if number > 0 else -math.inf
+    return exact(value) if math.isinf(value) else value
+
+
+def _spelled(value: NodeValue, spell: Callable[[Bound], int | float | str]) -> Any:
+    return [spell(x) for x in value] if isinstance(value, tuple) else spell(value)
+
+
+def _has_fraction(value: NodeValue) -> bool:
+    numbers = value if isinstance(value, tuple) else (value,)
+    return any(isinstance(x, Fraction) and x.denominator != 1 for x in numbers)
 
 
 def put_value(answer: Answer, key: str, value: NodeValue) -> None:
     """Store ``value`` under ``key``, with a ``<key>_float`` sibling when it is a fraction."""
-    if isinstance(value, tuple):
-        answer[key] = [exact(v) for v in value]
-        if any(_is_fraction(v) for v in value):
-            answer[f"{key}_float"] = [float(v) for v in value]
-        return
-    answer[key] = exact(value)
-    if _is_fraction(value):
-        answer[f"{key}_float"] = float(value)
+    answer[key] = _spelled(value, exact)
+    if _has_fraction(value):
+        answer[f"{key}_float"] = _spelled(value, approx)
 
 
 def put_values(answer: Answer, key: str, values: Mapping[K, NodeValue]) -> None:
     """Store a name -> value map under ``key``, with ``<key>_float`` when any is a fraction."""
-    answer[key] = {
-        str(name): [exact(x) for x in v] if isinstance(v, tuple) else exact(v)
-        for name, v in values.items()
-    }
-    flat = [x for v in values.values() for x in (v if isinstance(v, tuple) else (v,))]
-    if any(_is_fraction(x) for x in flat):
-        answer[f"{key}_float"] = {
-            str(name): [float(x) for x in v] if isinstance(v, tuple) else float(v)
-            for name, v in values.items()
-        }
+    answer[key] = {str(name): _spelled(v, exact) for name, v in values.items()}
+    if any(_has_fraction(v) for v in values.values()):
+        answer[f"{key}_float"] = {str(name): _spelled(v, approx) for name, v in values.items()}
 
 
 # --- parameters ---------------------------------------------------------------------------

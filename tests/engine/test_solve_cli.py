@@ -48,6 +48,15 @@ def test_exact_numbers_follow_the_spec() -> None:
     assert (exact(float("inf")), exact(float("-inf"))) == ("inf", "-inf")
 
 
+def test_float_siblings_saturate_beyond_the_float_range() -> None:
+    tree = node("max", "r", node("chance", "c", leaf("a", "1e400"), leaf("b", 0),
+                                 probabilities=["1/3", "2/3"]))
+    answer = solve(problem("expectiminimax", tree))
+    assert answer["value_float"] == "inf"
+    assert answer["value"].endswith("/3")
+    json.dumps(answer, allow_nan=False)
+
+
 def test_minimax_answer_keys() -> None:
     answer = solve(problem("minimax", TWO_BY_TWO))
     assert answer["value"] == 3 and answer["move"] == "A"
