@@ -41,5 +41,14 @@ def all_kinds() -> list[Kind]:
 # Importing the kind modules registers them; kept last because they import ``register``.
 from exercises.kinds import (  # noqa: E402,F401
     alphabeta,
+    bandit,
+    chance,
+    concept_quiz,
+    eval_function,
+    games,
     minimax,
+    move_ordering,
+    price_war,
+    tree_size,
+    vector,
 )

@@ -1,0 +1,238 @@
+"""``ucb1`` and ``mcts_backprop``: the selection score and the backpropagation of MCTS."""
+
+from __future__ import annotations
+
+import random
+from fractions import Fraction
+from typing import Any
+
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from exercises.kinds import register
+from exercises.kinds.base import AnswerPart, Kind, PartType
+from exercises.kinds.engine_bridge import solve_problem
+from exercises.kinds.params import (
+    BoolParam,
+    ChoiceListParam,
+    ChoiceParam,
+    DecimalParam,
+    IntParam,
+    ParamError,
+)
+from exercises.kinds.trees import draw_values
+
+UCB1_FORMS = ("c*sqrt(ln N/n)", "sqrt(c*ln N/n)")
+SCORE_TOLERANCE = Fraction(1, 100)
+"""UCB1 scores are irrational: answers within 0.01 of the engine's float are right."""
+
+
+class Ucb1Kind(Kind):
+    """Ask for each child's UCB1 score, the next selection and the move played now."""
+
+    name = "ucb1"
+    title = gettext_lazy("UCB1 selection")
+    description = gettext_lazy("Score children with UCB1; select, and pick the final move.")
+    params = (
+        IntParam("children", 3, "number of children of the root", minimum=2, maximum=6),
+        IntParam("min_visits", 2, "fewest visits of a child", minimum=1, maximum=1000),
+        IntParam("max_visits", 30, "most visits of a child", minimum=1, maximum=1000),
+        DecimalParam("c", "2", "exploration constant", convention=True, maximum=Fraction(100)),
+        ChoiceParam(
+            "form", "sqrt(c*ln N/n)",
+            "exploration term: c*sqrt(ln N/n) or sqrt(c*ln N/n) (printed in the prompt)",
+            choices=UCB1_FORMS, convention=True,
+        ),
+        BoolParam(
+            "forms_disagree", False,
+            "require that the other UCB1 form would select a different child",
+        ),
+    )
+    choice_part = "selected"
+    default_options = 2  # one misconception changes the selection: the other formula
+
+    def check_params(self, params: dict[str, Any]) -> None:
+        """Check the visit range."""
+        if params["min_visits"] > params["max_visits"]:
+            raise ParamError("max_visits", "must be at least min_visits")
+
+    def open_parts(self, params: dict[str, Any]) -> list[AnswerPart]:
+        """Return scores, selection and final move."""
+        return [
+            AnswerPart(
+                "scores", PartType.NODE_VALUES, gettext_lazy("UCB1 score of each child"),
+                points=2, tolerance=SCORE_TOLERANCE,
+            ),
+            AnswerPart("selected", PartType.NAME, gettext_lazy("child selected next")),
+            AnswerPart(
+                "final_move", PartType.NAME, gettext_lazy("move played if the search stops now")
+            ),
+        ]
+
+    def generate(self, rng: random.Random, params: dict[str, Any]) -> dict[str, Any]:
+        """Draw visit and win counts; the parent's visits are the children's total."""
+        children = []
+        for index in range(params["children"]):
+            visits = rng.randint(params["min_visits"], params["max_visits"])
+            children.append({
+                "name": "ABCDEF"[index], "wins": rng.randint(0, visits), "visits": visits,
+            })
+        return {
+            "format": "gametree/1",
+            "kind": "ucb1",
+            "params": {
+                "parent_visits": sum(child["visits"] for child in children),
+                "children": children,
+                "c": params["c"],
+                "form": params["form"],
+            },
+        }
+
+    def solve(self, problem: dict[str, Any]) -> dict[str, Any]:
+        """Return the engine's UCB1 answer."""
+        return solve_problem(problem)
+
+    def project(self, problem: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
+        """Return scores, selection and final move."""
+        return {
+            "scores": answer["scores"],
+            "selected": answer["selected"],
+            "final_move": answer["final_move"],
+        }
+
+    def quality_issues(
+        self, problem: dict[str, Any], answer: dict[str, Any], params: dict[str, Any]
+    ) -> list[str]:
+        """Refuse near-ties in the selection or the final move; enforce disagreeing forms."""
+        issues = []
+        scores = sorted(answer["scores"].values(), reverse=True)
+        if scores[0] - scores[1] < 2 * float(SCORE_TOLERANCE):
+            issues.append("the two best UCB1 scores are within the tolerance")
+        visits = sorted((c["visits"] for c in problem["params"]["children"]), reverse=True)
+        if visits[0] == visits[1]:
+            issues.append("two children share the most visits")
+        if params["forms_disagree"]:
+            other = self.misconception_answers(problem).get("other_ucb1_form")
+            if other is None or other["selected"] == answer["selected"]:
+                issues.append("both UCB1 forms select the same child")
+        return issues
+
+    def prompt_args(self, problem: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
+        """Return the constant, the form and the parent's visits."""
+        return {
+            "c": params["c"],
+            "form": params["form"],
+            "parent_visits": problem["params"]["parent_visits"],
+        }
+
+    def render_prompt(self, args: dict[str, Any]) -> str:
+        """Return the prompt in the active language."""
+        formula = (
+            "UCB1 = w/n + c·sqrt(ln N / n)" if args["form"] == UCB1_FORMS[0]
+            else "UCB1 = w/n + sqrt(c·ln N / n)"
+        )
+        return _(
+            "The root has been visited N = %(n)s times; each child shows its wins w and visits "
+            "n. Use %(formula)s with c = %(c)s (natural logarithm). Give each child's score to "
+            "two decimals, the child selected next, and the move played if the search stopped "
+            "now (the most visited child)."
+        ) % {"n": args["parent_visits"], "formula": formula, "c": args["c"]}
+
+
+register(Ucb1Kind())
+
+
+OUTCOMES = ("win", "loss", "draw")
+MCTS_PLAYERS = ("MAX", "MIN")
+
+
+class MctsBackpropKind(Kind):
+    """Ask for the visit and reward counts along a path after one MCTS iteration."""
+
+    name = "mcts_backprop"
+    title = gettext_lazy("MCTS backpropagation")
+    description = gettext_lazy(
+        "Update visits and rewards along the selected path, crediting who moved into each node."
+    )
+    params = (
+        IntParam("path_length", 3, "nodes on the path below the root", minimum=1, maximum=6),
+        IntParam("max_visits", 20, "most visits of the path's first node", minimum=2,
+                 maximum=1000),
+        ChoiceListParam(
+            "outcomes", list(OUTCOMES), "playout results to draw from (for MAX)",
+            choices=OUTCOMES,
+        ),
+        DecimalParam(
+            "draw_reward", "1/2", "reward a draw gives each player", convention=True,
+            maximum=Fraction(1),
+        ),
+    )
+
+    def open_parts(self, params: dict[str, Any]) -> list[AnswerPart]:
+        """Return the updated path."""
+        return [
+            AnswerPart(
+                "path", PartType.RECORDS,
+                gettext_lazy("visits and reward of each node on the path after the update"),
+                points=2,
+            )
+        ]
+
+    def generate(self, rng: random.Random, params: dict[str, Any]) -> dict[str, Any]:
+        """Draw a path of shrinking visit counts, movers alternating from MAX, and an outcome."""
+        path = []
+        visits = rng.randint(max(2, params["max_visits"] // 2), params["max_visits"])
+        name = ""
+        for depth in range(params["path_length"]):
+            name = name + ("ABC"[rng.randint(0, 2)] if depth == 0 else str(rng.randint(1, 3)))
+            # Rewards move in halves so that earlier draws show up in the counts.
+            reward = Fraction(draw_values(rng, 1, 0, 2 * visits, distinct=False)[0], 2)
+            path.append({
+                "name": name, "moved_by": MCTS_PLAYERS[depth % 2], "visits": visits,
+                "reward": str(reward) if reward.denominator != 1 else int(reward),
+            })
+            visits = rng.randint(1, max(1, visits - 1))
+        result = params["outcomes"][rng.randint(0, len(params["outcomes"]) - 1)]
+        outcome = {"win": "MAX", "loss": "MIN", "draw": "draw"}[result]
+        return {
+            "format": "gametree/1",
+            "kind": "mcts_backprop",
+            "params": {"path": path, "outcome": outcome, "draw_reward": params["draw_reward"]},
+        }
+
+    def solve(self, problem: dict[str, Any]) -> dict[str, Any]:
+        """Return the engine's updated path."""
+        return solve_problem(problem)
+
+    def project(self, problem: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
+        """Return node name → updated visits and reward."""
+        return {
+            "path": {
+                node["name"]: {"visits": node["visits"], "reward": node["reward"]}
+                for node in answer["path"]
+            }
+        }
+
+    def prompt_args(self, problem: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
+        """Return the outcome and the draw reward."""
+        return {"outcome": problem["params"]["outcome"], "draw_reward": params["draw_reward"]}
+
+    def render_prompt(self, args: dict[str, Any]) -> str:
+        """Return the prompt in the active language."""
+        text = _(
+            "One MCTS iteration selected the path shown (root excluded); each node lists who "
+            "moved into it, its visits and its total reward."
+        )
+        text += " " + {
+            "MAX": _("The playout ended in a win for MAX."),
+            "MIN": _("The playout ended in a win for MIN."),
+            "draw": _("The playout ended in a draw."),
+        }[args["outcome"]]
+        text += " " + _(
+            "A win is worth 1 and a loss 0 to the player who moved into a node; a draw is "
+            "worth %(draw)s. Give every node's visits and reward after backpropagation."
+        ) % {"draw": args["draw_reward"]}
+        return text
+
+
+register(MctsBackpropKind())

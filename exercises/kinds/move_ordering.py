@@ -1,0 +1,122 @@
+"""``move_ordering``: one tree searched by alpha-beta in two orders; same value, other leaves."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from exercises.kinds import register
+from exercises.kinds.alphabeta import CONVENTION_PARAMS, conventions_of, render_conventions
+from exercises.kinds.base import AnswerPart, Kind, PartType
+from exercises.kinds.engine_bridge import solve_problem
+from exercises.kinds.minimax import ROOT_PLAYER
+from exercises.kinds.params import ChoiceParam, IntParam
+from exercises.kinds.trees import TREE_PARAMS, alternating_layers, check_tree_params, draw_tree
+
+SECOND_ORDERS = ("best-first", "reverse")
+
+
+class MoveOrderingKind(Kind):
+    """Ask for the leaves alpha-beta evaluates left to right, and under a second ordering."""
+
+    name = "move_ordering"
+    title = gettext_lazy("Move ordering")
+    description = gettext_lazy(
+        "Search the same tree in two orders: the value stays, the evaluated leaves change."
+    )
+    params = (
+        *TREE_PARAMS,
+        ROOT_PLAYER,
+        *CONVENTION_PARAMS,
+        ChoiceParam(
+            "second_order", "best-first",
+            "the second search's order: best-first (each node tries its best child first) or "
+            "reverse (right to left)",
+            choices=SECOND_ORDERS,
+        ),
+        IntParam(
+            "min_difference", 2, "fewest leaves by which the two searches must differ",
+            minimum=1, maximum=40,
+        ),
+    )
+
+    def check_params(self, params: dict[str, Any]) -> None:
+        """Check the shared tree params."""
+        check_tree_params(params)
+
+    def open_parts(self, params: dict[str, Any]) -> list[AnswerPart]:
+        """Return the value and the evaluation sequences under both orders."""
+        return [
+            AnswerPart("value", PartType.NUMBER, gettext_lazy("minimax value of the root")),
+            AnswerPart(
+                "evaluated_first", PartType.SEQUENCE,
+                gettext_lazy("leaves evaluated, in order, searching left to right"), points=2,
+            ),
+            AnswerPart(
+                "evaluated_second", PartType.SEQUENCE,
+                gettext_lazy("leaves evaluated, in order, under the second ordering"), points=2,
+            ),
+        ]
+
+    def generate(self, rng: random.Random, params: dict[str, Any]) -> dict[str, Any]:
+        """Draw a MAX/MIN tree; the orders are named in the params."""
+        tree = draw_tree(rng, params, alternating_layers(params["root_player"], params["depth"]))
+        return {
+            "format": "gametree/1",
+            "kind": "move_ordering",
+            "tree": tree,
+            "params": {**conventions_of(params), "orders": ["natural", params["second_order"]]},
+        }
+
+    def solve(self, problem: dict[str, Any]) -> dict[str, Any]:
+        """Return the engine's alpha-beta answers under each of the two orders."""
+        params = {k: v for k, v in problem["params"].items() if k != "orders"}
+        first, second = (
+            solve_problem({**problem, "kind": "alphabeta", "params": {**params, "order": order}})
+            for order in problem["params"]["orders"]
+        )
+        return {"first": first, "second": second}
+
+    def project(self, problem: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
+        """Return the value and both evaluation sequences."""
+        return {
+            "value": answer["first"]["value"],
+            "evaluated_first": answer["first"]["evaluated_leaves"],
+            "evaluated_second": answer["second"]["evaluated_leaves"],
+        }
+
+    def quality_issues(
+        self, problem: dict[str, Any], answer: dict[str, Any], params: dict[str, Any]
+    ) -> list[str]:
+        """Require the two searches to differ by at least ``min_difference`` leaves."""
+        difference = abs(
+            len(answer["first"]["evaluated_leaves"]) - len(answer["second"]["evaluated_leaves"])
+        )
+        if difference < params["min_difference"]:
+            return [f"the orders differ by {difference} leaves, fewer than min_difference"]
+        return []
+
+    def prompt_args(self, problem: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
+        """Return the conventions and the second order."""
+        return {"conventions": conventions_of(params), "second_order": params["second_order"]}
+
+    def render_prompt(self, args: dict[str, Any]) -> str:
+        """Return the prompt in the active language."""
+        text = _("Run alpha-beta on this tree twice.") + " " + render_conventions(
+            args["conventions"]
+        )
+        text += " " + (
+            _("The second time, every node tries its best child first (by true minimax value).")
+            if args["second_order"] == "best-first"
+            else _("The second time, every node tries its children right to left.")
+        )
+        text += " " + _(
+            "Give the root's value and, for each search, the leaves evaluated in order."
+        )
+        return text
+
+
+register(MoveOrderingKind())

@@ -1,0 +1,168 @@
+"""``vector``: the payoff vector backed up to the root (max^n) and the decision, with a tie rule."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from exercises.kinds import register
+from exercises.kinds.base import AnswerPart, Kind, PartType
+from exercises.kinds.engine_bridge import solve_problem
+from exercises.kinds.params import BoolParam, IntParam, JsonParam, ParamError
+from exercises.kinds.trees import ROOT, child_name, draw_values, leaves, walk
+
+PLAYER_NAMES = ("A", "B", "C", "D")
+
+
+def clean_tie_break(name: str, value: Any) -> Any:
+    """Return a tie rule: "first", or {"player": "A".."D", "prefer": "min" | "max"}."""
+    if value == "first":
+        return value
+    if (
+        isinstance(value, dict)
+        and set(value) == {"player", "prefer"}
+        and value["player"] in PLAYER_NAMES
+        and value["prefer"] in ("min", "max")
+    ):
+        return {"player": value["player"], "prefer": value["prefer"]}
+    raise ParamError(
+        name, f'must be "first" or {{"player": one of A-D, "prefer": "min" or "max"}}, '
+        f"got {value!r}",
+    )
+
+
+class VectorKind(Kind):
+    """Ask for the max^n payoff vector at the root and the root player's decision."""
+
+    name = "vector"
+    title = gettext_lazy("Vector payoffs (max^n)")
+    description = gettext_lazy(
+        "Several players, each maximising their own payoff: back up payoff vectors."
+    )
+    params = (
+        IntParam("players", 3, "number of players (A, B, C, D), moving in turn", minimum=2,
+                 maximum=4),
+        IntParam("depth", 2, "plies below the root", minimum=1, maximum=3),
+        IntParam("min_branching", 2, "fewest children of an inner node", minimum=2, maximum=3),
+        IntParam("max_branching", 3, "most children of an inner node", minimum=2, maximum=3),
+        IntParam("min_value", 0, "smallest payoff", minimum=-9, maximum=99),
+        IntParam("max_value", 9, "largest payoff", minimum=-9, maximum=99),
+        JsonParam(
+            "tie_break", "first",
+            'how a mover breaks ties: "first" (leftmost), or {"player": P, "prefer": "min"|'
+            '"max"} to prefer the tied child with the smallest or largest payoff for P',
+            convention=True, validator=clean_tie_break,
+            json_schema={"oneOf": [
+                {"type": "string", "enum": ["first"]},
+                {"type": "object", "properties": {
+                    "player": {"type": "string", "enum": list(PLAYER_NAMES)},
+                    "prefer": {"type": "string", "enum": ["min", "max"]},
+                }, "required": ["player", "prefer"]},
+            ]},
+        ),
+        BoolParam(
+            "allow_ties", False,
+            'allow ties for a mover; with a tie_break other than "first" at least one tie the '
+            "rule decides is required instead",
+        ),
+    )
+    choice_part = "value"
+
+    def check_params(self, params: dict[str, Any]) -> None:
+        """Check ranges, and that the tie rule names a player of the game."""
+        if params["min_branching"] > params["max_branching"]:
+            raise ParamError("max_branching", "must be at least min_branching")
+        if params["min_value"] >= params["max_value"]:
+            raise ParamError("max_value", "must be greater than min_value")
+        rule = params["tie_break"]
+        if isinstance(rule, dict) and rule["player"] not in PLAYER_NAMES[: params["players"]]:
+            raise ParamError("tie_break", f"player {rule['player']} is not in this game")
+
+    def open_parts(self, params: dict[str, Any]) -> list[AnswerPart]:
+        """Return the root vector and the decision."""
+        return [
+            AnswerPart("value", PartType.VECTOR, gettext_lazy("payoff vector at the root")),
+            AnswerPart("move", PartType.NAME, gettext_lazy("decision at the root (child name)")),
+        ]
+
+    def generate(self, rng: random.Random, params: dict[str, Any]) -> dict[str, Any]:
+        """Draw a tree whose levels cycle through the players, with payoff vector leaves."""
+        players = list(PLAYER_NAMES[: params["players"]])
+
+        def build(name: str, depth: int) -> dict[str, Any]:
+            if depth == params["depth"]:
+                return {"name": name}
+            count = rng.randint(params["min_branching"], params["max_branching"])
+            return {
+                "name": name, "type": "player", "player": players[depth % len(players)],
+                "children": [build(child_name(name, i, depth + 1), depth + 1)
+                             for i in range(count)],
+            }
+
+        tree = build(ROOT, 0)
+        for leaf in leaves(tree):
+            leaf["value"] = draw_values(
+                rng, len(players), params["min_value"], params["max_value"], distinct=False
+            )
+        return {
+            "format": "gametree/1",
+            "kind": "vector",
+            "tree": tree,
+            "params": {"players": players, "tie_break": params["tie_break"]},
+        }
+
+    def solve(self, problem: dict[str, Any]) -> dict[str, Any]:
+        """Return the engine's max^n answer."""
+        return solve_problem(problem)
+
+    def project(self, problem: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
+        """Return the root vector and the decision."""
+        return {"value": answer["value"], "move": answer["move"]}
+
+    def quality_issues(
+        self, problem: dict[str, Any], answer: dict[str, Any], params: dict[str, Any]
+    ) -> list[str]:
+        """Count movers' ties: none wanted, unless allowed or the stated rule must decide one."""
+        players = problem["params"]["players"]
+        ties = 0
+        for node in walk(problem["tree"]):
+            if "children" not in node:
+                continue
+            entry = players.index(node["player"])
+            values = [answer["node_values"][child["name"]][entry] for child in node["children"]]
+            ties += values.count(max(values)) > 1
+        if problem["params"]["tie_break"] != "first":
+            return [] if ties else ["no tie for the stated tie rule to decide"]
+        if ties and not params["allow_ties"]:
+            return [f"{ties} movers face a tie"]
+        return []
+
+    def prompt_args(self, problem: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
+        """Return the players and the tie rule."""
+        return {"players": problem["params"]["players"], "tie_break": params["tie_break"]}
+
+    def render_prompt(self, args: dict[str, Any]) -> str:
+        """Return the prompt in the active language."""
+        text = _(
+            "Players %(players)s move in turn; each leaf lists the payoffs in that order, and "
+            "every player maximises their own payoff."
+        ) % {"players": ", ".join(args["players"])}
+        rule = args["tie_break"]
+        if rule == "first":
+            text += " " + _("A mover facing a tie picks the leftmost of the tied children.")
+        elif rule["prefer"] == "min":
+            text += " " + _(
+                "A mover facing a tie picks the tied child that is worst for player %(player)s."
+            ) % {"player": rule["player"]}
+        else:
+            text += " " + _(
+                "A mover facing a tie picks the tied child that is best for player %(player)s."
+            ) % {"player": rule["player"]}
+        text += " " + _("Give the payoff vector backed up to the root and the root's decision.")
+        return text
+
+
+register(VectorKind())
