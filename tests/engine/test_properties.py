@@ -7,6 +7,7 @@ code with the engine.
 from __future__ import annotations
 
 import itertools
+import json
 import math
 import random
 from fractions import Fraction
@@ -15,13 +16,14 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from engine.errors import EngineError
 from engine.search.alphabeta import AlphaBetaConventions, alphabeta
 from engine.search.chance import expectiminimax, expectiminimax_alphabeta
 from engine.search.minimax import minimax, negamax
 from engine.search.multiplayer import maxn
 from engine.search.ordering import by_value
 from engine.search.trace import RecordingTracer
-from engine.solve import solve
+from engine.solve import SOLVERS, solve
 from engine.tree import TreeGame, parse_tree
 
 PROPERTY = settings(max_examples=150, deadline=None,
@@ -268,3 +270,24 @@ def test_perfect_ordering_evaluates_the_minimum_number_of_leaves(
     alphabeta(game, tree["name"], order=by_value(game, exact, "max"), tracer=tracer)
     expected = branching ** math.ceil(depth / 2) + branching ** math.floor(depth / 2) - 1
     assert len(tracer.evaluated()) == expected
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 3) | st.floats(allow_nan=False)
+    | st.sampled_from(["", "x", "1/2", "1/0", "max", "min", "chance", "player", "draw", "A"]),
+    lambda kids: st.lists(kids, max_size=3)
+    | st.dictionaries(st.sampled_from(["name", "type", "value", "children", "probabilities",
+                                       "player", "players", "c", "visits", "wins"]),
+                      kids, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(sorted(SOLVERS)), JSON, JSON)
+def test_any_input_is_answered_or_rejected_as_a_problem(kind: str, tree: Any, params: Any) -> None:
+    try:
+        answer = solve({"format": "gametree/1", "kind": kind, "tree": tree, "params": params})
+    except EngineError:
+        return
+    json.dumps(answer, allow_nan=False)
