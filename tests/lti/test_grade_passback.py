@@ -1,0 +1,178 @@
+"""Assignment and Grade Services: after each graded submission the student's problem-set
+score goes to the LMS line item, through Celery, retried, and logged."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from lti.models import LtiUserLink, ScorePassback
+from tests.conftest import wait_until
+from tests.lti.conftest import grade_submission, launch
+from tests.lti.simulator import PlatformSimulator
+from tests.lti.test_launch import bind_link
+
+SCORE_TYPE = "application/vnd.ims.lis.v1.score+json"
+
+
+@pytest.fixture
+def linked_student(
+    simulator: PlatformSimulator, platform: Any, instructor: Any
+) -> Callable[..., tuple[Any, Any]]:
+    """Return a function placing a link and launching it as learner-1: (problem set, user)."""
+
+    def place(line_item: bool = True) -> tuple[Any, Any]:
+        link = bind_link(platform, simulator, instructor[0])
+        response = launch(
+            Client(),
+            simulator,
+            "learner-1",
+            ["Learner"],
+            custom=link["custom"],
+            line_item=simulator.add_line_item() if line_item else None,
+        )
+        assert response.status_code == 200, response.content
+        return link["problem_set"], LtiUserLink.objects.get(subject="learner-1").user
+
+    return place
+
+
+@pytest.fixture
+def eager_retries(celery_eager: None) -> Iterator[None]:
+    """Run tasks inline and let Celery re-run retried ones inline (propagating would stop at
+    the first retry)."""
+    from config.celery_app import app
+
+    app.conf.task_eager_propagates = False
+    yield
+
+
+@pytest.mark.django_db
+def test_a_graded_submission_sends_the_problem_set_score_to_the_line_item(
+    simulator: PlatformSimulator,
+    linked_student: Callable[..., tuple[Any, Any]],
+    celery_eager: None,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    problem_set, student = linked_student()
+    with django_capture_on_commit_callbacks(execute=True):
+        grade_submission(problem_set, student, "7.5")
+    [score] = simulator.scores
+    assert score.content_type == SCORE_TYPE
+    assert score.line_item in simulator.line_items
+    body = score.body
+    assert body["userId"] == "learner-1"
+    assert (body["scoreGiven"], body["scoreMaximum"]) == (7.5, 10.0)
+    assert (body["activityProgress"], body["gradingProgress"]) == ("Submitted", "FullyGraded")
+    # The tool authenticated with a client assertion signed by its key, asking for AGS scopes.
+    assert simulator.token_requests[0]["claims"]["iss"] == simulator.client_id
+    passback = ScorePassback.objects.get()
+    assert passback.status == ScorePassback.Status.SENT and passback.attempts == 1
+    assert passback.score_given == 7.5 and passback.sent_at is not None
+
+    # A worse later attempt keeps the best score (the set's policy): the LMS gets 7.5 again.
+    with django_capture_on_commit_callbacks(execute=True):
+        grade_submission(problem_set, student, "2")
+    assert [s.body["scoreGiven"] for s in simulator.scores] == [7.5, 7.5]
+
+
+@pytest.mark.django_db
+def test_a_platform_that_is_down_gets_the_score_after_retries(
+    simulator: PlatformSimulator,
+    linked_student: Callable[..., tuple[Any, Any]],
+    eager_retries: None,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    problem_set, student = linked_student()
+    simulator.fail_next_scores = [503, 429]
+    with django_capture_on_commit_callbacks(execute=True):
+        grade_submission(problem_set, student, "4")
+    assert len(simulator.scores) == 1
+    passback = ScorePassback.objects.get()
+    assert passback.status == ScorePassback.Status.SENT and passback.attempts == 3
+
+
+@pytest.mark.django_db
+def test_a_score_the_platform_refuses_is_logged_as_failed_without_retrying(
+    simulator: PlatformSimulator,
+    linked_student: Callable[..., tuple[Any, Any]],
+    celery_eager: None,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    problem_set, student = linked_student()
+    simulator.fail_next_scores = [400]
+    with django_capture_on_commit_callbacks(execute=True):
+        grade_submission(problem_set, student, "4")
+    passback = ScorePassback.objects.get()
+    assert passback.status == ScorePassback.Status.FAILED and passback.attempts == 1
+    assert "400" in passback.last_error
+    assert simulator.scores == []
+
+
+@pytest.mark.django_db
+def test_a_platform_down_for_good_leaves_a_failed_passback(
+    simulator: PlatformSimulator,
+    linked_student: Callable[..., tuple[Any, Any]],
+    eager_retries: None,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    from lti.tasks import send_score_passback_task
+
+    problem_set, student = linked_student()
+    simulator.fail_next_scores = [503] * (send_score_passback_task.max_retries + 1)
+    with django_capture_on_commit_callbacks(execute=True):
+        grade_submission(problem_set, student, "4")
+    passback = ScorePassback.objects.get()
+    assert passback.status == ScorePassback.Status.FAILED
+    assert passback.attempts == send_score_passback_task.max_retries + 1
+    assert "503" in passback.last_error
+
+
+@pytest.mark.django_db
+def test_without_a_line_item_from_the_launch_one_is_created_for_the_link(
+    simulator: PlatformSimulator,
+    linked_student: Callable[..., tuple[Any, Any]],
+    celery_eager: None,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    problem_set, student = linked_student(line_item=False)
+    assert simulator.line_items == {}
+    with django_capture_on_commit_callbacks(execute=True):
+        grade_submission(problem_set, student, "6")
+    [(url, item)] = simulator.line_items.items()
+    assert item["resourceLinkId"] == "link-1" and item["scoreMaximum"] == 10.0
+    assert item["label"] == problem_set.title
+    assert [s.line_item for s in simulator.scores] == [url]
+
+
+@pytest.mark.django_db
+def test_students_unknown_to_the_lms_get_no_passback(
+    simulator: PlatformSimulator,
+    linked_student: Callable[..., tuple[Any, Any]],
+    student: Any,
+    celery_eager: None,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    problem_set, _ = linked_student()
+    with django_capture_on_commit_callbacks(execute=True):
+        grade_submission(problem_set, student[0], "6")
+    assert not ScorePassback.objects.exists() and simulator.scores == []
+
+
+@pytest.mark.e2e
+@pytest.mark.django_db(transaction=True)
+def test_the_real_worker_sends_the_score(
+    simulator: PlatformSimulator,
+    linked_student: Callable[..., tuple[Any, Any]],
+    celery_worker_process: Any,
+) -> None:
+    problem_set, student = linked_student()
+    grade_submission(problem_set, student, "9")
+    assert wait_until(lambda: len(simulator.scores) == 1, timeout=60)
+    assert simulator.scores[0].body["scoreGiven"] == 9.0
+    assert wait_until(
+        lambda: ScorePassback.objects.filter(status=ScorePassback.Status.SENT).exists()
+    )
