@@ -197,6 +197,7 @@ class _TreeSearch:
                 field="params.order",
             )
         self.order_name: str = order
+        self.evaluator = self.game.estimate if self.depth_limit is not None else None
 
     def order(self) -> Order[str, str] | None:
         """Return the move ordering the params ask for."""
@@ -216,19 +217,14 @@ class _TreeSearch:
         """Run minimax (averaging at chance nodes) and return the minimax answer keys."""
         tracer = RecordingTracer()
         result = self._minimax(tracer, self.order())
-        answer: Answer = {}
-        put_value(answer, "value", result.value)
-        answer["move"] = result.move
-        put_values(answer, "node_values", tracer.node_values())
-        answer["principal_variation"] = list(result.principal_variation)
-        return answer
+        return _search_keys(result.value, result.move, result.principal_variation, tracer)
 
     def _minimax(
         self, tracer: RecordingTracer, order: Order[str, str] | None
     ) -> SearchResult[str]:
         return minimax(
             self.game, self.tree.root.name, max_player="max", depth_limit=self.depth_limit,
-            evaluator=self.game.estimate if self.depth_limit is not None else None,
+            evaluator=self.evaluator,
             order=order, tracer=tracer,
         )
 
@@ -240,18 +236,14 @@ class _TreeSearch:
         result = alphabeta(
             self.game, self.tree.root.name, conventions=conventions, max_player="max",
             depth_limit=self.depth_limit,
-            evaluator=self.game.estimate if self.depth_limit is not None else None,
+            evaluator=self.evaluator,
             order=self.order(), tracer=tracer, utility_bounds=utility_bounds,
         )
-        answer: Answer = {}
-        put_value(answer, "value", result.value)
-        answer["move"] = result.move
-        put_values(answer, "node_values", tracer.node_values())
+        answer = _search_keys(result.value, result.move, result.principal_variation, tracer)
         answer["node_bounds"] = {
             str(name): {"lower": exact(lower), "upper": exact(upper)}
             for name, (lower, upper) in tracer.node_bounds().items()
         }
-        answer["principal_variation"] = list(result.principal_variation)
         evaluated = [str(name) for name in tracer.evaluated()]
         answer["evaluated_leaves"] = evaluated
         seen = set(evaluated)
@@ -275,6 +267,18 @@ class _TreeSearch:
             else:
                 stack.extend((child, depth + 1) for child in reversed(node.children))
         return names
+
+
+def _search_keys(
+    value: NodeValue, move: str | None, line: Sequence[str], tracer: RecordingTracer
+) -> Answer:
+    """Return the keys every tree answer has: value, move, node values, principal variation."""
+    answer: Answer = {}
+    put_value(answer, "value", value)
+    answer["move"] = move
+    put_values(answer, "node_values", tracer.node_values())
+    answer["principal_variation"] = list(line)
+    return answer
 
 
 def _cutoff(cut: Cutoff) -> Answer:
@@ -393,11 +397,7 @@ def _solve_vector(
     game = TreeGame(tree)
     tracer = RecordingTracer()
     result = maxn(game, tree.root.name, players=players, tie_break=tie_break, tracer=tracer)
-    answer: Answer = {}
-    put_value(answer, "value", result.value)
-    answer["move"] = result.move
-    put_values(answer, "node_values", tracer.node_values())
-    answer["principal_variation"] = list(result.principal_variation)
+    answer = _search_keys(result.value, result.move, result.principal_variation, tracer)
     if tree.root.player is not None:
         floor = minimax(game, tree.root.name, max_player=tree.root.player)
         paranoid: Answer = {"player": tree.root.player, "move": floor.move}
