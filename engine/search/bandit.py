@@ -112,6 +112,8 @@ def mcts_backprop(
 
 @dataclass
 class _TreeNode(Generic[StateT, ActionT]):
+    """Hold one node of the MCTS tree; it is updated in place as iterations run."""
+
     state: StateT
     moved_by: str | None
     untried: list[ActionT]
@@ -122,7 +124,10 @@ class _TreeNode(Generic[StateT, ActionT]):
 
 @dataclass(frozen=True)
 class Step(Generic[ActionT]):
-    """Record one selection step: the action chosen, its parent's N and its UCB1 score U."""
+    """Record one selection step: the action chosen, its parent's N and its UCB1 score U.
+
+    At a chance node the outcome is drawn, not selected, so ``score`` is NaN there.
+    """
 
     action: ActionT
     parent_visits: int
