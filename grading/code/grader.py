@@ -13,6 +13,7 @@ from fractions import Fraction
 from typing import Any
 
 from engine.search.alphabeta import AlphaBetaConventions
+from grading.code.agents import connect4_reports, tictactoe_reports
 from grading.code.cases import SEARCH_TEST_SETS, search_cases
 from grading.code.contract import contract_for
 from grading.code.reference import Method, explain
@@ -56,6 +57,20 @@ def grade_search_item(kind_name: str, params: dict[str, Any], seed: str, source:
     return CodeGrade(_mean(reports), reports, summarise(reports))
 
 
+AGENT_TESTS = {
+    "code_tictactoe_agent": tictactoe_reports,
+    "code_connect4_agent": connect4_reports,
+}
+
+
+def grade_agent_item(kind_name: str, params: dict[str, Any], seed: str, source: str,
+                     limits: SandboxLimits, config: SandboxConfig | None) -> CodeGrade:
+    """Play the agent item's games with the student's agent and score the results."""
+    entry_point = contract_for(kind_name).entry_point
+    reports = AGENT_TESTS[kind_name](source, entry_point, seed, limits, config)
+    return CodeGrade(_mean(reports), reports, summarise(reports))
+
+
 def summarise(reports: list[dict[str, Any]]) -> dict[str, Any]:
     """Return verdict counts and the misconception most tests' traces match, if any."""
     verdicts = Counter(report["verdict"] for report in reports)
@@ -78,7 +93,10 @@ def _mean(reports: list[dict[str, Any]]) -> Fraction:
     return total / len(reports)
 
 
-GRADERS: dict[str, Grader] = {name: grade_search_item for name in SEARCH_TEST_SETS}
+GRADERS: dict[str, Grader] = {
+    **{name: grade_search_item for name in SEARCH_TEST_SETS},
+    **{name: grade_agent_item for name in AGENT_TESTS},
+}
 """Code kind name → the function grading its submissions."""
 
 

@@ -112,3 +112,54 @@ EXPECTIMAX_UNWEIGHTED = EXPECTIMAX.replace(
     "outcomes = game.chance_outcomes(s)\n"
     "            return sum(value(game.result(s, a)) for a, p in outcomes) / len(outcomes)",
 )
+
+PERFECT_TICTACTOE = '''
+def choose_move(game, state):
+    return best_move(game, state)
+
+
+CACHE = {}
+
+
+def value(game, state, player):
+    key = (state, player)
+    if key not in CACHE:
+        if game.is_terminal(state):
+            CACHE[key] = game.utility(state, player)
+        else:
+            values = [value(game, game.result(state, a), player) for a in game.actions(state)]
+            CACHE[key] = max(values) if game.to_move(state) == player else min(values)
+    return CACHE[key]
+
+
+def best_move(game, state):
+    player = game.to_move(state)
+    moves = game.actions(state)
+    scores = [value(game, game.result(state, a), player) for a in moves]
+    return moves[scores.index(max(scores))]
+'''
+
+FIRST_SQUARE_TICTACTOE = '''
+def choose_move(game, state):
+    return game.actions(state)[0]
+'''
+
+CRASHING_AGENT = '''
+def choose_move(game, state):
+    moves = game.actions(state)
+    return moves[len(moves)]
+'''
+
+GREEDY_CONNECT4 = '''
+def choose_move(game, state):
+    me = game.to_move(state)
+    moves = game.actions(state)
+    scores = []
+    for move in moves:
+        after = game.result(state, move)
+        if game.is_terminal(after):
+            scores.append(game.utility(after, me))
+        else:
+            scores.append(game.evaluate(after, me))
+    return moves[scores.index(max(scores))]
+'''

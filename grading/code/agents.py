@@ -1,0 +1,242 @@
+"""Agent tests: a tic-tac-toe agent against every opponent line, a Connect Four agent in a series.
+
+The grader is the referee. It asks the student's agent for its moves in batches, one sandbox
+run per batch (a driver appended to the source calls the agent once per position, so a
+cache the agent keeps by state serves the whole batch), checks each move was offered by the
+game for that position, plays it, and answers with the opponents' moves itself.
+
+Tic-tac-toe is checked exhaustively and breadth first: round ``k`` asks the agent for every
+position it can face at its ``k``-th move, against every sequence of opponent replies.
+Connect Four games run in lockstep: each round asks for the agent's move in every game still
+going.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.game import Evaluator
+from engine.games import connect4, tictactoe
+from engine.search.alphabeta import alphabeta
+from grading.code.cases import tests_rng
+from grading.code.runs import SandboxFailed
+from grading.sandbox import RunRecord, SandboxConfig, SandboxLimits, StateArg, run_in_sandbox
+
+AGENT_ENTRY = "__cutoff_choose_moves__"
+AGENT_DRIVER = '''
+
+def {driver}(game, *states):
+    return [{entry}(game, state) for state in states]
+'''
+"""Appended after the student's last line; its frames are cut from tracebacks."""
+
+FRAME = re.compile(r'  File "solution\.py", line (\d+), in [^\n]*\n(    [^\n]*\n)?')
+
+
+@dataclass
+class AgentBatch:
+    """The moves an agent chose in a batch of positions, or why it could not choose them."""
+
+    record: RunRecord
+    moves: list[Any] = field(default_factory=list)
+    problem: str | None = None
+
+
+def ask_agent(source: str, entry_point: str, game: Any, states: Sequence[Hashable],
+              limits: SandboxLimits, config: SandboxConfig | None,
+              evaluator: Evaluator[Any] | None = None) -> AgentBatch:
+    """Ask the agent for a move in each of ``states`` in one sandbox run and check each move.
+
+    ``problem`` is set when the run failed or a move is not one the game offered for its
+    position (then the batch's verdict is ``illegal_operation``); ``evaluator`` answers
+    ``game.evaluate``.
+    """
+    driver = AGENT_DRIVER.format(driver=AGENT_ENTRY, entry=entry_point)
+    record = run_in_sandbox(source + driver, AGENT_ENTRY, [StateArg(s) for s in states], game,
+                            limits, evaluator=evaluator, config=config)
+    if record.verdict == "sandbox_error":
+        raise SandboxFailed(record.message)
+    batch = AgentBatch(record)
+    if not record.ok:
+        batch.problem = record.message
+        return batch
+    moves = record.return_value
+    if not isinstance(moves, list) or len(moves) != len(states):
+        batch.problem = "the agent's moves did not come back"
+        return batch
+    for state, move in zip(states, moves, strict=True):
+        if not record.was_offered(move, state):
+            batch.problem = (f"your agent returned {move!r} without the game having offered it "
+                             "in that position: choose among game.actions(state)")
+            return batch
+    batch.moves = moves
+    return batch
+
+
+def student_traceback(record: RunRecord, source: str) -> str | None:
+    """Return the run's traceback without the frames of the appended driver."""
+    if record.traceback is None:
+        return None
+    last_line = source.count("\n") + 1
+    return FRAME.sub(lambda frame: "" if int(frame.group(1)) > last_line else frame.group(0),
+                     record.traceback)
+
+
+def failed_report(name: str, batch: AgentBatch, source: str) -> dict[str, Any]:
+    """Return the report of an agent test whose batch run failed or cheated."""
+    verdict = batch.record.verdict if not batch.record.ok else "illegal_operation"
+    report: dict[str, Any] = {"test": name, "verdict": verdict, "score": 0.0, "max_score": 1.0,
+                              "messages": [batch.problem], "misconceptions": []}
+    traceback = student_traceback(batch.record, source)
+    if traceback:
+        report["traceback"] = traceback
+    return report
+
+
+# --- tic-tac-toe: never lose ----------------------------------------------------------------
+
+
+def tictactoe_reports(source: str, entry_point: str, seed: str, limits: SandboxLimits,
+                      config: SandboxConfig | None) -> list[dict[str, Any]]:
+    """Return one report per side: the agent as X, then as O, against every opponent line."""
+    game = tictactoe.TicTacToe()
+    first_replies = {game.result(tictactoe.EMPTY_BOARD, square): [square]
+                     for square in game.actions(tictactoe.EMPTY_BOARD)}
+    return [
+        _never_loses(game, "X", {tictactoe.EMPTY_BOARD: []}, source, entry_point, limits, config),
+        _never_loses(game, "O", first_replies, source, entry_point, limits, config),
+    ]
+
+
+def _never_loses(game: tictactoe.TicTacToe, side: str, frontier: dict[Any, list[int]],
+                 source: str, entry_point: str, limits: SandboxLimits,
+                 config: SandboxConfig | None) -> dict[str, Any]:
+    name = f"tic-tac-toe agent as {side}, against every opponent"
+    asked = finished = 0
+    while frontier:
+        positions = list(frontier)
+        batch = ask_agent(source, entry_point, game, positions, limits, config)
+        if batch.problem is not None:
+            return failed_report(name, batch, source)
+        asked += len(positions)
+        following: dict[Any, list[int]] = {}
+        for position, move in zip(positions, batch.moves, strict=True):
+            line = [*frontier[position], move]
+            after = game.result(position, move)
+            if game.is_terminal(after):
+                finished += 1
+                continue
+            for reply in game.actions(after):
+                reached = game.result(after, reply)
+                if game.is_terminal(reached):
+                    finished += 1
+                    if game.utility(reached, side) < 0:
+                        return _lost(name, [*line, reply], reached)
+                else:
+                    following.setdefault(reached, [*line, reply])
+        frontier = following
+    return {"test": name, "verdict": "passed", "score": 1.0, "max_score": 1.0,
+            "messages": [f"never lost: {asked} positions asked, {finished} games played to the "
+                         "end"], "misconceptions": []}
+
+
+def _lost(name: str, line: list[int], final: tictactoe.TicTacToeState) -> dict[str, Any]:
+    board = final.board.replace(" ", "_")
+    return {"test": name, "verdict": "wrong", "score": 0.0, "max_score": 1.0, "misconceptions": [],
+            "messages": [f"your agent loses the game {', '.join(map(str, line))} (squares 0-8, "
+                         f"row by row), ending {board[:3]}/{board[3:6]}/{board[6:]}"]}
+
+
+# --- Connect Four: a seeded series ----------------------------------------------------------
+
+Opponent = Callable[[connect4.Connect4State], int]
+
+
+@dataclass
+class Match:
+    """One game of the series: who the agent plays, on which side, and the moves so far."""
+
+    opponent_name: str
+    agent_side: str
+    opponent: Opponent
+    state: connect4.Connect4State = connect4.EMPTY_BOARD
+    moves: list[int] = field(default_factory=list)
+
+    def play(self, game: connect4.Connect4, move: int) -> None:
+        """Play ``move`` (0-based column) for whoever is to move."""
+        self.state = game.result(self.state, move)
+        self.moves.append(move)
+
+    def record(self) -> str:
+        """Return the game so far as 1-based column digits."""
+        return "".join(str(move + 1) for move in self.moves)
+
+
+def random_player(rng: random.Random) -> Opponent:
+    """Return an opponent playing a uniformly random legal column."""
+    game = connect4.Connect4()
+    return lambda state: rng.choice(list(game.actions(state)))
+
+
+def depth2_searcher(state: connect4.Connect4State) -> int:
+    """Return the move of a depth-2 alpha-beta with the window heuristic, centre first."""
+    result = alphabeta(connect4.Connect4(), state, depth_limit=2,
+                       evaluator=connect4.window_score, order=connect4.centre_first_order)
+    assert result.move is not None
+    return result.move
+
+
+def connect4_reports(source: str, entry_point: str, seed: str, limits: SandboxLimits,
+                     config: SandboxConfig | None) -> list[dict[str, Any]]:
+    """Return one report per opponent: a random player, then a depth-2 searcher."""
+    rng = tests_rng(seed, "connect4-agent")
+    matches = [
+        Match("random player", "X", random_player(random.Random(rng.getrandbits(64)))),
+        Match("random player", "O", random_player(random.Random(rng.getrandbits(64)))),
+        Match("depth-2 searcher", "X", depth2_searcher),
+        Match("depth-2 searcher", "O", depth2_searcher),
+    ]
+    game = connect4.Connect4()
+    failures: dict[str, dict[str, Any]] = {}
+    live = list(matches)
+    while live:
+        for match in live:
+            if match.state.player != match.agent_side and not game.is_terminal(match.state):
+                match.play(game, match.opponent(match.state))
+        waiting = [m for m in live if not game.is_terminal(m.state)]
+        if not waiting:
+            break
+        batch = ask_agent(source, entry_point, game, [m.state for m in waiting], limits, config,
+                          evaluator=connect4.window_score)
+        if batch.problem is not None:
+            for match in waiting:
+                failures.setdefault(match.opponent_name,
+                                    failed_report(f"Connect Four vs {match.opponent_name}", batch,
+                                                  source))
+            live = [m for m in waiting if m.opponent_name not in failures]
+            continue
+        for match, move in zip(waiting, batch.moves, strict=True):
+            match.play(game, move)
+        live = [m for m in waiting if not game.is_terminal(m.state)]
+    return [failures.get(name) or _series_report(name, [m for m in matches
+                                                        if m.opponent_name == name], game)
+            for name in ("random player", "depth-2 searcher")]
+
+
+def _series_report(opponent: str, matches: list[Match], game: connect4.Connect4
+                   ) -> dict[str, Any]:
+    points, messages = 0.0, []
+    for match in matches:
+        utility = game.utility(match.state, match.agent_side)
+        result, earned = ("won", 1.0) if utility > 0 else ("lost", 0.0) if utility < 0 \
+            else ("drew", 0.5)
+        points += earned
+        messages.append(f"as {match.agent_side} your agent {result}: {match.record()} "
+                        "(1-based columns)")
+    score = round(points / len(matches), 4)
+    return {"test": f"Connect Four vs {opponent}", "verdict": "passed" if score == 1 else "wrong",
+            "score": score, "max_score": 1.0, "messages": messages, "misconceptions": []}
