@@ -41,7 +41,9 @@ def create_account(
 def create_course(*, creator: User, slug: str, title: str) -> Course:
     """Create a course with ``creator`` as its first instructor."""
     if not creator.is_instructor:
-        raise ApiError("only instructors may create courses", code="permission_denied", status_code=403)
+        raise ApiError(
+            "only instructors may create courses", code="permission_denied", status_code=403
+        )
     with transaction.atomic():
         if Course.objects.filter(slug=slug).exists():
             raise ApiError(

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.views.defaults import page_not_found, server_error as html_server_error
+from django.views.defaults import page_not_found
+from django.views.defaults import server_error as html_server_error
 
 
 def _error(code: str, message: str, status: int) -> JsonResponse:

@@ -1,8 +1,8 @@
 """Production settings: refuse to start without secrets; secure cookies and headers."""
 
-from config.settings.base import *  # noqa: F403
 import dj_database_url
 
+from config.settings.base import *  # noqa: F403
 from config.settings.env import env_list, env_required
 
 SECRET_KEY = env_required("SECRET_KEY")

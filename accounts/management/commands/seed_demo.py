@@ -20,7 +20,8 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         """Create the demo accounts and print their usernames, password and API tokens."""
         course, _ = Course.objects.get_or_create(slug="demo", defaults={"title": "Demo course"})
-        for username, role in (("demo-instructor", Role.INSTRUCTOR), ("demo-student", Role.STUDENT)):
+        demo = (("demo-instructor", Role.INSTRUCTOR), ("demo-student", Role.STUDENT))
+        for username, role in demo:
             _, token = create_account(
                 username=username, role=role, password=DEMO_PASSWORD, course=course
             )
