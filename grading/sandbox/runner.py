@@ -19,6 +19,7 @@ import secrets
 import select
 import shutil
 import signal
+import stat
 import subprocess
 import time
 from collections.abc import Callable, Sequence
@@ -47,6 +48,8 @@ JOIN_CGROUP = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done;
 """Shell script that moves itself into the cgroups named before ``--`` and execs the rest, so
 the sandbox is inside its cgroup before its first instruction (no race, no preexec_fn)."""
 CGROUP_JOIN_FAILED = 125
+TMP_FILES = 4
+"""The sandbox's ``/tmp`` holds this many files of the largest size ``max_file_bytes`` allows."""
 CPU_MEASURE_SLACK = 0.9
 """Fraction of the CPU limit the measured time must reach for a SIGKILL to count as the CPU
 limit: cgroup accounting and the kernel's rlimit check sample at different moments."""
@@ -115,11 +118,27 @@ class _Usage:
     oom_killed: bool = False
 
 
+def _check_base_dir(base: Path) -> None:
+    """Refuse a base directory another user could swap or fill (it may sit in /tmp), or one
+    the sandbox uid cannot reach to bind its run directory."""
+    info = base.lstat()
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o022:
+        raise SandboxUnavailable(
+            f"sandbox base directory {base} must be a real directory owned by uid "
+            f"{os.geteuid()} and writable only by it; remove it or set SandboxConfig.base_dir")
+    for directory in (base, *base.parents):
+        if os.geteuid() == 0 and not directory.stat().st_mode & stat.S_IXOTH:
+            raise SandboxUnavailable(
+                f"the sandbox uid cannot reach {base}: {directory} lacks o+x; "
+                "set SandboxConfig.base_dir to a directory under /tmp or /var")
+
+
 def _make_run_dir(config: SandboxConfig, run_id: str, source: str) -> Path:
-    base = config.base_dir
+    base = config.base_dir.absolute()
     # Root-owned and not listable, so one run's directory name is not discoverable from another
     # user on the host; the sandbox uid needs only to traverse it.
     base.mkdir(mode=0o711, parents=True, exist_ok=True)
+    _check_base_dir(base)
     run_dir = base / f"run-{run_id}"
     run_dir.mkdir(mode=0o700)
     (run_dir / "solution.py").write_text(source, encoding="utf-8")
@@ -170,8 +189,12 @@ def _command(tools: dict[str, str], config: SandboxConfig, limits: SandboxLimits
         elif target.is_dir():
             cmd += ["--ro-bind", str(target), f"/{link}"]
     cmd += [
-        "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+        "--proc", "/proc", "--dev", "/dev",
+        "--size", str(TMP_FILES * limits.max_file_bytes), "--tmpfs", "/tmp",
         "--ro-bind", str(run_dir), MOUNT_POINT, "--chdir", MOUNT_POINT,
+        # bwrap's own root and /dev are tmpfs writable by the sandbox uid: without a memory
+        # cgroup they would be an unbounded store, so only the sized /tmp stays writable.
+        "--remount-ro", "/dev", "--remount-ro", "/",
         "--seccomp", "{seccomp_fd}",
         "--", config.python, *PYTHON_FLAGS, f"{MOUNT_POINT}/bootstrap.py",
         "{read_fd}", "{write_fd}",

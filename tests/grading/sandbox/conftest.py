@@ -31,6 +31,9 @@ from grading.sandbox import (
 REPO = Path(__file__).resolve().parents[3]
 IN_CI = os.environ.get("CI", "").lower() == "true"
 TEST_BASE = Path(f"/tmp/cutoff-sandbox-tests-{os.getpid()}")
+TEST_UID = 64999
+"""The tests' sandbox uid: not the default 65534, so other sandboxes on a shared host (another
+worker, another test run) neither count against RLIMIT_NPROC nor look like leftovers here."""
 FAST = SandboxLimits(cpu_seconds=2, wall_seconds=4.0)
 """Tight limits so the resource attacks end quickly."""
 
@@ -47,19 +50,19 @@ def require(condition: bool, reason: str) -> None:
 @pytest.fixture(scope="session")
 def sandbox_host() -> Iterator[SandboxConfig]:
     """Return the sandbox config after checking bubblewrap and setpriv work on this host."""
-    config = SandboxConfig(base_dir=TEST_BASE)
+    config = SandboxConfig(base_dir=TEST_BASE, uid=TEST_UID, gid=TEST_UID)
     try:
         check_host(config)
     except SandboxUnavailable as exc:
         require(False, str(exc))
-    require(os.geteuid() == 0, "the sandbox tests switch to uid 65534 and must run as root")
+    require(os.geteuid() == 0, "the sandbox tests switch uid with setpriv and must run as root")
     probe = subprocess.run(
-        ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "bwrap",
+        ["setpriv", f"--reuid={TEST_UID}", f"--regid={TEST_UID}", "--clear-groups", "bwrap",
          "--unshare-all", "--ro-bind", "/usr", "/usr", "--symlink", "usr/lib", "/lib",
          "--symlink", "usr/lib64", "/lib64", "/usr/bin/true"],
         capture_output=True, text=True, env={})
     require(probe.returncode == 0,
-            f"bubblewrap cannot create namespaces as uid 65534 here: {probe.stderr.strip()}")
+            f"bubblewrap cannot create namespaces unprivileged here: {probe.stderr.strip()}")
     yield config
     shutil.rmtree(TEST_BASE, ignore_errors=True)
 
@@ -177,10 +180,10 @@ def run(sandbox_host: SandboxConfig) -> Iterator[Runner]:
 
 
 def sandbox_processes(grace: float = 2.0) -> list[str]:
-    """Return the command lines of processes owned by the sandbox uid still alive after
+    """Return the command lines of processes owned by the tests' sandbox uid alive after
     ``grace`` seconds (a killed pid namespace is torn down asynchronously)."""
     deadline = time.monotonic() + grace
-    while (found := _uid_processes(65534)) and time.monotonic() < deadline:
+    while (found := _uid_processes(TEST_UID)) and time.monotonic() < deadline:
         time.sleep(0.05)
     return found
 

@@ -8,6 +8,7 @@ the operation succeeded), so a failing test shows exactly which door was open.
 from __future__ import annotations
 
 import os
+import platform
 import secrets
 import signal
 import socket
@@ -18,7 +19,7 @@ import pytest
 
 from grading.sandbox import SandboxLimits, StateArg
 
-from .conftest import FAST, REPO, TEST_BASE, Runner, leaked, sandbox_processes
+from .conftest import FAST, REPO, TEST_BASE, TEST_UID, Runner, leaked, sandbox_processes
 
 ATTEMPT = '''
 import os, sys
@@ -191,8 +192,8 @@ def test_cannot_see_other_runs(run: Runner) -> None:
     other.mkdir(mode=0o700)
     secret = secrets.token_hex(16)
     (other / "solution.py").write_text(f"SECRET = '{secret}'\n")
-    os.chown(other, 65534, 65534)
-    os.chown(other / "solution.py", 65534, 65534)
+    os.chown(other, TEST_UID, TEST_UID)
+    os.chown(other / "solution.py", TEST_UID, TEST_UID)
     try:
         record = run(ATTEMPT + '''
 def solve(game, state, base, other):
@@ -317,7 +318,7 @@ def solve(game, state):
 ''')
     assert record.verdict == "ok"
     uid, gid, groups, *rest = record.return_value
-    assert (uid, gid, groups) == ("65534", "65534", "[]")
+    assert (uid, gid, groups) == (str(TEST_UID), str(TEST_UID), "[]")
     caps = [line for line in rest if line.startswith("Cap")]
     assert caps and all(line.split()[1] == "0000000000000000" for line in caps), caps
     assert "NoNewPrivs:\t1" in rest
@@ -369,19 +370,24 @@ def solve(game, state):
         assert record.peak_memory_bytes <= 128 * 1024 * 1024
 
 
-def test_filling_tmp_is_bounded(run: Runner) -> None:
+def test_filling_the_filesystem_is_bounded(run: Runner) -> None:
     record = run(ATTEMPT + '''
-def solve(game, state):
-    big = attempt("big file", lambda: open("/tmp/big", "wb").write(b"x" * (4 << 20)))
+def fill(directory):
     index = 0
     while True:
-        with open(f"/tmp/f{index}", "wb") as handle:
+        with open(f"{directory}/f{index}", "wb") as handle:
             handle.write(b"x" * (1 << 20))
         index += 1
+
+def solve(game, state):
+    found = [attempt(d, lambda d=d: fill(d)) for d in ("/", "/dev", "/dev/shm", "/tmp")]
+    found.append(attempt("big file", lambda: open("/tmp/big", "wb").write(b"x" * (4 << 20))))
+    found.append(attempt("dev null", lambda: open("/dev/null", "w").write("fine")))
+    return found
 ''')
-    assert record.verdict in ("memory_limit", "runtime_error", "time_limit"), record.message
-    if record.cgroup.startswith("v"):
-        assert record.verdict == "memory_limit"
+    assert record.verdict == "ok", record.message
+    assert record.return_value == ["/: OSError", "/dev: OSError", "/dev/shm: OSError",
+                                   "/tmp: OSError", "big file: OSError", "dev null: OK 4"]
 
 
 def test_cpu_loop(run: Runner) -> None:
@@ -628,7 +634,8 @@ def test_sandbox_cannot_signal_host_processes(run: Runner) -> None:
     # A process of the sandbox uid on the host: the sandbox must not be able to signal it.
     import subprocess
 
-    victim = subprocess.Popen(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+    victim = subprocess.Popen(["setpriv", f"--reuid={TEST_UID}", f"--regid={TEST_UID}",
+                               "--clear-groups",
                                "sleep", "30"])
     try:
         record = run(ATTEMPT + '''
@@ -643,3 +650,25 @@ def solve(game, state, victim):
         victim.wait()
     assert record.verdict == "ok"
     assert record.return_value[0] == "kill victim: ProcessLookupError"
+
+
+@pytest.mark.skipif(platform.machine() != "x86_64", reason="i386 and x32 ABIs exist on x86_64")
+def test_foreign_syscall_abis_cannot_dodge_the_filter(run: Runner) -> None:
+    x32 = run('''
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+def solve(game, state):
+    return [libc.syscall(0x40000000 | 41, 2, 1, 0), ctypes.get_errno()]  # x32 socket()
+''')
+    assert x32.return_value == [-1, 38]
+    i386 = run('''
+import ctypes, mmap
+def solve(game, state):
+    # mov eax, 20 (i386 getpid); int 0x80; ret
+    code = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+    code.write(bytes([0xB8, 20, 0, 0, 0, 0xCD, 0x80, 0xC3]))
+    address = ctypes.addressof(ctypes.c_char.from_buffer(code))
+    return ctypes.CFUNCTYPE(ctypes.c_int)(address)()
+''')
+    assert i386.verdict == "runtime_error"
+    assert "SIGSYS" in i386.message

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fractions import Fraction
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -204,6 +205,7 @@ def test_proxy_type_checks_raise_type_error_locally(run: Runner) -> None:
 def test_output_players_and_return_types(run: Runner) -> None:
     record = run('''
 from fractions import Fraction
+from pathlib import Path
 def solve(game, state):
     print("thinking", game.players())
     actions = game.actions(state)
@@ -259,10 +261,39 @@ def test_without_cgroup_the_record_says_so(run: Runner, sandbox_host: SandboxCon
     assert record.cgroup == "unavailable: disabled in SandboxConfig"
 
 
+def test_default_config_runs_as_nobody(run: Runner, sandbox_host: SandboxConfig) -> None:
+    config = SandboxConfig(base_dir=sandbox_host.base_dir)
+    record = run("import os\ndef solve(game, state):\n    return [os.getuid(), os.getgid()]\n",
+                 config=config)
+    assert record.return_value == [65534, 65534]
+
+
 def test_missing_bubblewrap_raises_sandbox_unavailable() -> None:
     config = SandboxConfig(bwrap="/nonexistent/bwrap")
     with pytest.raises(SandboxUnavailable, match="apt-get install bubblewrap"):
         run_in_sandbox("", "solve", [], TreeGame(), config=config)
+
+
+def test_unsafe_base_directories_are_refused(sandbox_host: SandboxConfig,
+                                             tmp_path: Path) -> None:
+    hidden = tmp_path / "runs"  # pytest's tmp_path is 0700: the sandbox uid cannot reach it
+    with pytest.raises(SandboxUnavailable, match="lacks o\\+x"):
+        run_in_sandbox("", "solve", [], TreeGame(), config=SandboxConfig(base_dir=hidden))
+    link = Path(f"{sandbox_host.base_dir}-link")
+    link.symlink_to(tmp_path)
+    try:
+        with pytest.raises(SandboxUnavailable, match="real directory"):
+            run_in_sandbox("", "solve", [], TreeGame(), config=SandboxConfig(base_dir=link))
+    finally:
+        link.unlink()
+    shared = Path(f"{sandbox_host.base_dir}-shared")
+    shared.mkdir(mode=0o777)
+    shared.chmod(0o777)
+    try:
+        with pytest.raises(SandboxUnavailable, match="writable only by it"):
+            run_in_sandbox("", "solve", [], TreeGame(), config=SandboxConfig(base_dir=shared))
+    finally:
+        shared.rmdir()
 
 
 def test_broken_sandbox_start_is_a_sandbox_error(run: Runner,
