@@ -52,6 +52,8 @@ def split_points(kind_name: str, params: dict[str, Any], points: Decimal) -> dic
     up exactly to ``points``.
     """
     parts = get_kind(kind_name).answer_parts(params)
+    if not parts:
+        return {}  # e.g. code items: the answer is a program, scored as a whole
     total_weight = sum((Fraction(part.points) for part in parts), Fraction(0))
     cents = [
         math.floor(Fraction(points) * 100 * Fraction(part.points) / total_weight)

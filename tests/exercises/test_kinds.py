@@ -39,7 +39,8 @@ def generated(kind: str, index: int) -> list[tuple[dict[str, Any], GeneratedItem
 
 
 def test_the_registry_holds_every_kind_of_the_issue() -> None:
-    assert set(kind_names()) == ISSUE_KINDS == set(GOOD) == set(BAD)
+    assert ISSUE_KINDS <= set(kind_names())
+    assert ISSUE_KINDS == set(GOOD) == set(BAD)
 
 
 def test_generation_is_byte_identical_in_another_process() -> None:
