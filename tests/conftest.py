@@ -120,11 +120,8 @@ def celery_worker_process(
     Tests that use it must also use ``transactional_db`` so their writes are committed and
     visible to the worker.
     """
-    import redis
-
     broker = settings.CELERY_BROKER_URL
     require(_redis_reachable(broker), f"Redis at {broker} is not reachable")
-    redis.Redis.from_url(broker).flushdb()
     db = settings.DATABASES["default"]
     env = dict(os.environ)
     env["DJANGO_SETTINGS_MODULE"] = "config.settings.test"
@@ -136,7 +133,7 @@ def celery_worker_process(
             f"postgres://{db['USER']}:{db['PASSWORD']}@{db['HOST'] or '127.0.0.1'}:"
             f"{db['PORT'] or 5432}/{db['NAME']}"
         )
-    log_path = Path(settings.VAR_DIR) / "test-worker.log"
+    log_path = Path(settings.VAR_DIR) / f"test-worker-{settings.TEST_RUN_ID}.log"
     log = open(log_path, "w")  # noqa: SIM115 - closed after the worker stops
     proc = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "config", "worker", "-Q", "default,sandbox",
