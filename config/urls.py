@@ -12,6 +12,7 @@ urlpatterns = [
     path("api/v1/", include("accounts.urls")),
     path("api/v1/", include("exercises.urls")),
     path("api/v1/", include("grading.urls")),
+    path("api/v1/", include("grading.code.urls")),
     path("", include("lti.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),

@@ -200,3 +200,19 @@ REST_FRAMEWORK["DEFAULT_AUTHENTICATION_CLASSES"].append(
 # --- pages --------------------------------------------------------------------------------
 LOGIN_URL = "pages:login"
 LOGIN_REDIRECT_URL = "pages:home"
+
+# --- sandbox ------------------------------------------------------------------------------
+# Code submissions run under this folder as this unprivileged uid (see grading.sandbox).
+CUTOFF_SANDBOX_DIR = env_str("CUTOFF_SANDBOX_DIR", "/tmp/cutoff-sandbox")
+CUTOFF_SANDBOX_UID = env_int("CUTOFF_SANDBOX_UID", 65534)
+# Limits of one sandboxed run of student code; a code item's "limits" param overrides them.
+CUTOFF_SANDBOX_LIMITS = {
+    "cpu_seconds": env_int("CUTOFF_SANDBOX_CPU_SECONDS", 5),
+    "wall_seconds": env_int("CUTOFF_SANDBOX_WALL_SECONDS", 10),
+    "memory_bytes": env_int("CUTOFF_SANDBOX_MEMORY_MB", 256) * 1024 * 1024,
+}
+# Agent items ask for hundreds of moves in one run, so their runs get more time by default.
+CUTOFF_SANDBOX_KIND_LIMITS = {
+    "code_tictactoe_agent": {"cpu_seconds": 10, "wall_seconds": 20},
+    "code_connect4_agent": {"cpu_seconds": 10, "wall_seconds": 20},
+}

@@ -5,10 +5,15 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Iterator
+from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from exercises.generation import generate_item, item_seed, variant_seed
+from exercises.kinds import get_kind
+from exercises.models import Item, ProblemSet, Variant, VariantItem
 from grading.sandbox import SandboxConfig, SandboxLimits, SandboxUnavailable, check_host
 from tests.conftest import require
 
@@ -28,3 +33,34 @@ def sandbox_config() -> Iterator[SandboxConfig]:
     require(os.geteuid() == 0, "the sandbox switches to an unprivileged uid and needs root")
     yield config
     shutil.rmtree(TEST_BASE, ignore_errors=True)
+
+
+def code_assignment(course: Any, instructor: Any, student: Any, kind: str,
+                    params: dict[str, Any] | None = None, points: str = "3",
+                    **settings: Any) -> Variant:
+    """Return ``student``'s variant of a ready set whose item 1 is a generated code item."""
+    import exercises.kinds.code_items  # noqa: F401 - registers the code kinds
+
+    problem_set = ProblemSet.objects.create(
+        course=course, title="Code", seed="code-set", created_by=instructor,
+        status=ProblemSet.Status.READY, **settings,
+    )
+    cleaned = get_kind(kind).clean_params(params or {})
+    item = Item.objects.create(problem_set=problem_set, position=1, kind=kind, params=cleaned,
+                               points=Decimal(points))
+    variant = Variant.objects.create(problem_set=problem_set, student=student,
+                                     seed=variant_seed(problem_set.seed, student.pk))
+    seed = item_seed(problem_set.seed, student.pk, 1)
+    generated = generate_item(kind, cleaned, seed)
+    VariantItem.objects.create(
+        variant=variant, item=item, position=1, seed=seed, problem=generated.problem,
+        prompt=generated.prompt, answer_key=generated.answer_key, trace=generated.trace,
+        engine_version=generated.engine_version,
+    )
+    return variant
+
+
+@pytest.fixture
+def alphabeta_code(course: Any, instructor: Any, student: Any) -> Variant:
+    """Return the student's variant of a set with one 3-point alpha-beta code item."""
+    return code_assignment(course, instructor[0], student[0], "code_alphabeta")

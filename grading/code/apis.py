@@ -1,0 +1,275 @@
+"""Code item endpoints: the starter file, submitting code, and a code submission's report."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+)
+from rest_framework import renderers, serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from config.api import ApiError
+from grading.code import services
+from grading.code.grader import summarise
+from grading.models import Submission
+from grading.sandbox import VERDICTS
+from grading.selectors import submission_for
+
+MAX_IDEMPOTENCY_KEY_LENGTH = 255
+TEST_VERDICTS = ("passed", "wrong", *(v for v in VERDICTS if v not in ("ok", "sandbox_error")))
+
+TEST_EXAMPLE = {
+    "test": "textbook tree", "verdict": "wrong", "score": 0.7167, "max_score": 1.0,
+    "checks": {"value": True, "decision": True, "generated": 0.5, "evaluated": 0.5556},
+    "messages": [
+        "your 5th evaluated state was B2; the reference evaluates C1 there",
+        "you generated B2, B3, C2, C3, which the reference never generates (pruned or beyond "
+        "the depth limit)",
+        "Your search matches a known mistake: You did not raise alpha at the root, so you "
+        "searched every root child with the full window.",
+    ],
+    "misconceptions": ["root_alpha_not_raised", "no_pruning"],
+}
+CODE_SUBMISSION_EXAMPLE = {
+    "id": 43, "assignment": 7, "item": 2, "kind": "code", "attempt_number": 1,
+    "status": "graded", "score": 2.4, "raw_score": 2.4, "max_score": 3.0, "is_late": False,
+    "late_penalty": 0.0, "error_code": "",
+    "source": "def alphabeta_decision(game, state, depth):\n    ...\n",
+    "summary": {
+        "passed": 4, "tests": 6, "verdicts": {"passed": 4, "wrong": 1, "runtime_error": 1},
+        "misconception": {"code": "root_alpha_not_raised", "tests": 1,
+                          "explanation": "You did not raise alpha at the root, so you searched "
+                                         "every root child with the full window."},
+    },
+    "tests": [
+        {"test": "three-ply tree", "verdict": "passed", "score": 1.0, "max_score": 1.0,
+         "checks": {"value": True, "decision": True, "generated": 1.0, "evaluated": 1.0},
+         "messages": [], "misconceptions": []},
+        TEST_EXAMPLE,
+        {"test": "Connect Four after 4522 (1-based columns), X to move",
+         "verdict": "runtime_error", "score": 0.0, "max_score": 1.0,
+         "messages": ["raised IndexError"], "misconceptions": [],
+         "traceback": 'Traceback (most recent call last):\n  File "solution.py", line 9, in '
+                      "alphabeta_decision\n    return moves[7], 0\nIndexError: list index out "
+                      "of range\n"},
+    ],
+    "created_at": "2026-11-29T22:00:00Z", "graded_at": "2026-11-29T22:00:00.400000Z",
+}
+
+
+@extend_schema_field(OpenApiTypes.OBJECT)
+class JsonObjectField(serializers.JSONField):
+    """A JSON value documented as an object."""
+
+
+class CodeSubmissionOutputSerializer(serializers.Serializer):
+    """A code submission with its report: one entry per hidden test, and a summary."""
+
+    class TestSerializer(serializers.Serializer):
+        test = serializers.CharField(help_text="what the test plays: a tree, a position, a series")
+        verdict = serializers.ChoiceField(choices=TEST_VERDICTS)
+        score = serializers.FloatField(help_text="fraction of the test earned, 0 to 1")
+        max_score = serializers.FloatField()
+        checks = JsonObjectField(
+            required=False,
+            help_text="decision and value (true/false), generated states and evaluation order "
+                      "(0 to 1)",
+        )
+        messages = serializers.ListField(child=serializers.CharField(),
+                                         help_text="the first divergence first")
+        misconceptions = serializers.ListField(child=serializers.CharField(),
+                                               help_text="named mistakes the trace matches")
+        traceback = serializers.CharField(required=False,
+                                          help_text="your code's frames only")
+
+        class Meta:
+            ref_name = "CodeTestResult"
+
+    id = serializers.IntegerField()
+    assignment = serializers.IntegerField(source="variant_item.variant_id")
+    item = serializers.IntegerField(source="variant_item.position")
+    kind = serializers.CharField()
+    attempt_number = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=Submission.Status.choices)
+    score = serializers.DecimalField(max_digits=9, decimal_places=4, coerce_to_string=False,
+                                     allow_null=True)
+    raw_score = serializers.DecimalField(max_digits=9, decimal_places=4,
+                                         coerce_to_string=False, allow_null=True)
+    max_score = serializers.DecimalField(max_digits=9, decimal_places=4,
+                                         coerce_to_string=False, allow_null=True)
+    is_late = serializers.BooleanField()
+    late_penalty = serializers.DecimalField(max_digits=4, decimal_places=3,
+                                            coerce_to_string=False)
+    error_code = serializers.CharField()
+    source = serializers.CharField()
+    summary = serializers.SerializerMethodField()
+    tests = TestSerializer(many=True, source="results")
+    created_at = serializers.DateTimeField()
+    graded_at = serializers.DateTimeField(allow_null=True)
+
+    @extend_schema_field(OpenApiTypes.OBJECT)
+    def get_summary(self, submission: Submission) -> dict[str, Any] | None:
+        """Return verdict counts and the main misconception once graded (else null)."""
+        if submission.status != Submission.Status.GRADED:
+            return None
+        return summarise(submission.results)
+
+
+def code_submission_output(submission: Submission) -> dict[str, Any]:
+    """Return a code submission as the API shows it."""
+    return CodeSubmissionOutputSerializer(submission).data
+
+
+class PythonSourceRenderer(renderers.BaseRenderer):
+    """Let clients ask for ``text/x-python``; errors still come as the JSON envelope."""
+
+    media_type = "text/x-python"
+    format = "py"
+    charset = "utf-8"
+
+    def render(self, data: Any, accepted_media_type: str | None = None,
+               renderer_context: Any = None) -> bytes:
+        """Return ``data`` (an error envelope here) as JSON bytes."""
+        return json.dumps(data).encode()
+
+
+class StarterFileApi(APIView):
+    """Serve the starter file of a code item: the contract as a docstring and a stub."""
+
+    renderer_classes = [renderers.JSONRenderer, PythonSourceRenderer]
+
+    @extend_schema(
+        tags=["code"],
+        summary="Starter file of a code item",
+        description=(
+            "The Python file to start from: the game interface, the function to write, what it "
+            "returns and the conventions the hidden tests use (for alpha-beta: depth in plies "
+            "from 0, cut on equality, root raises alpha, children left to right, first best "
+            "move). 400 `not_a_code_item` for items with typed answers."
+        ),
+        responses={
+            (200, "text/x-python"): OpenApiTypes.STR,
+            400: OpenApiResponse(description="not a code item"),
+            404: OpenApiResponse(description="not your assignment, or no such item"),
+        },
+        examples=[OpenApiExample(
+            "alpha-beta", response_only=True, media_type="text/x-python",
+            value='"""Write alphabeta_decision(game, state, depth). ..."""\n\nimport math\n\n\n'
+                  "def alphabeta_decision(game, state, depth):\n    raise NotImplementedError\n",
+        )],
+    )
+    def get(self, request: Request, variant_id: int, position: int) -> HttpResponse:
+        """Return the starter file as ``text/x-python``."""
+        source = services.starter_file(request.user, variant_id, position)
+        response = HttpResponse(source, content_type="text/x-python; charset=utf-8")
+        response["Content-Disposition"] = f'inline; filename="item-{position}-starter.py"'
+        return response
+
+
+class CodeSubmissionCreateApi(APIView):
+    """Submit Python code for a code item of the caller's assignment; it runs in the sandbox."""
+
+    throttle_scope = "code_runs"
+
+    class InputSerializer(serializers.Serializer):
+        source = serializers.CharField(
+            trim_whitespace=False, max_length=services.MAX_SOURCE_CHARACTERS,
+            help_text="the whole Python file defining the item's function",
+        )
+
+        class Meta:
+            ref_name = "CodeSubmissionInput"
+
+    @extend_schema(
+        tags=["code"],
+        summary="Submit code",
+        description=(
+            "Stores the code before answering 202 and runs it in the sandbox on the item's "
+            "hidden tests; poll `GET /api/v1/code-submissions/{id}/` until `status` is "
+            "`graded` or `error`. Send an `Idempotency-Key` header to make retries safe: the "
+            "same key returns the same submission. Source that is not Python is refused with "
+            "400 `invalid_source` naming the line, and uses no attempt. 403 codes: `past_due`, "
+            "`time_limit_exceeded`, `attempts_exhausted`."
+        ),
+        parameters=[
+            OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER,
+                             description="any unique string per intended submission"),
+        ],
+        request=InputSerializer,
+        responses={
+            202: CodeSubmissionOutputSerializer,
+            400: OpenApiResponse(description="not Python, too long, or not a code item"),
+            403: OpenApiResponse(description="refused: past due, time up, no attempts left"),
+            404: OpenApiResponse(description="not your assignment, or no such item"),
+            409: OpenApiResponse(description="idempotency key reused for other code"),
+            429: OpenApiResponse(description="too many code runs; retry after a while"),
+        },
+        examples=[
+            OpenApiExample(
+                "alpha-beta", request_only=True,
+                value={"source": "import math\n\n\ndef alphabeta_decision(game, state, depth):"
+                                 "\n    ...\n"},
+            ),
+            OpenApiExample(
+                "queued", response_only=True, status_codes=["202"],
+                value={**CODE_SUBMISSION_EXAMPLE, "status": "queued", "score": None,
+                       "raw_score": None, "max_score": None, "summary": None, "tests": [],
+                       "graded_at": None},
+            ),
+            OpenApiExample(
+                "not Python", response_only=True, status_codes=["400"],
+                value={"error": {"code": "invalid_source",
+                                 "message": "source: line 3: expected ':'",
+                                 "details": {"source": ["line 3: expected ':'"], "line": 3}}},
+            ),
+        ],
+    )
+    def post(self, request: Request, variant_id: int, position: int) -> Response:
+        """Check and store the code, enqueue its run, answer 202."""
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        key = request.headers.get("Idempotency-Key", "").strip()
+        if len(key) > MAX_IDEMPOTENCY_KEY_LENGTH:
+            raise ApiError(
+                f"Idempotency-Key: at most {MAX_IDEMPOTENCY_KEY_LENGTH} characters",
+                details={"Idempotency-Key": ["too long"]},
+            )
+        submission, created = services.submit_code(
+            student=request.user, variant_id=variant_id, position=position,
+            source=data.validated_data["source"], idempotency_key=key,
+        )
+        response = Response(code_submission_output(submission_for(request.user, submission.pk)),
+                            status=status.HTTP_202_ACCEPTED)
+        response["Location"] = f"/api/v1/code-submissions/{submission.pk}/"
+        if not created:
+            response["Idempotent-Replayed"] = "true"
+        return response
+
+
+class CodeSubmissionDetailApi(APIView):
+    """Show a code submission and its per-test report to its student or the course's staff."""
+
+    @extend_schema(
+        tags=["code"],
+        summary="A code submission and its report",
+        responses={200: CodeSubmissionOutputSerializer,
+                   404: OpenApiResponse(description="not found")},
+        examples=[OpenApiExample("graded", value=CODE_SUBMISSION_EXAMPLE, response_only=True)],
+    )
+    def get(self, request: Request, submission_id: int) -> Response:
+        """Return the submission; anyone else gets 404, as if it did not exist."""
+        submission = submission_for(request.user, submission_id)
+        if submission is None or submission.kind != Submission.Kind.CODE:
+            raise ApiError("no such code submission", code="not_found", status_code=404)
+        return Response(code_submission_output(submission))

@@ -1,0 +1,23 @@
+"""Read the sandbox's settings: where runs go, as whom, and each item's limits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+
+from grading.sandbox import SandboxConfig, SandboxLimits
+
+
+def sandbox_config() -> SandboxConfig:
+    """Return the sandbox configuration from the ``CUTOFF_SANDBOX_*`` settings."""
+    uid = settings.CUTOFF_SANDBOX_UID
+    return SandboxConfig(base_dir=Path(settings.CUTOFF_SANDBOX_DIR), uid=uid, gid=uid)
+
+
+def limits_for(kind_name: str, params: dict[str, Any]) -> SandboxLimits:
+    """Return the limits of one run for an item: the site's, the kind's, then the item's."""
+    limits = SandboxLimits().override(settings.CUTOFF_SANDBOX_LIMITS)
+    limits = limits.override(settings.CUTOFF_SANDBOX_KIND_LIMITS.get(kind_name, {}))
+    return limits.override(params.get("limits") or {})

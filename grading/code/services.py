@@ -1,0 +1,227 @@
+"""Submit and grade code submissions; every write code grading makes is here.
+
+A code submission follows the typed answer's life (``grading.services``): stored ``queued``
+before the request is answered, graded once on a worker (here on the ``sandbox`` queue), its
+row the task's only state. Deadlines, attempts and idempotency keys follow the same rules and
+reuse the same checks.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+from fractions import Fraction
+
+from django.db import IntegrityError, transaction
+from django.db.models import Max
+from django.utils import timezone
+from rest_framework import status
+
+import exercises.kinds.code_items  # noqa: F401 - registers the code kinds
+from accounts.models import User
+from config.api import ApiError
+from exercises.kinds.engine_bridge import engine_version
+from exercises.models import Variant, VariantItem
+from exercises.selectors import variant_of
+from grading.code.contract import CONTRACTS, starter_source
+from grading.code.grader import grade_code
+from grading.code.runs import SandboxFailed
+from grading.code.sandboxing import limits_for, sandbox_config
+from grading.models import Submission
+from grading.sandbox import SandboxUnavailable
+from grading.selectors import attempts_used, submission_by_idempotency_key
+from grading.services import as_decimal, check_deadlines
+from grading.webhooks import queue_webhook_events
+
+logger = logging.getLogger(__name__)
+
+MAX_SOURCE_CHARACTERS = 64 * 1024
+"""Longer sources are refused: a search function is a page of code, not a library."""
+
+
+def code_item_of(student: User, variant_id: int, position: int) -> VariantItem:
+    """Return item ``position`` of the student's variant ``variant_id`` if it is a code item.
+
+    Raise a 404 :class:`ApiError` for a variant or item that is not theirs and a 400 for an
+    item that takes typed answers.
+    """
+    variant = variant_of(student, variant_id)
+    if variant is None:
+        raise ApiError("no such assignment", code="not_found", status_code=404)
+    variant_item = next((vi for vi in variant.items.all() if vi.position == position), None)
+    if variant_item is None:
+        raise ApiError(f"assignment {variant_id} has no item {position}", code="not_found",
+                       status_code=404)
+    if variant_item.item.kind not in CONTRACTS:
+        raise ApiError(
+            f"item {position} takes typed answers, not code: submit them to "
+            f"/api/v1/assignments/{variant_id}/items/{position}/submissions/",
+            code="not_a_code_item",
+        )
+    return variant_item
+
+
+def starter_file(student: User, variant_id: int, position: int) -> str:
+    """Return the starter file of a code item of the student's variant."""
+    variant_item = code_item_of(student, variant_id, position)
+    return starter_source(variant_item.item.kind, variant_item.item.params)
+
+
+def check_source(source: str) -> None:
+    """Refuse source that is too long or is not Python (400, no attempt used)."""
+    if len(source) > MAX_SOURCE_CHARACTERS:
+        raise ApiError(f"source: at most {MAX_SOURCE_CHARACTERS} characters",
+                       code="invalid_source", details={"source": ["too long"]})
+    try:
+        # Compiling never runs the code; the parser's own limits bound nesting.
+        compile(source, "solution.py", "exec", dont_inherit=True)
+    except SyntaxError as error:
+        where = f"line {error.lineno}: " if error.lineno else ""
+        raise ApiError(f"source: {where}{error.msg}", code="invalid_source",
+                       details={"source": [f"{where}{error.msg}"], "line": error.lineno}) from None
+    except (ValueError, RecursionError, MemoryError) as error:
+        raise ApiError(f"source: not valid Python ({type(error).__name__})",
+                       code="invalid_source", details={"source": [str(error)[:200]]}) from None
+
+
+def submit_code(*, student: User, variant_id: int, position: int, source: str,
+                idempotency_key: str = "", now: datetime | None = None
+                ) -> tuple[Submission, bool]:
+    """Store a student's code for item ``position`` of their variant; return it and created.
+
+    A retried request with the same ``idempotency_key`` returns the first submission (created
+    False). Raise 404 for a variant or item that is not the student's, 400 for source that is
+    not Python or not a code item (no attempt used), 403 past the due date (refuse policy),
+    after the quiz's time limit or with no attempts left, and 409 when the key was used for
+    another request.
+    """
+    now = now or timezone.now()
+    variant_item = code_item_of(student, variant_id, position)
+    replay = _replay(student, idempotency_key, variant_item, source)
+    if replay is not None:
+        return replay, False
+    check_source(source)
+    try:
+        submission = _store(variant_item.variant, variant_item, student, source,
+                            idempotency_key, now)
+    except IntegrityError:
+        # A concurrent request with the same key won the race; answer as its replay.
+        replay = _replay(student, idempotency_key, variant_item, source)
+        if replay is None:
+            raise
+        return replay, False
+    return submission, True
+
+
+def _replay(student: User, key: str, variant_item: VariantItem, source: str
+            ) -> Submission | None:
+    """Return the submission an earlier request with ``key`` made, if it was this request."""
+    existing = submission_by_idempotency_key(student, key)
+    if existing is None:
+        return None
+    if existing.variant_item_id != variant_item.pk or existing.source != source:
+        raise ApiError(
+            "Idempotency-Key: this key was already used for a different submission; "
+            "use a new key for new code",
+            code="idempotency_key_reused", status_code=status.HTTP_409_CONFLICT,
+            details={"submission": existing.pk},
+        )
+    return existing
+
+
+def _store(variant: Variant, variant_item: VariantItem, student: User, source: str,
+           idempotency_key: str, now: datetime) -> Submission:
+    """Check the deadlines and attempts under the item's lock, then store the submission."""
+    with transaction.atomic():
+        # Serialises concurrent submissions to one item, so attempts are counted exactly.
+        locked = VariantItem.objects.select_for_update().get(pk=variant_item.pk)
+        replay = _replay(student, idempotency_key, locked, source)
+        if replay is not None:
+            return replay
+        is_late, penalty = check_deadlines(variant, now)
+        limit = variant.problem_set.max_attempts
+        used = attempts_used(locked)
+        if limit and used >= limit:
+            raise ApiError(
+                f"all {limit} attempts at this item are used", code="attempts_exhausted",
+                status_code=403, details={"max_attempts": limit, "used": used},
+            )
+        last = locked.submissions.aggregate(last=Max("attempt_number"))["last"] or 0
+        submission = Submission.objects.create(
+            variant_item=locked, student=student, attempt_number=last + 1,
+            kind=Submission.Kind.CODE, source=source, idempotency_key=idempotency_key,
+            is_late=is_late, late_penalty=penalty,
+        )
+        transaction.on_commit(lambda: enqueue_code_submission(submission.pk))
+    return submission
+
+
+def enqueue_code_submission(submission_id: int) -> bool:
+    """Send a code submission's run to the sandbox queue; return whether the broker took it.
+
+    When the broker is down the submission stays queued without ``enqueued_at`` and the
+    request that stored it still succeeds.
+    """
+    from grading.code.tasks import run_code_submission
+
+    try:
+        run_code_submission.delay(submission_id)
+    except Exception:  # kombu raises transport-specific errors; every one means "not sent"
+        logger.warning("broker unavailable; code submission %s stays queued", submission_id,
+                       exc_info=True)
+        return False
+    Submission.objects.filter(pk=submission_id).update(enqueued_at=timezone.now())
+    return True
+
+
+def grade_code_submission(submission_id: int) -> Submission | None:
+    """Run and grade a code submission once: queued/running → running → graded (or error).
+
+    Safe to call again for the same submission (a redelivered task): a graded or failed
+    submission is left alone. A sandbox that cannot run marks it ``error``
+    (``sandbox_unavailable`` or ``sandbox_failed``), which uses no attempt.
+    """
+    with transaction.atomic():
+        submission = Submission.objects.select_for_update().filter(
+            pk=submission_id, kind=Submission.Kind.CODE).first()
+        if submission is None or submission.status in (Submission.Status.GRADED,
+                                                       Submission.Status.ERROR):
+            return submission
+        submission.status = Submission.Status.RUNNING
+        submission.started_at = timezone.now()
+        submission.save(update_fields=["status", "started_at"])
+    variant_item = VariantItem.objects.select_related("item").get(pk=submission.variant_item_id)
+    item = variant_item.item
+    try:
+        grade = grade_code(item.kind, item.params, variant_item.seed, submission.source,
+                           limits=limits_for(item.kind, item.params), config=sandbox_config())
+    except (SandboxUnavailable, SandboxFailed) as error:
+        logger.error("sandbox could not run code submission %s: %s", submission_id, error)
+        code = "sandbox_unavailable" if isinstance(error, SandboxUnavailable) else "sandbox_failed"
+        return _fail(submission_id, code)
+    except Exception:
+        logger.exception("grading code submission %s failed", submission_id)
+        return _fail(submission_id, "grading_failed")
+    with transaction.atomic():
+        submission = Submission.objects.select_for_update().get(pk=submission_id)
+        if submission.status == Submission.Status.GRADED:
+            return submission
+        points = Fraction(str(item.points))
+        raw = points * grade.fraction
+        submission.raw_score = as_decimal(raw)
+        submission.score = as_decimal(raw * (1 - Fraction(str(submission.late_penalty))))
+        submission.max_score = as_decimal(points)
+        submission.results = grade.tests
+        submission.graded_engine_version = engine_version()
+        submission.status = Submission.Status.GRADED
+        submission.graded_at = timezone.now()
+        submission.save()
+        queue_webhook_events(submission, "submission.graded")
+    return submission
+
+
+def _fail(submission_id: int, error_code: str) -> Submission:
+    Submission.objects.filter(pk=submission_id, status=Submission.Status.RUNNING).update(
+        status=Submission.Status.ERROR, error_code=error_code)
+    return Submission.objects.get(pk=submission_id)
+

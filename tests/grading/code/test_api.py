@@ -1,0 +1,155 @@
+"""The code item API: starter files, submitting code, and reading the per-test report."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from exercises.models import Variant
+from grading.code import services
+from grading.code.apis import CodeSubmissionCreateApi
+from grading.models import Submission
+from grading.sandbox import SandboxConfig
+from tests.grading.code import solutions
+from tests.grading.code.conftest import code_assignment
+
+pytestmark = pytest.mark.django_db
+
+
+def submit(client: Any, variant: Variant, source: str, **headers: Any) -> Any:
+    return client.post(f"/api/v1/assignments/{variant.pk}/items/1/code-submissions/",
+                       {"source": source}, format="json", **headers)
+
+
+def test_the_starter_file_states_the_contract(student: Any, alphabeta_code: Variant) -> None:
+    response = student[1].get(f"/api/v1/assignments/{alphabeta_code.pk}/items/1/starter.py")
+
+    assert response.status_code == 200
+    assert response["Content-Type"] == "text/x-python; charset=utf-8"
+    source = response.content.decode()
+    compile(source, "starter.py", "exec")
+    assert "def alphabeta_decision(game, state, depth):" in source
+    for convention in ("Depth counts plies from 0", "Cut on equality", "The root raises alpha",
+                       "first best action", "game.evaluate(state, player)"):
+        assert convention in source
+
+
+def test_the_starter_file_follows_the_items_conventions(course: Any, instructor: Any,
+                                                        student: Any) -> None:
+    variant = code_assignment(course, instructor[0], student[0], "code_alphabeta",
+                              {"cut_on_equality": False})
+
+    source = student[1].get(f"/api/v1/assignments/{variant.pk}/items/1/starter.py").content
+
+    assert b"only when alpha > beta" in source
+
+
+def test_someone_elses_starter_file_is_not_found(other_student: Any,
+                                                 alphabeta_code: Variant) -> None:
+    response = other_student[1].get(
+        f"/api/v1/assignments/{alphabeta_code.pk}/items/1/starter.py")
+
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "not_found"
+
+
+def test_code_is_stored_before_the_202_and_graded_with_a_report(
+        student: Any, alphabeta_code: Variant, celery_eager: None,
+        sandbox_config: SandboxConfig, monkeypatch: pytest.MonkeyPatch,
+        django_capture_on_commit_callbacks: Any) -> None:
+    monkeypatch.setattr(services, "sandbox_config", lambda: sandbox_config)
+
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        response = submit(student[1], alphabeta_code, solutions.ROOT_ALPHA_NOT_RAISED)
+    assert response.status_code == 202
+    body = response.json()
+    assert body["status"] == "queued" and body["kind"] == "code" and body["tests"] == []
+    assert response["Location"] == f"/api/v1/code-submissions/{body['id']}/"
+    assert Submission.objects.get(pk=body["id"]).source == solutions.ROOT_ALPHA_NOT_RAISED
+
+    for callback in callbacks:
+        callback()
+    detail = student[1].get(f"/api/v1/code-submissions/{body['id']}/").json()
+    assert detail["status"] == "graded"
+    assert 0 < detail["score"] < detail["max_score"] == 3
+    assert detail["summary"]["misconception"]["code"] == "root_alpha_not_raised"
+    textbook = detail["tests"][0]
+    assert textbook["test"] == "textbook tree" and textbook["verdict"] == "wrong"
+    assert textbook["messages"][0] == (
+        "your 5th evaluated state was B2; the reference evaluates C1 there")
+
+
+def test_an_idempotency_key_replays_and_refuses_other_code(student: Any,
+                                                           alphabeta_code: Variant) -> None:
+    first = submit(student[1], alphabeta_code, solutions.ALPHABETA, HTTP_IDEMPOTENCY_KEY="k1")
+    again = submit(student[1], alphabeta_code, solutions.ALPHABETA, HTTP_IDEMPOTENCY_KEY="k1")
+    other = submit(student[1], alphabeta_code, solutions.LYING, HTTP_IDEMPOTENCY_KEY="k1")
+
+    assert first.status_code == again.status_code == 202
+    assert again.json()["id"] == first.json()["id"]
+    assert again["Idempotent-Replayed"] == "true"
+    assert other.status_code == 409
+    assert other.json()["error"]["code"] == "idempotency_key_reused"
+    assert Submission.objects.count() == 1
+
+
+def test_source_that_is_not_python_is_refused_without_using_an_attempt(
+        student: Any, alphabeta_code: Variant) -> None:
+    response = submit(student[1], alphabeta_code, "def alphabeta_decision(game, state, depth)\n")
+
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == "invalid_source"
+    assert error["details"]["line"] == 1
+    assert not Submission.objects.exists()
+
+
+def test_attempts_and_deadlines_are_enforced(course: Any, instructor: Any,
+                                             student: Any) -> None:
+    variant = code_assignment(course, instructor[0], student[0], "code_alphabeta",
+                              max_attempts=1)
+
+    assert submit(student[1], variant, solutions.ALPHABETA).status_code == 202
+    refused = submit(student[1], variant, solutions.ALPHABETA)
+
+    assert refused.status_code == 403
+    assert refused.json()["error"]["code"] == "attempts_exhausted"
+
+
+def test_a_typed_answer_item_takes_no_code(course: Any, instructor: Any, student: Any) -> None:
+    variant = code_assignment(course, instructor[0], student[0], "code_alphabeta")
+    item = variant.items.get().item
+    item.kind = "minimax"
+    item.save()
+
+    response = submit(student[1], variant, solutions.ALPHABETA)
+
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "not_a_code_item"
+
+
+def test_other_students_cannot_submit_or_read(student: Any, other_student: Any,
+                                              alphabeta_code: Variant) -> None:
+    mine = submit(student[1], alphabeta_code, solutions.ALPHABETA).json()
+
+    assert submit(other_student[1], alphabeta_code, solutions.ALPHABETA).status_code == 404
+    assert other_student[1].get(f"/api/v1/code-submissions/{mine['id']}/").status_code == 404
+
+
+def test_code_runs_are_throttled_in_their_own_scope() -> None:
+    assert CodeSubmissionCreateApi.throttle_scope == "code_runs"
+
+
+def test_a_host_without_the_sandbox_marks_the_submission_error(
+        student: Any, alphabeta_code: Variant, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(services, "sandbox_config",
+                        lambda: SandboxConfig(bwrap="/nonexistent/bwrap"))
+    submission_id = submit(student[1], alphabeta_code, solutions.ALPHABETA).json()["id"]
+
+    services.grade_code_submission(submission_id)
+
+    detail = student[1].get(f"/api/v1/code-submissions/{submission_id}/").json()
+    assert detail["status"] == "error"
+    assert detail["error_code"] == "sandbox_unavailable"
+    assert detail["summary"] is None
