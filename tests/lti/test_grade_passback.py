@@ -176,3 +176,29 @@ def test_the_real_worker_sends_the_score(
     assert wait_until(
         lambda: ScorePassback.objects.filter(status=ScorePassback.Status.SENT).exists()
     )
+
+
+@pytest.mark.django_db
+def test_instructors_read_the_passback_log_of_their_courses(
+    simulator: PlatformSimulator,
+    linked_student: Callable[..., tuple[Any, Any]],
+    instructor: Any,
+    other_instructor: Any,
+    celery_eager: None,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    problem_set, student = linked_student()
+    with django_capture_on_commit_callbacks(execute=True):
+        grade_submission(problem_set, student, "5")
+    _, client = instructor
+    response = client.get(f"/api/v1/lti/passbacks/?problem_set={problem_set.pk}&status=sent")
+    assert response.status_code == 200
+    [entry] = response.json()
+    assert entry["student"] == student.username and entry["score_given"] == "5.000"
+    assert entry["resource_link"] == "link-1" and entry["attempts"] == 1
+    assert client.get("/api/v1/lti/passbacks/?status=failed").json() == []
+    for bad in ("problem_set=x", "status=lost"):
+        response = client.get(f"/api/v1/lti/passbacks/?{bad}")
+        assert response.status_code == 400 and response.json()["error"]["code"] == "invalid"
+    _, other = other_instructor
+    assert other.get("/api/v1/lti/passbacks/").json() == []

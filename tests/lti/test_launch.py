@@ -300,3 +300,27 @@ def test_a_launch_with_a_garbled_token_body_gets_a_4xx_page(
 
 def test_get_on_the_launch_url_is_not_allowed(platform: Any) -> None:
     assert Client().get("/lti/launch/").status_code == 405
+
+
+def test_production_keeps_launch_state_in_the_shared_redis_cache() -> None:
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO
+
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "DJANGO_SETTINGS_MODULE": "config.settings.production",
+        "SECRET_KEY": "x" * 50,
+        "DATABASE_URL": "postgres://u@127.0.0.1/db",
+        "REDIS_URL": "redis://127.0.0.1:6379/0",
+    }
+    code = (
+        "import django; django.setup(); from django.conf import settings; "
+        "print(settings.CACHES[settings.LTI_CACHE_ALIAS]['BACKEND'])"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "django.core.cache.backends.redis.RedisCache"

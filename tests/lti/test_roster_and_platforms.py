@@ -1,0 +1,161 @@
+"""Names and Role Provisioning (roster sync), platform registration and the LTI API."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from accounts.models import Enrollment, Role
+from lti.models import LtiContext, LtiUserLink, Platform
+from tests.lti.conftest import launch
+from tests.lti.simulator import ROLE, PlatformSimulator
+from tests.lti.test_launch import bind_link
+
+pytestmark = pytest.mark.django_db
+
+
+def member(user_id: str, role: str, status: str = "Active") -> dict[str, Any]:
+    """Return an NRPS member entry."""
+    return {
+        "user_id": user_id,
+        "roles": [ROLE + role],
+        "status": status,
+        "given_name": user_id.title(),
+        "family_name": "Member",
+        "email": f"{user_id}@lms.example.edu",
+    }
+
+
+ROSTER = [
+    member("ana", "Learner"),
+    member("bo", "Learner"),
+    member("carla", "Instructor"),
+    member("dropped", "Learner", status="Inactive"),
+    member("mentor", "Mentor"),
+]
+
+
+def test_an_instructor_launch_syncs_the_roster_over_every_page(
+    simulator: PlatformSimulator,
+    platform: Any,
+    instructor: Any,
+    celery_eager: None,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    simulator.members = ROSTER
+    link = bind_link(platform, simulator, instructor[0])
+    with django_capture_on_commit_callbacks(execute=True):
+        response = launch(
+            Client(), simulator, "teacher-1", ["Instructor"], custom=link["custom"], with_nrps=True
+        )
+    assert response.status_code == 200 and b"roster is being synced" in response.content
+    assert simulator.roster_requests == 3  # pages of two
+    context = LtiContext.objects.get(platform=platform)
+    assert context.roster_synced_at is not None
+    roles = {
+        link.subject: Enrollment.objects.get(user=link.user, course=context.course).role
+        for link in LtiUserLink.objects.filter(subject__in=["ana", "bo", "carla"])
+    }
+    assert roles == {"ana": Role.STUDENT, "bo": Role.STUDENT, "carla": Role.INSTRUCTOR}
+    assert not LtiUserLink.objects.filter(subject__in=["dropped", "mentor"]).exists()
+    assert LtiUserLink.objects.get(subject="ana").user.email == "ana@lms.example.edu"
+
+    # A member synced first and launching later is the same account.
+    launch(Client(), simulator, "ana", ["Learner"], custom=link["custom"])
+    assert LtiUserLink.objects.filter(subject="ana").count() == 1
+
+
+def test_roster_sync_on_demand(
+    simulator: PlatformSimulator,
+    platform: Any,
+    instructor: Any,
+    other_instructor: Any,
+    celery_eager: None,
+) -> None:
+    link = bind_link(platform, simulator, instructor[0])
+    launch(Client(), simulator, "teacher-1", ["Instructor"], custom=link["custom"])
+    context = LtiContext.objects.get()
+    _, client = instructor
+    response = client.post(f"/api/v1/lti/contexts/{context.pk}/roster-sync/")
+    assert response.status_code == 400
+    assert response.json()["error"]["code"] == "roster_service_unavailable"
+
+    launch(Client(), simulator, "learner-9", ["Learner"], custom=link["custom"], with_nrps=True)
+    simulator.members = ROSTER[:2]
+    response = client.post(f"/api/v1/lti/contexts/{context.pk}/roster-sync/")
+    assert response.status_code == 202, response.content
+    assert set(context.course.enrollments.values_list("user__lti_links__subject", flat=True)) >= {
+        "ana",
+        "bo",
+    }
+    listed = client.get("/api/v1/lti/contexts/").json()
+    assert listed[0]["has_roster_service"] and listed[0]["roster_synced_at"]
+    _, other = other_instructor
+    assert other.post(f"/api/v1/lti/contexts/{context.pk}/roster-sync/").status_code == 404
+    assert other.get("/api/v1/lti/contexts/").json() == []
+
+
+def test_roster_sync_survives_a_platform_that_refuses(
+    simulator: PlatformSimulator, platform: Any, instructor: Any, celery_eager: None
+) -> None:
+    from lti.tasks import sync_roster_task
+
+    link = bind_link(platform, simulator, instructor[0])
+    launch(Client(), simulator, "t", ["Instructor"], custom=link["custom"], with_nrps=True)
+    context = LtiContext.objects.get()
+    context.memberships_url = simulator.url("/nowhere/memberships-gone")
+    context.save()
+    sync_roster_task.delay(context.pk)  # a 404 from the platform is logged, not raised
+    assert LtiContext.objects.get().roster_synced_at is None
+
+
+# --- platform registration -----------------------------------------------------------------
+
+
+def test_an_instructor_registers_a_platform_and_gets_the_tool_configuration(
+    simulator: PlatformSimulator, instructor: Any
+) -> None:
+    _, client = instructor
+    response = client.post("/api/v1/lti/platforms/create/", simulator.registration(), format="json")
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert body["issuer"] == simulator.issuer and body["is_active"]
+    tool = body["tool"]
+    assert tool["login_url"] == "http://testserver/lti/login/"
+    assert tool["launch_url"] == tool["deep_linking_url"] == "http://testserver/lti/launch/"
+    assert tool["jwks_url"] == "http://testserver/lti/jwks/"
+    jwks = Client().get("/lti/jwks/").json()
+    assert tool["kid"] in [key["kid"] for key in jwks["keys"]]
+
+    again = client.post("/api/v1/lti/platforms/create/", simulator.registration(), format="json")
+    assert again.status_code == 409 and again.json()["error"]["code"] == "conflict"
+    assert [p["id"] for p in client.get("/api/v1/lti/platforms/").json()] == [body["id"]]
+
+
+def test_platform_registration_is_validated_and_for_instructors(
+    simulator: PlatformSimulator, instructor: Any, student: Any
+) -> None:
+    _, student_client = student
+    response = student_client.post(
+        "/api/v1/lti/platforms/create/", simulator.registration(), format="json"
+    )
+    assert response.status_code == 403
+    _, client = instructor
+    bad = {**simulator.registration(), "key_set_url": "not a url", "deployment_ids": []}
+    response = client.post("/api/v1/lti/platforms/create/", bad, format="json")
+    assert response.status_code == 400
+    assert {"key_set_url", "deployment_ids"} <= set(response.json()["error"]["details"])
+
+
+def test_deactivating_a_platform_drops_its_key_from_the_jwks(
+    simulator: PlatformSimulator, platform: Any, instructor: Any, other_instructor: Any
+) -> None:
+    _, other = other_instructor
+    assert other.post(f"/api/v1/lti/platforms/{platform.pk}/deactivate/").status_code == 404
+    _, client = instructor
+    response = client.post(f"/api/v1/lti/platforms/{platform.pk}/deactivate/")
+    assert response.status_code == 200 and response.json()["is_active"] is False
+    assert Client().get("/lti/jwks/").json() == {"keys": []}
+    assert not Platform.objects.get().is_active
