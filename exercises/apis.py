@@ -17,6 +17,7 @@ from drf_spectacular.utils import (
     OpenApiParameter,
     extend_schema,
     extend_schema_field,
+    extend_schema_serializer,
 )
 from rest_framework import serializers, status
 from rest_framework.request import Request
@@ -64,6 +65,7 @@ class JsonField(serializers.JSONField):
     """A JSON object field, documented as an object."""
 
 
+@extend_schema_serializer(component_name="KindAnswerPart")
 class AnswerPartSerializer(serializers.Serializer):
     """Describe one answer part: what to fill in and how it is scored."""
 
@@ -93,6 +95,7 @@ def render_prompt(prompt: dict[str, Any]) -> str:
 class KindListApi(APIView):
     """List the exercise kinds with their params schema and answer parts."""
 
+    @extend_schema_serializer(component_name="ExerciseKind")
     class OutputSerializer(serializers.Serializer):
         name = serializers.CharField()
         title = serializers.CharField()
@@ -134,10 +137,12 @@ class KindPreviewApi(APIView):
 
     permission_classes = [IsInstructor]
 
+    @extend_schema_serializer(component_name="KindPreview")
     class InputSerializer(serializers.Serializer):
         params = JsonField(required=False, default=dict)
         seed = serializers.CharField(max_length=64, required=False, default="preview")
 
+    @extend_schema_serializer(component_name="KindPreviewResult")
     class OutputSerializer(serializers.Serializer):
         kind = serializers.CharField()
         params = JsonField()
@@ -197,6 +202,7 @@ class KindPreviewApi(APIView):
 # --- problem sets -------------------------------------------------------------------------
 
 
+@extend_schema_serializer(component_name="ProblemSetItem")
 class ItemOutputSerializer(serializers.Serializer):
     """An item as instructors see it: kind, explicit params, points and parts."""
 
@@ -213,14 +219,18 @@ class ItemOutputSerializer(serializers.Serializer):
         return parts_of(item.kind, item.params)
 
 
+@extend_schema_serializer(component_name="ProblemSet")
 class ProblemSetOutputSerializer(serializers.Serializer):
     """A problem set as its instructors see it, with every variant's answer keys."""
 
+    @extend_schema_serializer(component_name="ProblemSetProgress")
     class ProgressSerializer(serializers.Serializer):
         done = serializers.IntegerField(source="progress_done")
         total = serializers.IntegerField(source="progress_total")
 
+    @extend_schema_serializer(component_name="VariantAnswerKeys")
     class VariantKeysSerializer(serializers.Serializer):
+        @extend_schema_serializer(component_name="VariantItemAnswerKey")
         class ItemKeySerializer(serializers.Serializer):
             position = serializers.IntegerField()
             answer_key = JsonField()
@@ -269,7 +279,9 @@ class ProblemSetCreateApi(APIView):
 
     permission_classes = [IsInstructor]
 
+    @extend_schema_serializer(component_name="ProblemSetCreate")
     class InputSerializer(serializers.Serializer):
+        @extend_schema_serializer(component_name="ProblemSetItemSpec")
         class ItemSerializer(serializers.Serializer):
             kind = serializers.CharField(max_length=32)
             params = JsonField(required=False, default=dict)
@@ -344,6 +356,7 @@ class ProblemSetPublishApi(APIView):
 
     permission_classes = [IsInstructor]
 
+    @extend_schema_serializer(component_name="ProblemSetPublication")
     class OutputSerializer(serializers.Serializer):
         id = serializers.IntegerField()
         status = serializers.CharField()
@@ -376,6 +389,7 @@ class ItemUpdateApi(APIView):
 
     permission_classes = [IsInstructor]
 
+    @extend_schema_serializer(component_name="ItemUpdate")
     class InputSerializer(serializers.Serializer):
         params = JsonField(required=False)
         points = serializers.DecimalField(
@@ -407,6 +421,7 @@ class ItemUpdateApi(APIView):
 # --- assignments --------------------------------------------------------------------------
 
 
+@extend_schema_serializer(component_name="AssignmentSummary")
 class AssignmentSummarySerializer(serializers.Serializer):
     """A student's variant in a list: which set, when due, whether timed."""
 
@@ -435,7 +450,9 @@ class AssignmentListApi(APIView):
 class AssignmentDetailApi(APIView):
     """Show the caller's own variant: prompts, trees and what is asked; keys only when allowed."""
 
+    @extend_schema_serializer(component_name="Assignment")
     class OutputSerializer(AssignmentSummarySerializer):
+        @extend_schema_serializer(component_name="AssignmentItem")
         class ItemSerializer(serializers.Serializer):
             position = serializers.IntegerField()
             kind = serializers.CharField(source="item.kind")
