@@ -40,7 +40,13 @@ from exercises.selectors import (
     variant_of,
     variants_of,
 )
-from exercises.services import create_problem_set, open_variant, publish_problem_set, update_item
+from exercises.services import (
+    create_problem_set,
+    open_variant,
+    publish_problem_set,
+    update_item,
+    validate_item,
+)
 
 LANG_PARAMETER = OpenApiParameter(
     "lang", str, enum=[code for code, _ in settings.LANGUAGES], required=False,
@@ -168,17 +174,13 @@ class KindPreviewApi(APIView):
     def post(self, request: Request, kind: str) -> Response:
         """Return a generated problem, its prompt and the engine's key for the given params."""
         try:
-            exercise_kind = get_kind(kind)
+            get_kind(kind)
         except ParamError as error:
             raise ApiError(error.message, code="not_found",
                            status_code=status.HTTP_404_NOT_FOUND) from error
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        try:
-            params = exercise_kind.clean_params(data.validated_data["params"])
-        except ParamError as error:
-            field = f"params.{error.field}"
-            raise ApiError(f"{field}: {error.message}", details={field: [error.message]}) from error
+        params = validate_item(kind, data.validated_data["params"])
         seed = derive_seed("cutoff/preview", data.validated_data["seed"])
         try:
             item = generate_item(kind, params, seed)

@@ -31,15 +31,18 @@ STUDENTS_PER_TASK = 25
 """Students whose variants one Celery task generates: few tasks, yet both cores kept busy."""
 
 
-def validate_item(kind_name: Any, params: Any, *, field: str) -> dict[str, Any]:
+def validate_item(kind_name: Any, params: Any, *, prefix: str = "") -> dict[str, Any]:
     """Return ``params`` validated for kind ``kind_name`` with every default explicit.
 
-    Raise a 400 :class:`ApiError` naming ``field`` (e.g. ``items[1]``), the param and the rule.
+    Raise a 400 :class:`ApiError` naming the field as the request spells it, ``prefix``
+    first (``items[1].params.depth``, ``params.depth``), and the rule it breaks.
     """
     try:
         return get_kind(kind_name).clean_params(params)
     except ParamError as error:
-        where = f"{field}.kind" if error.field == "kind" else f"{field}.params.{error.field}"
+        where = prefix + {"kind": "kind", "params": "params"}.get(
+            error.field, f"params.{error.field}"
+        )
         raise ApiError(
             f"{where}: {error.message}", code="invalid", details={where: [error.message]}
         ) from error
@@ -78,7 +81,7 @@ def create_problem_set(
     filled in, so the conventions an item was generated and graded with are always explicit.
     """
     cleaned = [
-        (item["kind"], validate_item(item["kind"], item.get("params"), field=f"items[{index}]"),
+        (item["kind"], validate_item(item["kind"], item.get("params"), prefix=f"items[{index}]."),
          item["points"])
         for index, item in enumerate(items)
     ]
@@ -258,7 +261,7 @@ def update_item(
     kind = get_kind(item.kind)
     changed: set[str] = set()
     if params is not None:
-        merged = validate_item(item.kind, {**item.params, **params}, field="params")
+        merged = validate_item(item.kind, {**item.params, **params})
         changed = {name for name in merged if merged[name] != item.params.get(name)}
         frozen = changed - kind.convention_names()
         if frozen and item.variant_items.exists():

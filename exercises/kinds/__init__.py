@@ -43,6 +43,7 @@ from exercises.kinds import (  # noqa: E402,F401
     alphabeta,
     bandit,
     chance,
+    code_items,
     concept_quiz,
     eval_function,
     games,

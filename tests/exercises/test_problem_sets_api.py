@@ -55,6 +55,8 @@ def test_create_stores_params_with_every_default(instructor: Any, course: Any) -
          "items[1].params.cut_on_equality"),
         ([{"kind": "minimax", "params": {"min_value": 5, "max_value": 5}}],
          "items[0].params.max_value"),
+        ([{"kind": "minimax", "params": [1, 2]}], "items[0].params"),
+        ([{"kind": 7}], "items[0].kind"),
     ],
 )
 def test_bad_params_are_a_400_naming_the_field(
@@ -220,6 +222,12 @@ def test_patch_item_changes_conventions_and_recomputes_keys(
     frozen = client.patch(url, {"params": {"depth": 2}}, format="json")
     assert frozen.status_code == 400
     assert frozen.json()["error"]["message"].startswith("params.depth")
+    invalid = client.patch(url, {"params": {"min_cuts": -1}}, format="json")
+    assert invalid.status_code == 400
+    assert invalid.json()["error"]["message"].startswith("params.min_cuts")
+    not_object = client.patch(url, {"params": 3}, format="json")
+    assert not_object.status_code == 400
+    assert not_object.json()["error"]["message"].startswith("params")
 
 
 def test_preview_returns_problem_and_key(instructor: Any) -> None:
@@ -233,6 +241,8 @@ def test_preview_returns_problem_and_key(instructor: Any) -> None:
     bad = client.post("/api/v1/kinds/alphabeta/preview/", {"params": {"depth": 0}},
                       format="json")
     assert bad.status_code == 400 and bad.json()["error"]["message"].startswith("params.depth")
+    not_object = client.post("/api/v1/kinds/minimax/preview/", {"params": "x"}, format="json")
+    assert not_object.json()["error"]["message"].startswith("params:")
     assert client.post("/api/v1/kinds/chess/preview/", {}, format="json").status_code == 404
 
 
