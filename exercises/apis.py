@@ -336,9 +336,10 @@ class ProblemSetCreateApi(APIView):
 
 
 class ProblemSetDetailApi(APIView):
-    """Show a problem set to an instructor of its course: status, progress, items, keys."""
+    """Show a problem set to an instructor of its course: status, progress, items, keys.
 
-    permission_classes = [IsInstructor]
+    Everyone else, students included, gets 404: the set's existence is not revealed.
+    """
 
     @extend_schema(
         responses={200: ProblemSetOutputSerializer}, parameters=[LANG_PARAMETER],
@@ -355,8 +356,6 @@ class ProblemSetDetailApi(APIView):
 
 class ProblemSetPublishApi(APIView):
     """Generate the missing variants (one per enrolled student) on Celery workers."""
-
-    permission_classes = [IsInstructor]
 
     @extend_schema_serializer(component_name="ProblemSetPublication")
     class OutputSerializer(serializers.Serializer):
@@ -388,8 +387,6 @@ class ProblemSetPublishApi(APIView):
 
 class ItemUpdateApi(APIView):
     """Change an item's params (merged over the stored ones) and/or points."""
-
-    permission_classes = [IsInstructor]
 
     @extend_schema_serializer(component_name="ItemUpdate")
     class InputSerializer(serializers.Serializer):

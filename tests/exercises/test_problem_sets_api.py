@@ -148,7 +148,9 @@ def test_problem_set_is_hidden_from_other_instructors_and_students(
     url = f"/api/v1/problem-sets/{problem_set['id']}/"
     assert other_instructor[1].get(url).status_code == 404
     assert other_instructor[1].post(url + "publish/").status_code == 404
-    assert student[1].get(url).status_code == 403
+    assert student[1].get(url).status_code == 404
+    assert student[1].post(url + "publish/").status_code == 404
+    assert student[1].patch(url + "items/1/", {"points": 9}, format="json").status_code == 404
 
 
 def test_assignments_show_own_variant_without_keys(
