@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiExample,
     OpenApiParameter,
@@ -20,7 +22,8 @@ from rest_framework.views import APIView
 
 from accounts.permissions import IsInstructor
 from config.api import ApiError
-from lti import clients, services
+from exercises.selectors import problem_sets_taught_by
+from lti import clients, exports, services
 from lti.models import ApiClient, Platform, ScorePassback
 from lti.selectors import (
     api_clients_owned_by,
@@ -29,6 +32,34 @@ from lti.selectors import (
     platforms_owned_by,
 )
 from lti.tasks import sync_roster_task
+
+MOODLE_EXAMPLE = """<?xml version='1.0' encoding='utf-8'?>
+<quiz>
+  <question type="category">
+    <category><text>$course$/top/Cutoff/Minimax quiz/item 1 (minimax)</text></category>
+  </question>
+  <question type="numerical">
+    <name><text>Minimax quiz · item 1 · variant 1 · minimax value of the root</text></name>
+    <questiontext format="html"><text>&lt;p&gt;MAX moves at the root…</text></questiontext>
+    <defaultgrade>2.50</defaultgrade>
+    <answer fraction="100" format="moodle_auto_format">
+      <text>14</text><tolerance>0</tolerance>
+    </answer>
+  </question>
+</quiz>
+"""
+
+
+class ErrorSerializer(serializers.Serializer):
+    """The error envelope every 4xx answer uses."""
+
+    class BodySerializer(serializers.Serializer):
+        code = serializers.CharField()
+        message = serializers.CharField()
+        details = serializers.JSONField()
+
+    error = BodySerializer()
+
 
 PLATFORM_EXAMPLE = {
     "name": "Moodle of the Faculty",
@@ -420,3 +451,88 @@ class ApiClientRevokeApi(APIView):
         client = get_object_or_404(api_clients_owned_by(request.user), pk=client_id)
         client = clients.revoke_api_client(client=client)
         return Response(ApiClientOutputSerializer(client).data)
+
+
+# --- exports -------------------------------------------------------------------------------
+
+
+def _exported(request: Request, problem_set_id: int, build: Any, suffix: str) -> HttpResponse:
+    problem_set = get_object_or_404(problem_sets_taught_by(request.user), pk=problem_set_id)
+    try:
+        content = build(problem_set)
+    except exports.NothingToExportError as error:
+        raise ApiError(str(error), code="nothing_to_export", status_code=409) from None
+    response = HttpResponse(content, content_type=EXPORT_TYPES[suffix])
+    filename = f"cutoff-problem-set-{problem_set.pk}.{suffix}"
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+EXPORT_TYPES = {"xml": "application/xml", "zip": "application/zip"}
+EXPORT_CONFLICT = OpenApiExample(
+    "Not published",
+    value={
+        "error": {
+            "code": "nothing_to_export",
+            "message": "no generated variant has a numerical or multiple-choice part to "
+            "export; publish the problem set first (exports hold the generated variants)",
+            "details": {},
+        }
+    },
+    status_codes=["409"],
+    response_only=True,
+)
+
+
+class MoodleXmlExportApi(APIView):
+    """Download the problem set's variants as a Moodle XML question file.
+
+    One category per item holds its variants (numerical and multichoice questions); add a
+    random question from a category to give each student a different variant.
+    """
+
+    permission_classes = [IsInstructor]
+
+    @extend_schema(
+        operation_id="problem_set_export_moodle_xml",
+        responses={
+            (200, "application/xml"): OpenApiTypes.STR,
+            (409, "application/json"): ErrorSerializer,
+        },
+        tags=["exports"],
+        examples=[
+            OpenApiExample(
+                "Moodle XML",
+                value=MOODLE_EXAMPLE,
+                media_type="application/xml",
+                status_codes=["200"],
+                response_only=True,
+            ),
+            EXPORT_CONFLICT,
+        ],
+    )
+    def get(self, request: Request, problem_set_id: int) -> HttpResponse:
+        """Return the XML file (409 before the variants are generated)."""
+        return _exported(request, problem_set_id, exports.moodle_xml, "xml")
+
+
+class QtiZipExportApi(APIView):
+    """Download the problem set's variants as a QTI 1.2 package (Canvas "QTI .zip file").
+
+    One question group per item picks one of its variants at random.
+    """
+
+    permission_classes = [IsInstructor]
+
+    @extend_schema(
+        operation_id="problem_set_export_qti_zip",
+        responses={
+            (200, "application/zip"): OpenApiTypes.BINARY,
+            (409, "application/json"): ErrorSerializer,
+        },
+        tags=["exports"],
+        examples=[EXPORT_CONFLICT],
+    )
+    def get(self, request: Request, problem_set_id: int) -> HttpResponse:
+        """Return the zip file (409 before the variants are generated)."""
+        return _exported(request, problem_set_id, exports.qti_zip, "zip")

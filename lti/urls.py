@@ -34,4 +34,14 @@ urlpatterns = [
         apis.ApiClientRevokeApi.as_view(),
         name="api-client-revoke",
     ),
+    path(
+        "api/v1/problem-sets/<int:problem_set_id>/export/moodle.xml",
+        apis.MoodleXmlExportApi.as_view(),
+        name="problem-set-export-moodle",
+    ),
+    path(
+        "api/v1/problem-sets/<int:problem_set_id>/export/qti.zip",
+        apis.QtiZipExportApi.as_view(),
+        name="problem-set-export-qti",
+    ),
 ]
