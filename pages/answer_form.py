@@ -19,12 +19,17 @@ from django.utils.translation import gettext_lazy as _
 
 from exercises.kinds.base import AnswerPart, PartType
 from grading.scoring import format_number
+from pages.boards import legal_moves
 from pages.tree_drawing import TreeDrawing
 
 FIELD_PREFIX = "answer"
 WINDOW_FIELDS = ("alpha", "beta")
 RECORD_FIELDS = ("visits", "reward")
 NAME_SEPARATORS = re.compile(r"[\s,;]+")
+COLUMN_LABELS = {
+    "alpha": "α", "beta": "β", "value": _("value"), "wins": _("wins"), "visits": _("visits"),
+    "reward": _("reward"), "moved_by": _("moved by"),
+}
 
 
 @dataclass
@@ -37,6 +42,7 @@ class PartField:
     columns: Sequence[str] = ()  # record fields
     options: list[tuple[str, str]] = field(default_factory=list)  # (value, shown text)
     given: Any = None
+    info: dict[str, dict[str, Any]] = field(default_factory=dict)  # row → facts shown beside it
 
     @property
     def name(self) -> str:
@@ -64,15 +70,33 @@ class PartField:
         return str(self.given)
 
     @property
-    def cells(self) -> list[tuple[str, list[tuple[str, str, str]]]]:
-        """Return the record rows as (row name, [(field, input name, given)])."""
+    def info_headings(self) -> list[str]:
+        """Return the headings of the facts' columns, in the reader's language."""
+        return [str(COLUMN_LABELS.get(column, column)) for column in self.info_columns]
+
+    @property
+    def column_headings(self) -> list[str]:
+        """Return the headings of the answer columns; "(answer)" marks them beside the facts."""
+        headings = [str(COLUMN_LABELS.get(column, column)) for column in self.columns]
+        if self.info:
+            return [_("%(column)s (your answer)") % {"column": h} for h in headings]
+        return headings
+
+    @property
+    def info_columns(self) -> list[str]:
+        """Return the names of the facts shown beside each row (e.g. wins and visits)."""
+        return list(next(iter(self.info.values()), {}))
+
+    @property
+    def cells(self) -> list[tuple[str, list[str], list[tuple[str, str, str, str]]]]:
+        """Return the rows as (row name, [facts], [(field, its heading, input name, given)])."""
         given = self.given if isinstance(self.given, Mapping) else {}
         return [
-            (row, [
-                (column, f"{self.name}-{row}-{column}",
-                 str((given.get(row) or {}).get(column, "")))
-                for column in self.columns
-            ])
+            (row,
+             [format_number(self.info.get(row, {}).get(column)) for column in self.info_columns],
+             [(column, str(COLUMN_LABELS.get(column, column)), f"{self.name}-{row}-{column}",
+               str((given.get(row) or {}).get(column, "")))
+              for column in self.columns])
             for row in self.rows
         ]
 
@@ -83,19 +107,32 @@ def asked_names(problem: Mapping[str, Any], part: AnswerPart, drawing: TreeDrawi
     asked = (problem.get("ask") or {}).get(part.name)
     if asked:
         return [str(name) for name in asked]
-    params = problem.get("params") or {}
-    listed = params.get("children") or params.get("path") or []
-    names = [str(row["name"]) for row in listed if isinstance(row, Mapping) and "name" in row]
+    names = list(listed_facts(problem))
     if names:
         return names
     return [node.name for node in drawing.inner_nodes] if drawing else []
 
 
-def root_child_names(problem: Mapping[str, Any], drawing: TreeDrawing | None) -> list[str]:
-    """Return the names a "pick one" part chooses from: root children, or listed children."""
+def listed_facts(problem: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Return the facts the problem lists per row (UCB1 children, an MCTS path), by name."""
+    params = problem.get("params") or {}
+    listed = params.get("children") or params.get("path") or []
+    return {
+        str(row["name"]): {key: value for key, value in row.items() if key != "name"}
+        for row in listed if isinstance(row, Mapping) and "name" in row
+    }
+
+
+def move_names(problem: Mapping[str, Any], drawing: TreeDrawing | None) -> list[str]:
+    """Return what a "pick one" part chooses from: root children, listed rows or legal moves."""
     if drawing is not None:
         return list(drawing.nodes[0].children)
-    return asked_names(problem, AnswerPart("", PartType.NAME, ""), None)
+    return list(listed_facts(problem)) or legal_moves(problem)
+
+
+def option_text(option: Mapping[str, Any]) -> str:
+    """Return what a multiple-choice option shows: its text, or its value as a number."""
+    return str(option["text"]) if "text" in option else format_number(option.get("value"))
 
 
 def part_fields(
@@ -118,12 +155,12 @@ def part_fields(
             case PartType.NAME if part.name == "move" and drawing is not None:
                 fields.append(PartField(part, "tree_move", given=previous))
             case PartType.NAME:
-                names = root_child_names(problem, drawing)
-                fields.append(PartField(part, "select", options=[(n, n) for n in names],
-                                        given=previous))
+                names = move_names(problem, drawing)
+                fields.append(PartField(part, "select" if names else "number",
+                                        options=[(n, n) for n in names], given=previous))
             case PartType.CHOICE:
                 options = [
-                    (str(option["id"]), format_number(option.get("value")))
+                    (str(option["id"]), option_text(option))
                     for option in problem.get("options") or []
                 ]
                 fields.append(PartField(part, "choice", options=options, given=previous))
@@ -137,7 +174,8 @@ def part_fields(
                                         rows=asked_names(problem, part, drawing), given=previous))
             case PartType.NODE_VALUES:
                 fields.append(PartField(part, "records", rows=asked_names(problem, part, None),
-                                        columns=("value",), given=_as_rows(previous)))
+                                        columns=("value",), given=_as_rows(previous),
+                                        info=listed_facts(problem)))
             case PartType.VECTOR:
                 fields.append(PartField(part, "vector", given=previous))
             case PartType.CUTOFFS:
@@ -147,7 +185,8 @@ def part_fields(
                     WINDOW_FIELDS if part.name == "windows" else RECORD_FIELDS
                 )
                 fields.append(PartField(part, "records", rows=asked_names(problem, part, drawing),
-                                        columns=tuple(columns), given=_records_given(previous)))
+                                        columns=tuple(columns), given=_records_given(previous),
+                                        info=listed_facts(problem)))
     return fields
 
 
@@ -230,8 +269,10 @@ def _read_part(part_field: PartField, data: QueryDict) -> Any:
 
 def _read_records(part_field: PartField, data: QueryDict) -> Any:
     rows: dict[str, dict[str, str]] = {}
-    for row, cells in part_field.cells:
-        values = {column: data.get(input_name, "").strip() for column, input_name, _ in cells}
+    for row, _facts, cells in part_field.cells:
+        values = {
+            column: data.get(input_name, "").strip() for column, _label, input_name, _ in cells
+        }
         if any(values.values()):
             rows[row] = values
     if not rows:

@@ -1,8 +1,8 @@
-"""Pictures of game positions: a tic-tac-toe grid and a Connect Four rack.
+"""Pictures of game positions: a tic-tac-toe grid and a Connect Four rack, and their moves.
 
-Positions are written as the engine's game command writes them: a tic-tac-toe board is nine
-characters row by row (``X``, ``O`` or a space); a Connect Four position is the moves played
-so far as 1-based column digits (first player red, then yellow alternately).
+A tic-tac-toe board is nine characters row by row (``X``, ``O`` or a space), squares
+numbered 0-8 as the exercises ask for them. A Connect Four position is six rows of seven
+characters, top row first (``X``, ``O`` or ``.``), columns numbered 1-7.
 """
 
 from __future__ import annotations
@@ -15,28 +15,30 @@ TICTACTOE_CELL = 60
 CONNECT4_COLUMNS = 7
 CONNECT4_ROWS = 6
 CONNECT4_CELL = 44
+DISC_COLOURS = {"X": "red", "O": "yellow"}
 
 
 @dataclass(frozen=True)
 class Mark:
-    """One mark or disc: where it is drawn and what it is."""
+    """One mark, disc or empty square: where it is drawn and what it is."""
 
     x: int
     y: int
-    symbol: str  # X, O, red or yellow
+    symbol: str  # X, O or a free square's number (tic-tac-toe); red or yellow (Connect Four)
     row: int
     column: int
 
 
 @dataclass(frozen=True)
 class BoardPicture:
-    """A board ready to draw: which game, its size, its marks and a text description."""
+    """A board ready to draw: which game, its size, its marks and the free squares."""
 
     game: str
     width: int
     height: int
     marks: list[Mark]
-    holes: list[tuple[int, int]]
+    free: list[Mark]
+    to_move: str = ""
 
     @property
     def grid_lines(self) -> list[tuple[int, int, int, int]]:
@@ -48,60 +50,64 @@ class BoardPicture:
             lines += [(offset, 0, offset, size), (0, offset, size, offset)]
         return lines
 
+    @property
+    def column_numbers(self) -> list[tuple[int, int]]:
+        """Return (x, number) for the Connect Four column labels under the rack."""
+        return [(c * CONNECT4_CELL + CONNECT4_CELL // 2, c + 1) for c in range(CONNECT4_COLUMNS)]
 
-def _field(problem: Mapping[str, Any], name: str) -> Any:
-    return problem.get(name, (problem.get("params") or {}).get(name))
 
-
-def tictactoe_picture(board: str) -> BoardPicture:
-    """Return the picture of a nine-character tic-tac-toe board."""
-    marks = [
-        Mark(
+def tictactoe_picture(board: str, to_move: str = "") -> BoardPicture:
+    """Return the picture of a nine-character tic-tac-toe board, free squares numbered."""
+    marks, free = [], []
+    for index, cell in enumerate(board[:9].upper().ljust(9)):
+        mark = Mark(
             x=(index % 3) * TICTACTOE_CELL + TICTACTOE_CELL // 2,
-            y=(index // 3) * TICTACTOE_CELL + TICTACTOE_CELL // 2 + 16,
-            symbol=cell, row=index // 3 + 1, column=index % 3 + 1,
+            y=(index // 3) * TICTACTOE_CELL + TICTACTOE_CELL // 2 + (16 if cell in "XO" else 6),
+            symbol=cell if cell in "XO" else str(index), row=index // 3 + 1,
+            column=index % 3 + 1,
         )
-        for index, cell in enumerate(board[:9].upper())
-        if cell in "XO"
-    ]
+        (marks if cell in "XO" else free).append(mark)
     size = 3 * TICTACTOE_CELL
-    return BoardPicture("tictactoe", size, size, marks, [])
+    return BoardPicture("tictactoe", size, size, marks, free, to_move)
 
 
-def connect4_picture(moves: str) -> BoardPicture:
-    """Return the picture of the Connect Four position reached by ``moves``."""
-    heights = [0] * CONNECT4_COLUMNS
-    marks = []
-    for turn, digit in enumerate(moves):
-        if not digit.isdigit() or not 1 <= int(digit) <= CONNECT4_COLUMNS:
-            continue
-        column = int(digit) - 1
-        if heights[column] >= CONNECT4_ROWS:
-            continue
-        row_from_top = CONNECT4_ROWS - 1 - heights[column]
-        heights[column] += 1
-        marks.append(
-            Mark(
+def connect4_picture(rows: list[str], to_move: str = "") -> BoardPicture:
+    """Return the picture of a Connect Four rack given as rows, top row first."""
+    marks, free = [], []
+    for row_index, row in enumerate(rows[:CONNECT4_ROWS]):
+        for column, cell in enumerate(row[:CONNECT4_COLUMNS]):
+            mark = Mark(
                 x=column * CONNECT4_CELL + CONNECT4_CELL // 2,
-                y=row_from_top * CONNECT4_CELL + CONNECT4_CELL // 2,
-                symbol="red" if turn % 2 == 0 else "yellow",
-                row=CONNECT4_ROWS - row_from_top, column=column + 1,
+                y=row_index * CONNECT4_CELL + CONNECT4_CELL // 2,
+                symbol=DISC_COLOURS.get(cell.upper(), ""),
+                row=CONNECT4_ROWS - row_index, column=column + 1,
             )
-        )
-    holes = [
-        (c * CONNECT4_CELL + CONNECT4_CELL // 2, r * CONNECT4_CELL + CONNECT4_CELL // 2)
-        for r in range(CONNECT4_ROWS) for c in range(CONNECT4_COLUMNS)
-    ]
+            (marks if mark.symbol else free).append(mark)
     return BoardPicture(
-        "connect4", CONNECT4_COLUMNS * CONNECT4_CELL, CONNECT4_ROWS * CONNECT4_CELL, marks, holes
+        "connect4", CONNECT4_COLUMNS * CONNECT4_CELL, CONNECT4_ROWS * CONNECT4_CELL + 22,
+        marks, free, to_move,
     )
 
 
 def board_picture(problem: Mapping[str, Any]) -> BoardPicture | None:
     """Return the picture of the position a problem shows, or None if it shows none."""
-    game = _field(problem, "game")
-    if game == "tictactoe" and isinstance(_field(problem, "board"), str):
-        return tictactoe_picture(_field(problem, "board"))
-    if game == "connect4" and isinstance(_field(problem, "moves"), str):
-        return connect4_picture(_field(problem, "moves"))
+    to_move = str(problem.get("to_move", ""))
+    board, rows = problem.get("board"), problem.get("rows")
+    if isinstance(board, str) and len(board) == 9:
+        return tictactoe_picture(board, to_move)
+    if isinstance(rows, list) and len(rows) == CONNECT4_ROWS and all(
+        isinstance(row, str) and len(row) == CONNECT4_COLUMNS for row in rows
+    ):
+        return connect4_picture(rows, to_move)
     return None
+
+
+def legal_moves(problem: Mapping[str, Any]) -> list[str]:
+    """Return the moves of a pictured position: free squares (0-8) or open columns (1-7)."""
+    picture = board_picture(problem)
+    if picture is None:
+        return []
+    if picture.game == "tictactoe":
+        return [mark.symbol for mark in picture.free]
+    top_row = problem["rows"][0]
+    return [str(column + 1) for column, cell in enumerate(top_row) if cell.upper() not in "XO"]

@@ -53,10 +53,6 @@ class ParamInput:
         """Return the choices of a menu or list of tick boxes."""
         return tuple(getattr(self.param, "choices", ()))
 
-    @property
-    def json_text(self) -> str:
-        """Return the value as JSON text, for the JSON widget."""
-        return self.value if isinstance(self.value, str) else json.dumps(self.value)
 
 
 @dataclass
@@ -97,7 +93,8 @@ def kind_inputs(data: QueryDict | None = None) -> list[KindInputs]:
         for param in kind.declared_params():
             name = f"{prefix}-{param.name}"
             widget = _widget(param)
-            value: Any = param.default
+            # A JSON param shows its default as JSON text, as the instructor will edit it.
+            value: Any = json.dumps(param.default) if widget == "json" else param.default
             if data is not None:
                 if widget == "checkbox":
                     value = name in data

@@ -13,12 +13,12 @@ from typing import Any
 
 from exercises.kinds import get_kind
 from exercises.models import ProblemSet
+from grading.feedback import misconception_text
 from grading.models import Submission
 from grading.selectors import grade_rows
-from pages.feedback_view import misconception_texts
 
 HISTOGRAM_BINS = 10
-HISTOGRAM_BAR_WIDTH = 44
+HISTOGRAM_BAR_WIDTH = 60
 HISTOGRAM_HEIGHT = 160
 TOP_MISCONCEPTIONS = 5
 
@@ -32,6 +32,11 @@ class Bar:
     x: int
     y: int
     height: int
+
+    @property
+    def middle(self) -> int:
+        """Return the horizontal centre of the bar, where its labels go."""
+        return self.x + HISTOGRAM_BAR_WIDTH // 2
 
 
 @dataclass(frozen=True)
@@ -103,7 +108,6 @@ def dashboard_data(problem_set: ProblemSet) -> dict[str, Any]:
             mean=sum(scores, Decimal(0)) / len(scores) if scores else None,
             completion=round(100 * len(scores) / len(rows)) if rows else 0,
         ))
-    texts = misconception_texts()
     graded_totals = [row.total for row in rows if any(s is not None for s in row.item_scores)]
     return {
         "items": summaries,
@@ -113,8 +117,9 @@ def dashboard_data(problem_set: ProblemSet) -> dict[str, Any]:
         "histogram_width": 20 + HISTOGRAM_BINS * (HISTOGRAM_BAR_WIDTH + 8),
         "histogram_height": HISTOGRAM_HEIGHT + 40,
         "histogram_baseline": HISTOGRAM_HEIGHT,
+        "bar_width": HISTOGRAM_BAR_WIDTH,
         "misconceptions": [
-            (code, texts.get(code, code), count)
+            (code, misconception_text(code), count)
             for code, count in misconceptions.most_common(TOP_MISCONCEPTIONS)
         ],
         "students": [

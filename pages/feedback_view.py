@@ -17,13 +17,6 @@ from pages.answer_form import PartField
 from pages.tree_drawing import TreeDrawing
 
 
-def misconception_texts() -> dict[str, str]:
-    """Return misconception code → its explanation, as the reference engine words it."""
-    from engine.misconceptions import MISCONCEPTIONS
-
-    return {code: entry.explanation for code, entry in MISCONCEPTIONS.items()}
-
-
 def rendered_results(
     submission: Submission, parts: Sequence[AnswerPart], *, show_expected: bool
 ) -> list[dict[str, Any]]:
@@ -31,7 +24,6 @@ def rendered_results(
     return render_results(
         submission.results or [],
         labels={part.name: str(part.label) for part in parts},
-        misconception_texts=misconception_texts(),
         show_expected=show_expected,
     )
 

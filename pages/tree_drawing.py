@@ -103,6 +103,11 @@ class TreeDrawing:
         return {node.name: node for node in self.nodes}
 
     @property
+    def shapes(self) -> set[str]:
+        """Return the node shapes this tree uses, for its legend."""
+        return {node.shape for node in self.nodes}
+
+    @property
     def inner_nodes(self) -> list[DrawnNode]:
         """Return the nodes that have children."""
         return [node for node in self.nodes if not node.is_leaf]

@@ -35,3 +35,14 @@ def board_svg(problem: dict[str, Any]) -> dict[str, Any]:
 def pages_json(value: Any) -> str:
     """Return ``value`` as compact JSON text (for showing an expected answer)."""
     return json.dumps(value, ensure_ascii=False)
+
+
+@register.inclusion_tag("pages/problem_facts.html")
+def problem_facts(problem: dict[str, Any]) -> dict[str, Any]:
+    """Show the facts a problem gives outside its tree, e.g. a position's feature counts."""
+    features = problem.get("features") or {}
+    names = list(next(iter(features.values()), {})) if features else []
+    return {
+        "problem": problem,
+        "feature_rows": [(name, [side.get(name) for side in features.values()]) for name in names],
+    }

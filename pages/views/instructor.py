@@ -23,10 +23,12 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from accounts.selectors import courses_taught_by
 from config.api import ApiError
 from exercises.generation import GenerationError, derive_seed, generate_item
+from exercises.kinds import get_kind
 from exercises.kinds.params import ParamError
 from exercises.models import ProblemSet
 from exercises.selectors import problem_sets_taught_by
 from exercises.services import create_problem_set, publish_problem_set
+from grading.code.contract import CONTRACTS, starter_source
 from grading.selectors import problem_set_taught_by
 from pages.answer_form import part_fields
 from pages.builder_form import BuilderError, kind_inputs, preview_kind, read_items, read_params
@@ -149,6 +151,7 @@ def preview(request: HttpRequest) -> HttpResponse:
         "problem": problem,
         "drawing": drawing,
         "parts": part_fields(kind.answer_parts(params), problem, drawing, item.answer_key),
+        "starter": starter_source(kind.name, params) if kind.name in CONTRACTS else "",
     }
     return render(request, "pages/preview.html", context)
 
@@ -160,7 +163,7 @@ def problem_set_page(request: HttpRequest, problem_set_id: int) -> HttpResponse:
     problem_set = _taught_set(request, problem_set_id)
     return render(request, "pages/problem_set.html", {
         "problem_set": problem_set,
-        "items": list(problem_set.items.all()),
+        "items": [(item, get_kind(item.kind).title) for item in problem_set.items.all()],
         "students": problem_set.course.enrollments.filter(role="student").count(),
     })
 

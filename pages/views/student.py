@@ -23,6 +23,9 @@ from exercises.kinds import get_kind
 from exercises.models import Variant, VariantItem
 from exercises.selectors import variant_of, variants_of
 from exercises.services import open_variant
+from grading.code.contract import CONTRACTS
+from grading.code.grader import summarise
+from grading.code.services import starter_file, submit_code
 from grading.models import Submission
 from grading.selectors import answers_visible, counted_submission, submission_for
 from grading.services import submit_answer
@@ -117,6 +120,8 @@ def item_page(request: HttpRequest, variant_id: int, position: int) -> HttpRespo
     variant, variant_item = _variant_item(request, variant_id, position)
     now = timezone.now()
     variant = open_variant(variant, now)
+    if variant_item.item.kind in CONTRACTS:
+        return code_item_page(request, variant, variant_item)
     kind = get_kind(variant_item.item.kind)
     parts = kind.answer_parts(variant_item.item.params)
     problem = variant_item.problem
@@ -148,6 +153,7 @@ def item_page(request: HttpRequest, variant_id: int, position: int) -> HttpRespo
             paint_feedback(drawing, fields, results)
     if drawing is not None:
         decorate_tree(drawing, fields)
+    steps = replay_steps(variant_item) if drawing is not None else None
     problem_set = variant.problem_set
     used = sum(1 for s in submissions if s.status != Submission.Status.ERROR)
     context: dict[str, Any] = {
@@ -171,14 +177,62 @@ def item_page(request: HttpRequest, variant_id: int, position: int) -> HttpRespo
         ),
         "answers_visible": visible,
         "idempotency_key": uuid.uuid4().hex,
-        "replay": replay_steps(variant_item) if visible and drawing is not None else None,
-        "replay_drawing": lay_out(problem["tree"]) if visible and drawing is not None else None,
+        "has_replay": steps is not None,
+        "replay": steps if visible else None,
+        "replay_drawing": lay_out(problem["tree"], players) if visible and steps else None,
         "next_item": next(
             (vi.position for vi in variant.items.all() if vi.position > position), None
         ),
     }
     status = 200 if error is None else error.status_code
     return render(request, "pages/item.html", context, status=status)
+
+
+def code_item_page(request: HttpRequest, variant: Variant, variant_item: VariantItem
+                   ) -> HttpResponse:
+    """Show a code item: the editor with the starter file, submitting, the per-test report."""
+    position = variant_item.position
+    submissions = list(variant_item.submissions.order_by("-attempt_number"))
+    latest = submissions[0] if submissions else None
+    error: ApiError | None = None
+    source = latest.source if latest else starter_file(request.user, variant.pk, position)
+    if request.method == "POST":
+        source = request.POST.get("source", "")
+        try:
+            submission, _created = submit_code(
+                student=request.user, variant_id=variant.pk, position=position, source=source,
+                idempotency_key=request.POST.get("idempotency_key", "")[:255],
+            )
+        except ApiError as refused:
+            error, latest = refused, None
+        else:
+            return redirect(
+                reverse("pages:item", args=[variant.pk, position]) + f"#submission-{submission.pk}"
+            )
+    kind = get_kind(variant_item.item.kind)
+    problem_set = variant.problem_set
+    used = sum(1 for s in submissions if s.status != Submission.Status.ERROR)
+    graded = latest is not None and latest.status == Submission.Status.GRADED
+    context: dict[str, Any] = {
+        "variant": variant,
+        "variant_item": variant_item,
+        "problem_set": problem_set,
+        "kind": kind,
+        "prompt": kind.render_prompt(variant_item.prompt["args"]),
+        "source": source,
+        "submissions": submissions,
+        "latest": latest,
+        "tests": latest.results if graded else [],
+        "summary": summarise(latest.results) if graded else None,
+        "error": error,
+        "attempts_used": used,
+        "attempts_left": (
+            max(0, problem_set.max_attempts - used) if problem_set.max_attempts else None
+        ),
+        "idempotency_key": uuid.uuid4().hex,
+    }
+    status = 200 if error is None else error.status_code
+    return render(request, "pages/code_item.html", context, status=status)
 
 
 @login_required

@@ -299,3 +299,62 @@ def test_dashboard_and_language_switch(
     screenshot(page, "instructor-dashboard-pt")
     page.goto(f"{live_server.url}/teach/problem-sets/")
     screenshot(page, "instructor-problem-sets-pt")
+
+
+PICTURED_KINDS = ("ucb1", "mcts_backprop", "tictactoe_position", "connect4_eval",
+                  "expectiminimax", "vector", "concept_quiz", "eval_function")
+
+
+def test_other_kinds_get_fitting_inputs(
+    live_server: Any, new_page: Callable[[], Any], instructor: Any, student: Any, course: Any,
+) -> None:
+    from decimal import Decimal
+
+    from exercises.services import create_problem_set
+
+    problem_set = publish_now(create_problem_set(
+        creator=instructor[0], course=course, title="Tour of kinds", seed="tour",
+        items=[{"kind": kind, "params": {}, "points": Decimal(1)} for kind in PICTURED_KINDS],
+    ))
+    variant = variant_of_user(problem_set, with_password(student[0]))
+    page = new_page()
+    log_in(page, live_server.url, student[0].username)
+    for position, kind in enumerate(PICTURED_KINDS, start=1):
+        page.goto(f"{live_server.url}/assignments/{variant.pk}/items/{position}/")
+        page.wait_for_selector("#submit-answer")
+        assert a11y_problems(page) == [], kind
+        screenshot(page, f"student-kind-{kind}")
+    page.goto(f"{live_server.url}/assignments/{variant.pk}/items/3/")
+    assert page.locator("svg.board").count() == 1
+    page.goto(f"{live_server.url}/assignments/{variant.pk}/items/1/")
+    assert page.locator("table input[aria-label]").count() >= 2
+
+
+def test_code_item_shows_the_starter_and_the_per_test_report(
+    live_server: Any, celery_worker_process: Any, new_page: Callable[[], Any],
+    instructor: Any, student: Any, course: Any,
+) -> None:
+    import shutil
+    from decimal import Decimal
+
+    from exercises.services import create_problem_set
+
+    require(shutil.which("bwrap") is not None, "bubblewrap runs the code items' sandbox")
+    problem_set = publish_now(create_problem_set(
+        creator=instructor[0], course=course, title="Write minimax", seed="code",
+        items=[{"kind": "code_minimax", "params": {}, "points": Decimal(3)}],
+    ))
+    variant = variant_of_user(problem_set, with_password(student[0]))
+    page = new_page()
+    log_in(page, live_server.url, student[0].username)
+    page.goto(f"{live_server.url}/assignments/{variant.pk}/items/1/")
+    editor = page.locator("#code-source")
+    assert "def " in editor.input_value()
+    assert a11y_problems(page) == []
+    screenshot(page, "student-code-item")
+    # The untouched starter raises NotImplementedError: every hidden test reports it.
+    page.click("#submit-code")
+    page.wait_for_selector("#report-heading", timeout=90_000)
+    assert page.locator("tr[data-verdict]").count() >= 1
+    assert page.locator("tr[data-verdict='passed']").count() == 0
+    screenshot(page, "student-code-report")

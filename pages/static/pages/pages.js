@@ -106,7 +106,12 @@
       const windowText = textFor("data-window-for", step.node);
       if (step.event === "enter") {
         if (node) node.classList.add("is-visited");
-        if (windowText) windowText.textContent = "α=" + step.alpha + " β=" + step.beta;
+        // Leaves are too close together for a window each; they show their evaluation order.
+        const isLeaf = node && node.classList.contains("tree-node--leaf");
+        if (windowText && !isLeaf) windowText.textContent = "α=" + step.alpha + " β=" + step.beta;
+      } else if (step.event === "leaf" && windowText) {
+        evaluated += 1;
+        windowText.textContent = "#" + evaluated;
       } else if (step.event === "exit" && windowText && !node.classList.contains("tree-node--leaf")) {
         windowText.textContent = step.returned;
       } else if (step.event === "cutoff") {
@@ -115,9 +120,11 @@
         step.pruned.forEach(pruneSubtree);
       }
     };
+    let evaluated = 0;
     const show = function (target) {
       position = Math.max(-1, Math.min(steps.length - 1, target));
       reset();
+      evaluated = 0;
       for (let i = 0; i <= position; i += 1) apply(steps[i]);
       if (position >= 0) {
         const current = nodeOf(steps[position].node);

@@ -1,0 +1,85 @@
+"""Every registered kind renders: its item page (inputs drawn from its answer parts), preview."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from exercises.kinds import kind_names
+from tests.pages.conftest import publish_now
+
+pytestmark = pytest.mark.django_db
+
+
+def labelled_inputs_missing(html: str) -> list[str]:
+    """Return the ids of text inputs that neither a label nor an aria-label names."""
+    import re
+
+    ids = re.findall(r'<input[^>]*type="text"[^>]*id="([^"]+)"', html)
+    return [
+        input_id for input_id in ids
+        if f'for="{input_id}"' not in html
+        and not re.search(rf'id="{re.escape(input_id)}"[^>]*aria-label=', html)
+        and not re.search(rf'aria-label="[^"]*"[^>]*id="{re.escape(input_id)}"', html)
+    ]
+
+
+@pytest.mark.parametrize("kind_name", kind_names())
+def test_item_page_renders_every_kind(kind_name: str, instructor: Any, student: Any,
+                                      course: Any) -> None:
+    from exercises.services import create_problem_set
+
+    problem_set = publish_now(create_problem_set(
+        creator=instructor[0], course=course, title=f"{kind_name} set", seed="kinds",
+        items=[{"kind": kind_name, "params": {}, "points": Decimal(1)}],
+    ))
+    assert problem_set.status == "ready", problem_set.failure_reason
+    variant = problem_set.variants.get(student=student[0])
+    client = Client()
+    client.force_login(student[0])
+    response = client.get(reverse("pages:item", args=[variant.pk, 1]))
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert 'id="submit-answer"' in html or 'id="submit-code"' in html
+    assert labelled_inputs_missing(html) == []
+
+
+def builder_defaults(kind_name: str) -> dict[str, Any]:
+    """Return what the builder posts for ``kind_name`` when its defaults are left alone."""
+    from pages.builder_form import kind_inputs
+
+    fieldset = next(f for f in kind_inputs() if f.kind.name == kind_name)
+    data: dict[str, Any] = {"kind": kind_name}
+    for field in fieldset.params:
+        if field.widget == "checkbox":
+            if field.value:
+                data[field.input_name] = "on"
+        elif field.widget == "checkboxes":
+            data[field.input_name] = list(field.value)
+        elif field.widget == "json":
+            data[field.input_name] = field.value
+        else:
+            data[field.input_name] = str(field.value)
+    return data
+
+
+@pytest.mark.parametrize("kind_name", kind_names())
+def test_preview_renders_every_kind(kind_name: str, instructor: Any) -> None:
+    client = Client()
+    client.force_login(instructor[0])
+    response = client.post(reverse("pages:preview"), builder_defaults(kind_name))
+    assert response.status_code == 200, response.content.decode()[:500]
+    assert "Preview" in response.content.decode()
+
+
+def test_preview_names_a_bad_param(instructor: Any) -> None:
+    client = Client()
+    client.force_login(instructor[0])
+    response = client.post(reverse("pages:preview"), {"kind": "alphabeta",
+                                                      "item-alphabeta-depth": "9"})
+    assert response.status_code == 400
+    assert "depth" in response.content.decode()
