@@ -462,6 +462,7 @@ class AssignmentDetailApi(APIView):
             problem = JsonField()
             answer_parts = serializers.SerializerMethodField()
             answer_key = serializers.SerializerMethodField()
+            explanation = serializers.SerializerMethodField()
 
             def get_prompt(self, variant_item: VariantItem) -> str:
                 """Return the prompt in the active language."""
@@ -476,6 +477,12 @@ class AssignmentDetailApi(APIView):
             def get_answer_key(self, variant_item: VariantItem) -> dict[str, Any] | None:
                 """Return the key only when the context allows it (else null)."""
                 return variant_item.answer_key if self.context["answers_visible"] else None
+
+            def get_explanation(self, variant_item: VariantItem) -> str | None:
+                """Return the worked explanation once keys are visible (null otherwise)."""
+                if not self.context["answers_visible"]:
+                    return None
+                return get_kind(variant_item.item.kind).explanation(variant_item.problem)
 
         closes_at = serializers.DateTimeField(allow_null=True)
         answers_visible = serializers.BooleanField()
@@ -511,6 +518,7 @@ class AssignmentDetailApi(APIView):
                              "label": "decision at the root (child name)", "points": "1"},
                         ],
                         "answer_key": None,
+                        "explanation": None,
                     }],
                 },
                 response_only=True,

@@ -168,3 +168,10 @@ class Kind:
         """Return the prompt text in the active language."""
         raise NotImplementedError
 
+    def explanation(self, problem: dict[str, Any]) -> str | None:
+        """Return a worked explanation of the answer in the active language, if the kind has one.
+
+        Shown with the answer key, never before.
+        """
+        return None
+

@@ -73,9 +73,9 @@ class ConceptQuizKind(Kind):
         lines += [f"({option_id}) {_(text)}" for option_id, text in args["options"]]
         return "\n".join(lines)
 
-    def explanation(self, question_id: str) -> str:
-        """Return the worked explanation of a question in the active language."""
-        return _(BY_ID[question_id].explanation)
+    def explanation(self, problem: dict[str, Any]) -> str:
+        """Return the bank's worked explanation of the question, in the active language."""
+        return _(BY_ID[problem["question"]].explanation)
 
 
 register(ConceptQuizKind())

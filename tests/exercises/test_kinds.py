@@ -158,6 +158,15 @@ def test_answer_keys_equal_the_engines(kind: str) -> None:
         assert {name: key[name] for name in expected} == expected, item.problem
 
 
+@pytest.mark.parametrize("kind", sorted(ISSUE_KINDS))
+def test_conventions_are_stored_in_the_problem(kind: str) -> None:
+    exercise = get_kind(kind)
+    params = exercise.clean_params({})
+    problem = generate_item(kind, params, SEEDS[0]).problem
+    for name in exercise.convention_names():
+        assert problem["params"][name] == params[name]
+
+
 def test_tictactoe_counts_follow_the_stated_conventions() -> None:
     params = get_kind("tictactoe_position").clean_params({"node_counting": "root_included"})
     item = generate_item("tictactoe_position", params, SEEDS[0])

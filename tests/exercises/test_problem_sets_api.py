@@ -221,6 +221,12 @@ def test_patch_item_changes_conventions_and_recomputes_keys(
 
     stored = VariantItem.objects.get(variant__student=student[0], position=2)
     assert stored.problem["params"]["cut_on_equality"] is False
+    from engine.solve import solve
+
+    assert stored.answer_key["cutoffs"] == [
+        {"node": cut["node"], "pruned": cut["pruned"]} for cut in solve(stored.problem)["cutoffs"]
+    ]
+    assert stored.item.part_points["value"] and stored.item.points == 5
     frozen = client.patch(url, {"params": {"depth": 2}}, format="json")
     assert frozen.status_code == 400
     assert frozen.json()["error"]["message"].startswith("params.depth")
@@ -267,3 +273,22 @@ def test_enrolled_instructors_get_no_variant(
         student__enrollments__role=Role.INSTRUCTOR, problem_set_id=problem_set["id"]
     ).exists()
     assert Enrollment.objects.filter(course=course, role=Role.STUDENT).count() == 1
+
+
+def test_concept_explanations_show_with_the_key(
+    instructor: Any, student: Any, course: Any, celery_eager: None,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    _, client = instructor
+    items = [{"kind": "concept_quiz", "params": {"topics": ["mcts"]}}]
+    problem_set = create_set(client, course, items=items)
+    publish(client, problem_set["id"], django_capture_on_commit_callbacks)
+    variant = Variant.objects.get(student=student[0])
+    url = f"/api/v1/assignments/{variant.pk}/"
+    assert student[1].get(url).json()["items"][0]["explanation"] is None
+    ProblemSet.objects.filter(pk=problem_set["id"]).update(
+        due_at=timezone.now() - timedelta(minutes=1)
+    )
+    item = student[1].get(url, {"lang": "ca"}).json()["items"][0]
+    assert item["answer_key"]["choice"] in "abcd" and item["explanation"]
+    assert item["explanation"] != student[1].get(url).json()["items"][0]["explanation"]
