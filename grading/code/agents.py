@@ -23,8 +23,8 @@ from engine.game import Evaluator
 from engine.games import connect4, tictactoe
 from engine.search.alphabeta import alphabeta
 from grading.code.cases import tests_rng
-from grading.code.runs import SandboxFailed
-from grading.sandbox import RunRecord, SandboxConfig, SandboxLimits, StateArg, run_in_sandbox
+from grading.code.runs import Budget, Outcome, run_within
+from grading.sandbox import SandboxConfig, SandboxLimits, StateArg
 
 AGENT_ENTRY = "__cutoff_choose_moves__"
 AGENT_DRIVER = '''
@@ -39,59 +39,58 @@ FRAME = re.compile(r'  File "solution\.py", line (\d+), in [^\n]*\n(    [^\n]*\n
 
 @dataclass
 class AgentBatch:
-    """The moves an agent chose in a batch of positions, or why it could not choose them."""
+    """The moves an agent chose in a batch of positions, or the run's failure.
 
-    record: RunRecord
+    ``failure`` is set when the run did not end normally, ran out of the budget, or returned
+    a move the game had not offered for its position (``illegal_operation``).
+    """
+
     moves: list[Any] = field(default_factory=list)
-    problem: str | None = None
+    failure: Outcome | None = None
 
 
 def ask_agent(source: str, entry_point: str, game: Any, states: Sequence[Hashable],
-              limits: SandboxLimits, config: SandboxConfig | None,
+              limits: SandboxLimits, budget: Budget, config: SandboxConfig | None,
               evaluator: Evaluator[Any] | None = None) -> AgentBatch:
     """Ask the agent for a move in each of ``states`` in one sandbox run and check each move.
 
-    ``problem`` is set when the run failed or a move is not one the game offered for its
-    position (then the batch's verdict is ``illegal_operation``); ``evaluator`` answers
-    ``game.evaluate``.
+    ``evaluator`` answers ``game.evaluate``.
     """
     driver = AGENT_DRIVER.format(driver=AGENT_ENTRY, entry=entry_point)
-    record = run_in_sandbox(source + driver, AGENT_ENTRY, [StateArg(s) for s in states], game,
-                            limits, evaluator=evaluator, config=config)
-    if record.verdict == "sandbox_error":
-        raise SandboxFailed(record.message)
-    batch = AgentBatch(record)
+    record = run_within(budget, source + driver, AGENT_ENTRY, [StateArg(s) for s in states],
+                        game, limits, evaluator=evaluator, config=config)
+    if record is None:
+        return AgentBatch(failure=Outcome("time_limit", budget.exhausted_message))
     if not record.ok:
-        batch.problem = record.message
-        return batch
+        return AgentBatch(failure=Outcome.of(record))
     moves = record.return_value
     if not isinstance(moves, list) or len(moves) != len(states):
-        batch.problem = "the agent's moves did not come back"
-        return batch
+        return AgentBatch(failure=Outcome("illegal_operation",
+                                          "the agent's moves did not come back"))
     for state, move in zip(states, moves, strict=True):
         if not record.was_offered(move, state):
-            batch.problem = (f"your agent returned {move!r} without the game having offered it "
-                             "in that position: choose among game.actions(state)")
-            return batch
-    batch.moves = moves
-    return batch
+            return AgentBatch(failure=Outcome(
+                "illegal_operation",
+                f"your agent returned {move!r} without the game having offered it in that "
+                "position: choose among game.actions(state)"))
+    return AgentBatch(moves=moves)
 
 
-def student_traceback(record: RunRecord, source: str) -> str | None:
-    """Return the run's traceback without the frames of the appended driver."""
-    if record.traceback is None:
+def student_traceback(traceback: str | None, source: str) -> str | None:
+    """Return ``traceback`` without the frames of the appended driver."""
+    if traceback is None:
         return None
     last_line = source.count("\n") + 1
     return FRAME.sub(lambda frame: "" if int(frame.group(1)) > last_line else frame.group(0),
-                     record.traceback)
+                     traceback)
 
 
-def failed_report(name: str, batch: AgentBatch, source: str) -> dict[str, Any]:
+def failed_report(name: str, failure: Outcome, source: str) -> dict[str, Any]:
     """Return the report of an agent test whose batch run failed or cheated."""
-    verdict = batch.record.verdict if not batch.record.ok else "illegal_operation"
-    report: dict[str, Any] = {"test": name, "verdict": verdict, "score": 0.0, "max_score": 1.0,
-                              "messages": [batch.problem], "misconceptions": []}
-    traceback = student_traceback(batch.record, source)
+    report: dict[str, Any] = {"test": name, "verdict": failure.verdict, "score": 0.0,
+                              "max_score": 1.0, "messages": [failure.message],
+                              "misconceptions": []}
+    traceback = student_traceback(failure.traceback, source)
     if traceback:
         report["traceback"] = traceback
     return report
@@ -101,27 +100,28 @@ def failed_report(name: str, batch: AgentBatch, source: str) -> dict[str, Any]:
 
 
 def tictactoe_reports(source: str, entry_point: str, seed: str, limits: SandboxLimits,
-                      config: SandboxConfig | None) -> list[dict[str, Any]]:
+                      budget: Budget, config: SandboxConfig | None) -> list[dict[str, Any]]:
     """Return one report per side: the agent as X, then as O, against every opponent line."""
     game = tictactoe.TicTacToe()
     first_replies = {game.result(tictactoe.EMPTY_BOARD, square): [square]
                      for square in game.actions(tictactoe.EMPTY_BOARD)}
     return [
-        _never_loses(game, "X", {tictactoe.EMPTY_BOARD: []}, source, entry_point, limits, config),
-        _never_loses(game, "O", first_replies, source, entry_point, limits, config),
+        _never_loses(game, "X", {tictactoe.EMPTY_BOARD: []}, source, entry_point, limits, budget,
+                     config),
+        _never_loses(game, "O", first_replies, source, entry_point, limits, budget, config),
     ]
 
 
 def _never_loses(game: tictactoe.TicTacToe, side: str, frontier: dict[Any, list[int]],
-                 source: str, entry_point: str, limits: SandboxLimits,
+                 source: str, entry_point: str, limits: SandboxLimits, budget: Budget,
                  config: SandboxConfig | None) -> dict[str, Any]:
     name = f"tic-tac-toe agent as {side}, against every opponent"
     asked = finished = 0
     while frontier:
         positions = list(frontier)
-        batch = ask_agent(source, entry_point, game, positions, limits, config)
-        if batch.problem is not None:
-            return failed_report(name, batch, source)
+        batch = ask_agent(source, entry_point, game, positions, limits, budget, config)
+        if batch.failure is not None:
+            return failed_report(name, batch.failure, source)
         asked += len(positions)
         following: dict[Any, list[int]] = {}
         for position, move in zip(positions, batch.moves, strict=True):
@@ -191,7 +191,7 @@ def depth2_searcher(state: connect4.Connect4State) -> int:
 
 
 def connect4_reports(source: str, entry_point: str, seed: str, limits: SandboxLimits,
-                     config: SandboxConfig | None) -> list[dict[str, Any]]:
+                     budget: Budget, config: SandboxConfig | None) -> list[dict[str, Any]]:
     """Return one report per opponent: a random player, then a depth-2 searcher."""
     rng = tests_rng(seed, "connect4-agent")
     matches = [
@@ -210,13 +210,13 @@ def connect4_reports(source: str, entry_point: str, seed: str, limits: SandboxLi
         waiting = [m for m in live if not game.is_terminal(m.state)]
         if not waiting:
             break
-        batch = ask_agent(source, entry_point, game, [m.state for m in waiting], limits, config,
-                          evaluator=connect4.window_score)
-        if batch.problem is not None:
+        batch = ask_agent(source, entry_point, game, [m.state for m in waiting], limits, budget,
+                          config, evaluator=connect4.window_score)
+        if batch.failure is not None:
             for match in waiting:
                 failures.setdefault(match.opponent_name,
-                                    failed_report(f"Connect Four vs {match.opponent_name}", batch,
-                                                  source))
+                                    failed_report(f"Connect Four vs {match.opponent_name}",
+                                                  batch.failure, source))
             live = [m for m in waiting if m.opponent_name not in failures]
             continue
         for match, move in zip(waiting, batch.moves, strict=True):

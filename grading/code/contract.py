@@ -8,8 +8,11 @@ reference traces are computed with.
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 from typing import Any
+
+TEXT_WIDTH = 92
 
 GAME_INTERFACE = '''\
 The game
@@ -35,16 +38,27 @@ column).
 A refused call (an illegal action, the utility of a non-terminal state) raises
 ``game.GameError``. Values are ints or ``fractions.Fraction``; return them as they are.
 
-What is graded
---------------
-Your return value, and the trace of your search: the SET of states you generate with
-``game.result`` and the ORDER in which you evaluate states with ``game.utility`` or
-``game.evaluate``. Both are compared with the reference search under the conventions below;
-each hidden test earns partial credit. Returning a move without having asked
-``game.actions`` for the root is an illegal operation.
-
 You may import the standard library (math, random, functools, dataclasses, ...); nothing
 outside the sandbox can be reached. Printing is allowed but capped.
+'''
+
+SEARCH_GRADING = '''\
+What is graded
+--------------
+On each hidden test (explicit trees and game positions, some drawn for you alone): your
+return value, and the trace of your search: the SET of states you generate with
+``game.result`` and the ORDER in which you evaluate states with ``game.utility`` or
+``game.evaluate``, compared with the reference search under the conventions above. Each test
+earns partial credit; the feedback names the first place your search differs from the
+reference, and the known mistake it matches. Returning a move without having asked
+``game.actions`` for the root is an illegal operation.
+'''
+
+AGENT_GRADING = '''\
+What is graded
+--------------
+The games your agent plays, move by move. A move must be one ``game.actions(state)`` offered
+for that position; any other move is an illegal operation and forfeits the test.
 '''
 
 SEARCH_CONVENTIONS = '''\
@@ -76,6 +90,7 @@ class CodeContract:
     returns: str
     task: str
     conventions: str
+    grading: str = SEARCH_GRADING
 
     @property
     def signature(self) -> str:
@@ -115,6 +130,7 @@ CONTRACTS: dict[str, CodeContract] = {
              "against EVERY possible opponent, as X and as O; it must never lose. Many "
              "positions are asked in one process: cache what you compute by state.",
         conventions="",
+        grading=AGENT_GRADING,
     ),
     "code_connect4_agent": CodeContract(
         entry_point="choose_move",
@@ -125,6 +141,7 @@ CONTRACTS: dict[str, CodeContract] = {
              "offers a window heuristic for depth-limited searches. Keep each move quick: "
              "one round of moves in all games shares the time limit.",
         conventions="",
+        grading=AGENT_GRADING,
     ),
 }
 
@@ -158,10 +175,11 @@ def starter_source(kind_name: str, params: dict[str, Any]) -> str:
     docstring = "\n\n".join(
         part for part in (
             f"Write {contract.signature}.",
-            contract.task,
-            f"Return {contract.returns}.",
+            textwrap.fill(contract.task, width=TEXT_WIDTH),
+            textwrap.fill(f"Return {contract.returns}.", width=TEXT_WIDTH),
             conventions_text(kind_name, params).rstrip(),
             GAME_INTERFACE.rstrip(),
+            contract.grading.rstrip(),
         ) if part
     )
     return (

@@ -17,9 +17,13 @@ from grading.code.agents import connect4_reports, tictactoe_reports
 from grading.code.cases import SEARCH_TEST_SETS, search_cases
 from grading.code.contract import contract_for
 from grading.code.reference import Method, explain
-from grading.code.runs import run_cases
+from grading.code.runs import Budget, run_cases
 from grading.code.search_grading import PASSED, grade_case
 from grading.sandbox import SandboxConfig, SandboxLimits
+
+DEFAULT_BUDGET_SECONDS = 90.0
+"""Wall-clock seconds all runs of one submission may take together (the Celery task's soft
+time limit is 120 s)."""
 
 
 @dataclass(frozen=True)
@@ -31,7 +35,7 @@ class CodeGrade:
     summary: dict[str, Any] = field(default_factory=dict)
 
 
-Grader = Callable[[str, dict[str, Any], str, str, SandboxLimits, SandboxConfig | None],
+Grader = Callable[[str, dict[str, Any], str, str, SandboxLimits, Budget, SandboxConfig | None],
                   CodeGrade]
 
 
@@ -45,12 +49,14 @@ def method_for(kind_name: str, params: dict[str, Any]) -> Method:
 
 
 def grade_search_item(kind_name: str, params: dict[str, Any], seed: str, source: str,
-                      limits: SandboxLimits, config: SandboxConfig | None) -> CodeGrade:
+                      limits: SandboxLimits, budget: Budget, config: SandboxConfig | None
+                      ) -> CodeGrade:
     """Run and judge the hidden tests of a minimax, alpha-beta or expectimax item."""
     contract = contract_for(kind_name)
     cases = search_cases(kind_name, params, seed)
     runs = run_cases(source, contract.entry_point, cases,
-                     takes_depth="depth" in contract.parameters, limits=limits, config=config)
+                     takes_depth="depth" in contract.parameters, limits=limits, budget=budget,
+                     config=config)
     method = method_for(kind_name, params)
     returns_move = contract.returns.startswith("(action")
     reports = [grade_case(run, method, returns_move=returns_move) for run in runs]
@@ -64,10 +70,11 @@ AGENT_TESTS = {
 
 
 def grade_agent_item(kind_name: str, params: dict[str, Any], seed: str, source: str,
-                     limits: SandboxLimits, config: SandboxConfig | None) -> CodeGrade:
+                     limits: SandboxLimits, budget: Budget, config: SandboxConfig | None
+                     ) -> CodeGrade:
     """Play the agent item's games with the student's agent and score the results."""
     entry_point = contract_for(kind_name).entry_point
-    reports = AGENT_TESTS[kind_name](source, entry_point, seed, limits, config)
+    reports = AGENT_TESTS[kind_name](source, entry_point, seed, limits, budget, config)
     return CodeGrade(_mean(reports), reports, summarise(reports))
 
 
@@ -101,10 +108,13 @@ GRADERS: dict[str, Grader] = {
 
 
 def grade_code(kind_name: str, params: dict[str, Any], seed: str, source: str, *,
-               limits: SandboxLimits, config: SandboxConfig | None = None) -> CodeGrade:
+               limits: SandboxLimits, budget_seconds: float = DEFAULT_BUDGET_SECONDS,
+               config: SandboxConfig | None = None) -> CodeGrade:
     """Return the grade of ``source`` for a code item of kind ``kind_name``.
 
-    Raise :class:`grading.code.runs.SandboxFailed` when the sandbox itself failed and
+    All sandbox runs together take at most ``budget_seconds``. Raise
+    :class:`grading.code.runs.SandboxFailed` when the sandbox itself failed and
     :class:`grading.sandbox.SandboxUnavailable` when the host cannot run it.
     """
-    return GRADERS[kind_name](kind_name, params, seed, source, limits, config)
+    budget = Budget.of(budget_seconds)
+    return GRADERS[kind_name](kind_name, params, seed, source, limits, budget, config)

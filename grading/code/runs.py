@@ -10,10 +10,15 @@ student's own return values; everything graded comes from the grader's call log.
 When that run does not end normally (an exception, a limit, an illegal operation), each test
 runs again alone with the student's function as the entry point, so every test gets its own
 verdict, its own limits and a traceback showing only the student's frames.
+
+All runs of one submission share a :class:`Budget`, so a submission looping in every test
+still ends well before the Celery task's time limit: runs are shortened to the time left,
+and tests left without time are judged ``time_limit`` without running.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -42,8 +47,53 @@ line, so line numbers in the student's tracebacks are unchanged. The tests' argu
 flat (the sandbox hands states out only as top-level arguments), ``arity`` per test."""
 
 
+MIN_RUN_SECONDS = 0.5
+"""A run is not started with less time than this left in the budget."""
+
+
 class SandboxFailed(Exception):
     """The sandbox itself failed (not the student's code): the submission cannot be graded."""
+
+
+@dataclass(frozen=True)
+class Budget:
+    """The wall-clock time all of one submission's sandbox runs may take together."""
+
+    deadline: float
+    seconds: float
+
+    @classmethod
+    def of(cls, seconds: float) -> Budget:
+        """Return a budget of ``seconds`` from now."""
+        return cls(time.monotonic() + seconds, seconds)
+
+    def limits(self, limits: SandboxLimits) -> SandboxLimits | None:
+        """Return ``limits`` cut to the time left, or None when too little is left to run."""
+        left = self.deadline - time.monotonic()
+        if left < MIN_RUN_SECONDS:
+            return None
+        return limits if limits.wall_seconds <= left else limits.override(wall_seconds=left)
+
+    @property
+    def exhausted_message(self) -> str:
+        """Return why a test did not run."""
+        return (f"not run: your submission used up the {self.seconds:g} s all its tests may "
+                "take together")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a sandbox run ended: its verdict, message, the student's traceback, its answer."""
+
+    verdict: str
+    message: str
+    traceback: str | None = None
+    return_value: Any = None
+
+    @classmethod
+    def of(cls, record: RunRecord) -> Outcome:
+        """Return the outcome of a finished run."""
+        return cls(record.verdict, record.message, record.traceback, record.return_value)
 
 
 class SuiteGame:
@@ -96,21 +146,21 @@ class SuiteGame:
 
 @dataclass(frozen=True)
 class CaseRun:
-    """What the student's code did on one test: the run's verdict, its answer and its calls.
+    """What the student's code did on one test: how its run ended, its answer, its calls.
 
-    ``calls`` are that test's calls with the test tag removed from every state;
-    ``record`` is the sandbox run the test was part of (shared in a batched run).
+    ``calls`` are that test's calls with the test tag removed from every state; ``outcome``
+    is the run's (shared by every test of a batched run), ``return_value`` this test's.
     """
 
     case: SearchCase
-    record: RunRecord
+    outcome: Outcome
     return_value: Any
     calls: tuple[CallEvent, ...]
 
     @property
     def verdict(self) -> str:
         """Return the sandbox verdict of the run this test's answer came from."""
-        return self.record.verdict
+        return self.outcome.verdict
 
     def was_offered(self, action: Hashable) -> bool:
         """Return whether ``action`` came from an ``actions`` answer for the test's root."""
@@ -128,7 +178,8 @@ def state_args(case: SearchCase, index: int, takes_depth: bool) -> list[object]:
 
 
 def run_cases(source: str, entry_point: str, cases: Sequence[SearchCase], *, takes_depth: bool,
-              limits: SandboxLimits, config: SandboxConfig | None = None) -> list[CaseRun]:
+              limits: SandboxLimits, budget: Budget, config: SandboxConfig | None = None
+              ) -> list[CaseRun]:
     """Run ``entry_point`` on every case; return one :class:`CaseRun` per case, in order.
 
     Raise :class:`SandboxFailed` when the sandbox, not the student, failed.
@@ -138,22 +189,36 @@ def run_cases(source: str, entry_point: str, cases: Sequence[SearchCase], *, tak
     batch_args = [arity, *(arg for index, case in enumerate(cases)
                            for arg in state_args(case, index, takes_depth))]
     driver = DRIVER.format(suite=SUITE_ENTRY, entry=entry_point)
-    record = _run(source + driver, SUITE_ENTRY, batch_args, suite, limits, config)
-    answers = record.return_value
-    if record.ok and isinstance(answers, list) and len(answers) == len(cases):
-        return [CaseRun(case, record, answer, _calls_of(record, index))
+    record = run_within(budget, source + driver, SUITE_ENTRY, batch_args, suite, limits,
+                        evaluator=suite.evaluate, config=config)
+    answers = record.return_value if record is not None else None
+    if record is not None and record.ok and isinstance(answers, list) \
+            and len(answers) == len(cases):
+        return [CaseRun(case, Outcome.of(record), answer, _calls_of(record, index))
                 for index, (case, answer) in enumerate(zip(cases, answers, strict=True))]
     runs = []
     for index, case in enumerate(cases):
-        single = _run(source, entry_point, state_args(case, index, takes_depth), suite, limits,
-                      config)
-        runs.append(CaseRun(case, single, single.return_value, _calls_of(single, index)))
+        single = run_within(budget, source, entry_point, state_args(case, index, takes_depth),
+                            suite, limits, evaluator=suite.evaluate, config=config)
+        if single is None:
+            runs.append(CaseRun(case, Outcome("time_limit", budget.exhausted_message), None, ()))
+        else:
+            runs.append(CaseRun(case, Outcome.of(single), single.return_value,
+                                _calls_of(single, index)))
     return runs
 
 
-def _run(source: str, entry_point: str, args: Sequence[object], game: SuiteGame,
-         limits: SandboxLimits, config: SandboxConfig | None) -> RunRecord:
-    record = run_in_sandbox(source, entry_point, args, game, limits, evaluator=game.evaluate,
+def run_within(budget: Budget, source: str, entry_point: str, args: Sequence[object],
+               game: Any, limits: SandboxLimits, *, evaluator: Any = None,
+               config: SandboxConfig | None = None) -> RunRecord | None:
+    """Run in the sandbox within what is left of ``budget``; None when nothing is left.
+
+    Raise :class:`SandboxFailed` when the sandbox itself failed.
+    """
+    limits_left = budget.limits(limits)
+    if limits_left is None:
+        return None
+    record = run_in_sandbox(source, entry_point, args, game, limits_left, evaluator=evaluator,
                             config=config)
     if record.verdict == "sandbox_error":
         raise SandboxFailed(record.message)

@@ -16,6 +16,12 @@ def sandbox_config() -> SandboxConfig:
     return SandboxConfig(base_dir=Path(settings.CUTOFF_SANDBOX_DIR), uid=uid, gid=uid)
 
 
+def grading_budget_seconds() -> float:
+    """Return how long all runs of one submission may take: three quarters of the task's soft
+    time limit, so a submission that loops in every test is still graded, not killed."""
+    return settings.CELERY_TASK_SOFT_TIME_LIMIT * 3 / 4
+
+
 def limits_for(kind_name: str, params: dict[str, Any]) -> SandboxLimits:
     """Return the limits of one run for an item: the site's, the kind's, then the item's."""
     limits = SandboxLimits().override(settings.CUTOFF_SANDBOX_LIMITS)

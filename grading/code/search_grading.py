@@ -77,9 +77,9 @@ def grade_case(run: CaseRun, method: Method, *, returns_move: bool) -> dict[str,
     report: dict[str, Any] = {"test": run.case.name, "verdict": run.verdict, "score": 0.0,
                               "max_score": 1.0, "messages": [], "misconceptions": []}
     if run.verdict != "ok":
-        report["messages"].append(run.record.message)
-        if run.record.traceback:
-            report["traceback"] = run.record.traceback
+        report["messages"].append(run.outcome.message)
+        if run.outcome.traceback:
+            report["traceback"] = run.outcome.traceback
         return report
     trace, complaint = student_trace(run, returns_move=returns_move)
     if returns_move and trace.move is not None and not run.was_offered(trace.move):

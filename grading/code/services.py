@@ -26,7 +26,7 @@ from exercises.selectors import variant_of
 from grading.code.contract import CONTRACTS, starter_source
 from grading.code.grader import grade_code
 from grading.code.runs import SandboxFailed
-from grading.code.sandboxing import limits_for, sandbox_config
+from grading.code.sandboxing import grading_budget_seconds, limits_for, sandbox_config
 from grading.models import Submission
 from grading.sandbox import SandboxUnavailable
 from grading.selectors import attempts_used, submission_by_idempotency_key
@@ -194,7 +194,8 @@ def grade_code_submission(submission_id: int) -> Submission | None:
     item = variant_item.item
     try:
         grade = grade_code(item.kind, item.params, variant_item.seed, submission.source,
-                           limits=limits_for(item.kind, item.params), config=sandbox_config())
+                           limits=limits_for(item.kind, item.params),
+                           budget_seconds=grading_budget_seconds(), config=sandbox_config())
     except (SandboxUnavailable, SandboxFailed) as error:
         logger.error("sandbox could not run code submission %s: %s", submission_id, error)
         code = "sandbox_unavailable" if isinstance(error, SandboxUnavailable) else "sandbox_failed"

@@ -94,6 +94,15 @@ def test_an_endless_loop_is_a_time_limit(sandbox_config: SandboxConfig) -> None:
     assert result.fraction == 0
 
 
+def test_tests_left_without_time_are_not_run(sandbox_config: SandboxConfig) -> None:
+    result = grade_code("code_alphabeta", {}, SEED, solutions.LOOPING, limits=LIMITS,
+                        budget_seconds=2, config=sandbox_config)
+
+    assert {test["verdict"] for test in result.tests} == {"time_limit"}
+    assert result.tests[-1]["messages"] == [
+        "not run: your submission used up the 2 s all its tests may take together"]
+
+
 def test_item_conventions_change_the_reference(sandbox_config: SandboxConfig) -> None:
     result = grade(solutions.NO_CUT_ON_EQUALITY, config=sandbox_config,
                    test_sets=["fixed_trees"], cut_on_equality=False)
