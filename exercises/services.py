@@ -6,13 +6,14 @@ import logging
 import math
 import secrets
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
+from kombu.exceptions import OperationalError
 from rest_framework import status
 
 from accounts.models import Course, User
@@ -29,6 +30,9 @@ logger = logging.getLogger(__name__)
 
 STUDENTS_PER_TASK = 25
 """Students whose variants one Celery task generates: few tasks, yet both cores kept busy."""
+
+STALE_GENERATION = timedelta(minutes=10)
+"""A set generating without progress for this long has lost its tasks: it may be republished."""
 
 
 def validate_item(kind_name: Any, params: Any, *, prefix: str = "") -> dict[str, Any]:
@@ -112,13 +116,15 @@ def publish_problem_set(problem_set: ProblemSet) -> ProblemSet:
 
     The set goes to ``generating`` with its progress reset to (variants done, students), and
     one task per chunk of students is queued once the transaction commits; with nobody
-    missing it is ``ready`` at once. Raise a 409 :class:`ApiError` while generation runs.
+    missing it is ``ready`` at once. Raise a 409 :class:`ApiError` while generation runs,
+    unless it has made no progress for :data:`STALE_GENERATION` (its tasks were lost).
     """
-    from exercises.tasks import generate_variants_task
-
     with transaction.atomic():
         locked = ProblemSet.objects.select_for_update().get(pk=problem_set.pk)
-        if locked.status == ProblemSet.Status.GENERATING:
+        if (
+            locked.status == ProblemSet.Status.GENERATING
+            and timezone.now() - locked.updated_at < STALE_GENERATION
+        ):
             raise ApiError(
                 "the problem set is already being generated; wait until it is ready or failed",
                 code="conflict", status_code=status.HTTP_409_CONFLICT,
@@ -135,12 +141,28 @@ def publish_problem_set(problem_set: ProblemSet) -> ProblemSet:
         locked.status = ProblemSet.Status.GENERATING if missing else ProblemSet.Status.READY
         locked.save(update_fields=["progress_done", "progress_total", "failure_reason",
                                    "published_at", "status", "updated_at"])
-        for start in range(0, len(missing), STUDENTS_PER_TASK):
-            chunk = missing[start:start + STUDENTS_PER_TASK]
-            transaction.on_commit(
-                lambda chunk=chunk: generate_variants_task.delay(locked.pk, chunk)
-            )
+        chunks = [
+            missing[start:start + STUDENTS_PER_TASK]
+            for start in range(0, len(missing), STUDENTS_PER_TASK)
+        ]
+        if chunks:
+            transaction.on_commit(lambda: _enqueue_generation(locked.pk, chunks))
+    locked.refresh_from_db()
     return locked
+
+
+def _enqueue_generation(problem_set_id: int, chunks: list[list[int]]) -> None:
+    """Queue one generation task per chunk; an unreachable broker fails the set, to retry."""
+    from exercises.tasks import generate_variants_task
+
+    try:
+        for chunk in chunks:
+            generate_variants_task.delay(problem_set_id, chunk)
+    except OperationalError as error:
+        logger.warning("could not queue generation of problem set %s: %s", problem_set_id, error)
+        fail_problem_set(
+            problem_set_id, f"the task queue is unreachable ({error}); publish again"
+        )
 
 
 def generate_variants(problem_set_id: int, student_ids: Sequence[int]) -> int:

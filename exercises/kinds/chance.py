@@ -52,14 +52,6 @@ class ChanceKind(Kind):
     layer_cycle: ClassVar[tuple[str, ...]]
     choice_part = "value"
 
-    def __init__(self, default_depth: int) -> None:
-        """Declare the params, the depth default depending on the kind's layers."""
-        self.params = (
-            IntParam("depth", default_depth, "plies below the root, chance levels included",
-                     minimum=2, maximum=4),
-            *self.shared_params,
-        )
-
     shared_params = (
         IntParam("min_branching", 2, "fewest children of a decision node", minimum=2, maximum=4),
         IntParam("max_branching", 2, "most children of a decision node", minimum=2, maximum=4),
@@ -75,6 +67,14 @@ class ChanceKind(Kind):
         IntParam("ask_nodes", 1, "how many chance nodes' values are asked", minimum=0,
                  maximum=6),
     )
+
+    def __init__(self, default_depth: int) -> None:
+        """Declare the params, the depth default depending on the kind's layers."""
+        self.params = (
+            IntParam("depth", default_depth, "plies below the root, chance levels included",
+                     minimum=2, maximum=4),
+            *self.shared_params,
+        )
 
     def check_params(self, params: dict[str, Any]) -> None:
         """Check bounds that only make sense together, and keep dice trees small."""

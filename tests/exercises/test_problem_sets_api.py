@@ -292,3 +292,41 @@ def test_concept_explanations_show_with_the_key(
     item = student[1].get(url, {"lang": "ca"}).json()["items"][0]
     assert item["answer_key"]["choice"] in "abcd" and item["explanation"]
     assert item["explanation"] != student[1].get(url).json()["items"][0]["explanation"]
+
+
+def test_an_unreachable_broker_fails_the_set_so_it_can_be_published_again(
+    instructor: Any, student: Any, course: Any, monkeypatch: pytest.MonkeyPatch,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    from kombu.exceptions import OperationalError
+
+    from exercises.tasks import generate_variants_task
+
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise OperationalError("connection refused")
+
+    _, client = instructor
+    problem_set = create_set(client, course)
+    monkeypatch.setattr(generate_variants_task, "delay", refuse)
+    publish(client, problem_set["id"], django_capture_on_commit_callbacks)
+    detail = client.get(f"/api/v1/problem-sets/{problem_set['id']}/").json()
+    assert detail["status"] == "failed" and "unreachable" in detail["failure_reason"]
+
+
+def test_publishing_twice_while_generating_is_a_conflict_until_stale(
+    instructor: Any, student: Any, course: Any, django_capture_on_commit_callbacks: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from exercises.tasks import generate_variants_task
+
+    monkeypatch.setattr(generate_variants_task, "delay", lambda *args: None)  # tasks lost
+    _, client = instructor
+    problem_set = create_set(client, course)
+    publish(client, problem_set["id"], django_capture_on_commit_callbacks)
+    again = client.post(f"/api/v1/problem-sets/{problem_set['id']}/publish/")
+    assert again.status_code == 409 and again.json()["error"]["code"] == "conflict"
+    ProblemSet.objects.filter(pk=problem_set["id"]).update(
+        updated_at=timezone.now() - timedelta(hours=1)
+    )
+    assert publish(client, problem_set["id"], django_capture_on_commit_callbacks)[
+        "status"] == "generating"
