@@ -258,7 +258,9 @@ class RosterSyncApi(APIView):
         request=None,
         responses={202: OutputSerializer},
         tags=["lti"],
-        examples=[OpenApiExample("Queued", value={"context": 7, "status": "queued"})],
+        examples=[
+            OpenApiExample("Queued", value={"context": 7, "status": "queued"}, status_codes=["202"])
+        ],
     )
     def post(self, request: Request, context_id: int) -> Response:
         """Queue a roster sync; 400 when the LMS offered no roster service."""

@@ -1,10 +1,27 @@
-"""OpenAPI description of API client tokens (loaded by the app config)."""
+"""OpenAPI generation helpers: client tokens as a security scheme, and unique component names
+for the nested Input/Output serializers every API class declares."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from drf_spectacular.openapi import AutoSchema
+
+
+class QualifiedNameAutoSchema(AutoSchema):
+    """Name a nested serializer's component after its outer class too.
+
+    Every API class has an ``InputSerializer`` and an ``OutputSerializer``; named by the class
+    alone they would all collide as "Input" and "Output". ``CourseCreateApi.InputSerializer``
+    becomes ``CourseCreateInput``.
+    """
+
+    def get_serializer_name(self, serializer: Any, direction: Any) -> str:
+        """Return the qualified class name without the Api/Serializer suffixes of outer ones."""
+        *outer, name = type(serializer).__qualname__.split(".")
+        prefix = "".join(part.removesuffix("Api").removesuffix("Serializer") for part in outer)
+        return prefix + name
 
 
 class ApiClientTokenScheme(OpenApiAuthenticationExtension):

@@ -196,6 +196,15 @@ LTI_PASSBACK_MAX_RETRIES = env_int("LTI_PASSBACK_MAX_RETRIES", 8)
 REST_FRAMEWORK["DEFAULT_AUTHENTICATION_CLASSES"].append(
     "lti.authentication.ApiClientTokenAuthentication"
 )
+# Every API class nests an InputSerializer/OutputSerializer: qualify their component names.
+REST_FRAMEWORK["DEFAULT_SCHEMA_CLASS"] = "lti.schema.QualifiedNameAutoSchema"
+# Several models have a `status` with different choices: name each enum after its model.
+SPECTACULAR_SETTINGS.setdefault("ENUM_NAME_OVERRIDES", {}).update(
+    {
+        "ScorePassbackStatusEnum": "lti.models.ScorePassback.Status",
+        "SubmissionStatusEnum": "grading.models.Submission.Status",
+    }
+)
 
 # --- pages --------------------------------------------------------------------------------
 LOGIN_URL = "pages:login"
