@@ -153,3 +153,33 @@ def test_a_host_without_the_sandbox_marks_the_submission_error(
     assert detail["status"] == "error"
     assert detail["error_code"] == "sandbox_unavailable"
     assert detail["summary"] is None
+
+
+def test_from_problem_set_to_graded_code_through_the_api(
+        instructor: Any, student: Any, course: Any, celery_eager: None,
+        sandbox_config: SandboxConfig, monkeypatch: pytest.MonkeyPatch,
+        django_capture_on_commit_callbacks: Any) -> None:
+    monkeypatch.setattr(services, "sandbox_config", lambda: sandbox_config)
+    created = instructor[1].post("/api/v1/problem-sets/", {
+        "title": "Code", "course": course.pk,
+        "items": [{"kind": "code_minimax", "params": {"test_sets": ["fixed_trees"]},
+                   "points": 2}],
+    }, format="json")
+    assert created.status_code == 201, created.json()
+    with django_capture_on_commit_callbacks(execute=True):
+        published = instructor[1].post(f"/api/v1/problem-sets/{created.json()['id']}/publish/")
+    assert published.status_code in (200, 202), published.json()
+    assignment = student[1].get("/api/v1/assignments/").json()[0]
+    item = student[1].get(f"/api/v1/assignments/{assignment['id']}/").json()["items"][0]
+    assert item["problem"]["entry_point"] == "minimax_decision"
+    assert item["answer_parts"] == []
+
+    with django_capture_on_commit_callbacks(execute=True):
+        response = student[1].post(
+            f"/api/v1/assignments/{assignment['id']}/items/1/code-submissions/",
+            {"source": solutions.MINIMAX}, format="json")
+
+    detail = student[1].get(f"/api/v1/code-submissions/{response.json()['id']}/").json()
+    assert detail["status"] == "graded"
+    assert detail["score"] == detail["max_score"] == 2
+    assert [test["test"] for test in detail["tests"]] == ["textbook tree", "three-ply tree"]
