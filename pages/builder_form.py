@@ -28,6 +28,7 @@ from exercises.kinds.params import (
 )
 
 MAX_ITEMS_PER_KIND = 10
+MAX_POINTS = 1000
 
 
 class BuilderError(ValueError):
@@ -160,6 +161,9 @@ def read_items(data: QueryDict) -> list[dict[str, Any]]:
             points = Decimal(data.get(f"{prefix}-points", "1") or "1")
         except InvalidOperation:
             raise BuilderError(f"{prefix}-points", _("must be a number")) from None
+        if not points.is_finite() or not 0 <= points <= MAX_POINTS:
+            raise BuilderError(f"{prefix}-points",
+                               _("must be between 0 and %(most)d") % {"most": MAX_POINTS})
         params = read_params(kind, data)
         items += [{"kind": kind.name, "params": params, "points": points}] * count
     return items

@@ -36,6 +36,7 @@ from pages.dashboard import dashboard_data
 from pages.tree_drawing import lay_out
 
 View = Callable[..., HttpResponse]
+MAX_ATTEMPTS = 1000
 
 
 def instructor_required(view: View) -> View:
@@ -74,8 +75,8 @@ def _optional_int(data: Any, name: str) -> int | None:
         value = int(text)
     except ValueError:
         raise BuilderError(name, _("must be a whole number")) from None
-    if value < 1:
-        raise BuilderError(name, _("must be at least 1"))
+    if not 1 <= value <= MAX_ATTEMPTS:
+        raise BuilderError(name, _("must be between 1 and %(most)d") % {"most": MAX_ATTEMPTS})
     return value
 
 
@@ -105,11 +106,14 @@ def builder(request: HttpRequest) -> HttpResponse:
             title = request.POST.get("title", "").strip()[:200]
             if not title:
                 raise BuilderError("title", _("give the problem set a title"))
+            items = read_items(request.POST)
+            if not items:
+                raise BuilderError("items", _("include at least one item"))
             problem_set = create_problem_set(
                 creator=request.user,
                 course=course,
                 title=title,
-                items=read_items(request.POST),
+                items=items,
                 seed=request.POST.get("seed", "").strip()[:64],
                 due_at=_due_at(request.POST),
                 max_attempts=_optional_int(request.POST, "max_attempts"),

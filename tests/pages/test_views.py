@@ -129,3 +129,88 @@ def test_instructor_pages_render(alphabeta_set: Any, instructor: Any) -> None:
         assert client.get(url).status_code == 200, url
     status = client.get(reverse("pages:problem_set_status", args=[alphabeta_set.pk])).json()
     assert status["status"] == "ready"
+
+
+def builder_post(course: Any, changes: dict[str, str] | None = None) -> dict[str, Any]:
+    """Return a builder form asking for one alpha-beta item with the kind's defaults."""
+    from tests.pages.test_kinds import builder_defaults
+
+    data = builder_defaults("alphabeta")
+    data.pop("kind")
+    data.update({"course": str(course.pk), "title": "Built in the page",
+                 "item-alphabeta-count": "2", "item-alphabeta-points": "2.5",
+                 "max_attempts": "3"})
+    data.update(changes or {})
+    return data
+
+
+def test_builder_creates_a_draft_set_through_the_service(instructor: Any, course: Any) -> None:
+    from exercises.models import ProblemSet
+
+    client = logged_in(instructor[0])
+    response = client.post(reverse("pages:builder"), builder_post(course))
+    problem_set = ProblemSet.objects.get(title="Built in the page")
+    assert response.status_code == 302
+    assert response.url == reverse("pages:problem_set", args=[problem_set.pk])
+    assert problem_set.status == "draft" and problem_set.max_attempts == 3
+    assert [item.points for item in problem_set.items.all()] == [2.5, 2.5]
+    assert problem_set.items.first().params["cut_on_equality"] is True
+
+
+@pytest.mark.parametrize(("changes", "named"), [
+    ({"item-alphabeta-min_branching": "4", "item-alphabeta-max_branching": "2"}, "max_branching"),
+    ({"item-alphabeta-depth": "deep"}, "item-alphabeta-depth"),
+    ({"item-alphabeta-points": "-1"}, "item-alphabeta-points"),
+    ({"max_attempts": "99999999999"}, "max_attempts"),
+    ({"item-alphabeta-count": "0"}, "items"),
+    ({"title": ""}, "title"),
+    ({"course": "999999"}, "course"),
+    ({"due_at": "tomorrow"}, "due_at"),
+])
+def test_builder_names_what_is_wrong(instructor: Any, course: Any, changes: dict[str, str],
+                                     named: str) -> None:
+    from exercises.models import ProblemSet
+
+    response = logged_in(instructor[0]).post(reverse("pages:builder"),
+                                             builder_post(course, changes))
+    assert response.status_code == 400
+    assert named in response.content.decode()
+    assert not ProblemSet.objects.exists()
+
+
+def test_publish_from_the_page_queues_generation(instructor: Any, student: Any, course: Any,
+                                                 django_capture_on_commit_callbacks: Any,
+                                                 celery_eager: None) -> None:
+    from tests.pages.conftest import make_problem_set
+
+    problem_set = make_problem_set(instructor[0], course)
+    client = logged_in(instructor[0])
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(reverse("pages:publish", args=[problem_set.pk]))
+    assert response.status_code == 302
+    status = client.get(reverse("pages:problem_set_status", args=[problem_set.pk])).json()
+    assert status == {"status": "ready", "status_label": "ready", "done": 1, "total": 1,
+                      "failure_reason": ""}
+
+
+def test_dashboard_links_the_grades_csv_that_the_session_can_download(
+        alphabeta_set: Any, instructor: Any) -> None:
+    client = logged_in(instructor[0])
+    html = client.get(reverse("pages:dashboard", args=[alphabeta_set.pk])).content.decode()
+    csv_url = reverse("problem-set-grades-csv", args=[alphabeta_set.pk])
+    assert f'href="{csv_url}"' in html
+    response = client.get(csv_url)
+    assert response.status_code == 200
+    assert "sara" in response.content.decode()
+
+
+def test_submission_status_is_only_for_its_owner(alphabeta_set: Any, student: Any,
+                                                 other_student: Any) -> None:
+    from grading.services import submit_answer
+
+    variant = variant_of_user(alphabeta_set, student[0])
+    submission, _ = submit_answer(student=student[0], variant_id=variant.pk, position=1,
+                                  answer={"value": "3"})
+    url = reverse("pages:submission_status", args=[submission.pk])
+    assert logged_in(student[0]).get(url).json()["status"] == "queued"
+    assert logged_in(other_student[0]).get(url).status_code == 404
