@@ -141,6 +141,8 @@ def submission_output(submission: Submission) -> dict[str, Any]:
 class SubmissionCreateApi(APIView):
     """Submit an answer to one item of the caller's assignment; it is graded asynchronously."""
 
+    throttle_scope = "submissions"
+
     class InputSerializer(serializers.Serializer):
         answer = JsonObjectField(
             help_text="part name → value, per the item's answer parts (see the assignment)"
@@ -167,6 +169,7 @@ class SubmissionCreateApi(APIView):
             403: OpenApiResponse(description="refused: past due, time up, no attempts left"),
             404: OpenApiResponse(description="not your assignment, or no such item"),
             409: OpenApiResponse(description="idempotency key reused for another answer"),
+            429: OpenApiResponse(description="too many submissions; retry after a while"),
         },
         examples=[
             OpenApiExample(
@@ -199,7 +202,9 @@ class SubmissionCreateApi(APIView):
             student=request.user, variant_id=variant_id, position=position,
             answer=data.validated_data["answer"], idempotency_key=key,
         )
-        submission = submission_for(request.user, submission.pk)
+        if not created:
+            # Loaded by its key alone; load what the output shows.
+            submission = submission_for(request.user, submission.pk)
         response = Response(submission_output(submission), status=status.HTTP_202_ACCEPTED)
         response["Location"] = f"/api/v1/submissions/{submission.pk}/"
         if not created:

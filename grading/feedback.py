@@ -513,11 +513,14 @@ def render_results(
     *,
     labels: Mapping[str, str],
     show_expected: bool,
+    misconception_texts: Mapping[str, str] | None = None,
 ) -> list[dict[str, Any]]:
     """Return part results with every message's text (and the misconception's) rendered.
 
     ``expected`` is dropped unless ``show_expected``; nothing else of the data changes.
+    ``misconception_texts`` words misconceptions grading has no translated text for.
     """
+    fallback = misconception_texts or {}
     rendered = []
     for result in results:
         out = {key: value for key, value in result.items() if key != "expected"}
@@ -526,7 +529,12 @@ def render_results(
             {**msg, "text": render_message(msg)} for msg in result.get("messages", [])
         ]
         code = result.get("misconception")
-        out["misconception_text"] = misconception_text(code) if code else None
+        if not code:
+            out["misconception_text"] = None
+        elif code in MISCONCEPTIONS or code not in fallback:
+            out["misconception_text"] = misconception_text(code)
+        else:
+            out["misconception_text"] = fallback[code]
         if show_expected:
             out["expected"] = result.get("expected")
         rendered.append(out)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 
-from django.db.models import Q, QuerySet
+from django.db.models import Count, Q, QuerySet
 
 from accounts.models import User
 from accounts.selectors import course_students, courses_taught_by
@@ -29,8 +29,15 @@ def last_attempt_used(variant: Variant) -> bool:
     limit = variant.problem_set.max_attempts
     if not limit:
         return False
-    items = list(variant.items.all())
-    return bool(items) and all(attempts_used(item) >= limit for item in items)
+    exhausted = (
+        Submission.objects.filter(variant_item__variant=variant)
+        .exclude(status=Submission.Status.ERROR)
+        .values("variant_item")
+        .annotate(used=Count("pk"))
+        .filter(used__gte=limit)
+        .count()
+    )
+    return exhausted > 0 and exhausted == variant.items.count()
 
 
 def answers_visible(variant: Variant, now: datetime) -> bool:

@@ -18,7 +18,7 @@ from fractions import Fraction
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import Max, Q
+from django.db.models import Count, Max, Q
 from django.utils import timezone
 from rest_framework import status
 
@@ -31,7 +31,7 @@ from exercises.services import open_variant, resolve_item
 from grading.answers import AnswerFormatError, validate_answer
 from grading.grader import GradingContext, grade_answer
 from grading.models import Regrade, ScoreChange, Submission
-from grading.selectors import attempts_used, submission_by_idempotency_key
+from grading.selectors import submission_by_idempotency_key
 from grading.webhooks import queue_webhook_events
 
 logger = logging.getLogger(__name__)
@@ -82,9 +82,6 @@ def submit_answer(
     if variant_item is None:
         raise ApiError(f"assignment {variant_id} has no item {position}", code="not_found",
                        status_code=404)
-    replay = _replay(student, idempotency_key, variant_item, answer)
-    if replay is not None:
-        return replay, False
     context = GradingContext(variant_item.item, variant_item.problem,
                              variant_item.answer_key or {}, variant_item.trace)
     try:
@@ -95,14 +92,13 @@ def submit_answer(
             details={"part": error.part, "rule": error.rule},
         ) from None
     try:
-        submission = _store(variant, variant_item, student, cleaned, idempotency_key, now)
+        return _store(variant, variant_item, student, cleaned, idempotency_key, now)
     except IntegrityError:
-        # A concurrent request with the same key won the race; answer as its replay.
+        # A concurrent request with the same key (to another item) won the race.
         replay = _replay(student, idempotency_key, variant_item, answer)
         if replay is None:
             raise
         return replay, False
-    return submission, True
 
 
 def _replay(
@@ -155,37 +151,43 @@ def _store(
     answer: dict[str, Any],
     idempotency_key: str,
     now: datetime,
-) -> Submission:
-    """Check the deadlines and attempts under the item's lock, then store the submission."""
+) -> tuple[Submission, bool]:
+    """Check replay, deadlines and attempts under the item's lock, then store the submission.
+
+    Return the submission and whether it is new (False: a replay of an earlier request).
+    """
     with transaction.atomic():
         # Serialises concurrent submissions to one item, so attempts are counted exactly.
         locked = VariantItem.objects.select_for_update().get(pk=variant_item.pk)
         replay = _replay(student, idempotency_key, locked, answer)
         if replay is not None:
-            return replay
+            return replay, False
         is_late, penalty = check_deadlines(variant, now)
         limit = variant.problem_set.max_attempts
-        used = attempts_used(locked)
-        if limit and used >= limit:
+        counts = locked.submissions.aggregate(
+            used=Count("pk", filter=~Q(status=Submission.Status.ERROR)),
+            last=Max("attempt_number"),
+        )
+        if limit and counts["used"] >= limit:
             raise ApiError(
                 f"all {limit} attempts at this item are used", code="attempts_exhausted",
-                status_code=403, details={"max_attempts": limit, "used": used},
+                status_code=403, details={"max_attempts": limit, "used": counts["used"]},
             )
-        last = locked.submissions.aggregate(last=Max("attempt_number"))["last"] or 0
         submission = Submission.objects.create(
-            variant_item=locked, student=student, attempt_number=last + 1,
-            kind=Submission.Kind.ANSWER, answer=answer, idempotency_key=idempotency_key,
-            is_late=is_late, late_penalty=penalty,
+            variant_item=variant_item, student=student,
+            attempt_number=(counts["last"] or 0) + 1, kind=Submission.Kind.ANSWER,
+            answer=answer, idempotency_key=idempotency_key, is_late=is_late,
+            late_penalty=penalty,
         )
-        transaction.on_commit(lambda: enqueue_submission(submission.pk))
-    return submission
+        transaction.on_commit(lambda: enqueue_submission(submission.pk, submission.kind))
+    return submission, True
 
 
 CODE_SUBMISSION_TASK = "grading.tasks.run_code_submission"
 """Code submissions run in the sandbox (a task of its own, routed to the sandbox queue)."""
 
 
-def enqueue_submission(submission_id: int) -> bool:
+def enqueue_submission(submission_id: int, kind: str = Submission.Kind.ANSWER) -> bool:
     """Send the grading task of a submission to the broker; return whether it was accepted.
 
     When the broker is down the submission stays queued without ``enqueued_at``, for
@@ -195,9 +197,8 @@ def enqueue_submission(submission_id: int) -> bool:
     from config.celery_app import app
     from grading.tasks import grade_submission_task
 
-    submission = Submission.objects.only("kind").get(pk=submission_id)
     try:
-        if submission.kind == Submission.Kind.CODE:
+        if kind == Submission.Kind.CODE:
             app.send_task(CODE_SUBMISSION_TASK, args=[submission_id])
         else:
             grade_submission_task.apply_async(args=[submission_id])
@@ -221,8 +222,8 @@ def requeue_stale_submissions(now: datetime | None = None) -> list[int]:
           created_at__lt=now - UNSENT_GRACE)
         | Q(status=Submission.Status.QUEUED, enqueued_at__lt=now - STALE_QUEUED)
         | Q(status=Submission.Status.RUNNING, started_at__lt=now - STALE_RUNNING)
-    ).values_list("pk", flat=True)
-    sent = [pk for pk in stale if enqueue_submission(pk)]
+    ).values_list("pk", "kind")
+    sent = [pk for pk, kind in stale if enqueue_submission(pk, kind)]
     if sent:
         logger.info("requeued %d stale submissions", len(sent))
     return sent
@@ -240,18 +241,20 @@ def grading_context(variant_item: VariantItem) -> GradingContext:
 def grade_submission(submission_id: int) -> Submission | None:
     """Grade a typed-answer submission once: queued/running → running → graded (or error).
 
-    Safe to call again for the same submission (a redelivered task): a graded or failed
-    submission is left alone, and only one of two concurrent runs records the grade.
+    Safe to run again for the same submission (a redelivered task): a graded or failed
+    submission is left alone, and of two concurrent runs only the first records the grade
+    (each transition is one conditional UPDATE, atomic in the database).
     """
-    with transaction.atomic():
-        submission = Submission.objects.select_for_update().filter(pk=submission_id).first()
-        if submission is None or submission.status in (Submission.Status.GRADED,
-                                                       Submission.Status.ERROR):
-            return submission
-        submission.status = Submission.Status.RUNNING
-        submission.started_at = timezone.now()
-        submission.save(update_fields=["status", "started_at"])
-    variant_item = VariantItem.objects.select_related("item").get(pk=submission.variant_item_id)
+    unfinished = Submission.objects.filter(
+        pk=submission_id, kind=Submission.Kind.ANSWER,
+        status__in=[Submission.Status.QUEUED, Submission.Status.RUNNING],
+    )
+    if not unfinished.update(status=Submission.Status.RUNNING, started_at=timezone.now()):
+        return Submission.objects.filter(pk=submission_id).first()
+    submission = Submission.objects.select_related(
+        "student", "variant_item__item", "variant_item__variant__problem_set__course"
+    ).get(pk=submission_id)
+    variant_item = submission.variant_item
     try:
         result = grade_answer(grading_context(variant_item), submission.answer or {})
     except Exception:
@@ -260,15 +263,20 @@ def grade_submission(submission_id: int) -> Submission | None:
             status=Submission.Status.ERROR, error_code="grading_failed"
         )
         return Submission.objects.get(pk=submission_id)
+    _apply_grade(submission, result, variant_item.engine_version)
+    submission.status = Submission.Status.GRADED
+    submission.graded_at = timezone.now()
     with transaction.atomic():
-        submission = Submission.objects.select_for_update().get(pk=submission_id)
-        if submission.status == Submission.Status.GRADED:
-            return submission
-        _apply_grade(submission, result, variant_item.engine_version)
-        submission.status = Submission.Status.GRADED
-        submission.graded_at = timezone.now()
-        submission.save()
-        queue_webhook_events(submission, "submission.graded")
+        recorded = Submission.objects.filter(
+            pk=submission_id, status=Submission.Status.RUNNING
+        ).update(
+            status=submission.status, graded_at=submission.graded_at,
+            raw_score=submission.raw_score, score=submission.score,
+            max_score=submission.max_score, results=submission.results,
+            graded_engine_version=submission.graded_engine_version,
+        )
+        if recorded:
+            queue_webhook_events(submission, "submission.graded")
     return submission
 
 

@@ -196,3 +196,17 @@ def test_an_unknown_item_is_404(alphabeta_set, student, graded_inline) -> None:
     response = graded_inline(student[1], submit_url(variant, 9), {"value": 3})
     assert response.status_code == 404
     assert response.json()["error"]["code"] == "not_found"
+
+
+def test_submissions_are_throttled_per_student(alphabeta_set, student, graded_inline,
+                                               monkeypatch) -> None:
+    from django.core.cache import cache
+    from rest_framework.throttling import ScopedRateThrottle
+
+    monkeypatch.setattr(ScopedRateThrottle, "THROTTLE_RATES", {"submissions": "2/min"})
+    cache.clear()
+    _, variant = alphabeta_set
+    codes = [graded_inline(student[1], submit_url(variant), {"value": 3}).status_code
+             for _ in range(3)]
+    assert codes == [202, 202, 429]
+    assert Submission.objects.count() == 2
