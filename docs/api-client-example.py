@@ -117,7 +117,8 @@ def main() -> None:
     graded = student.wait_for(
         f"/api/v1/submissions/{submission['id']}/", "status", {"graded", "error"}
     )
-    print(f"submission {submission['id']}: {graded['status']}, {graded['score']}/{graded['max_score']}")
+    score = f"{graded['score']}/{graded['max_score']}"
+    print(f"submission {submission['id']}: {graded['status']}, {score}")
 
     grades = teacher.call("GET", f"/api/v1/problem-sets/{problem_set['id']}/grades.csv")
     print(grades.text.strip())
