@@ -7,9 +7,9 @@ States must be hashable (transposition tables key on them) and immutable.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from fractions import Fraction
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 Utility = int | Fraction
 """An exact utility. Floats never enter the engine's arithmetic."""
@@ -17,7 +17,7 @@ Utility = int | Fraction
 StateT = TypeVar("StateT", bound=Hashable)
 ActionT = TypeVar("ActionT", bound=Hashable)
 StateT_contra = TypeVar("StateT_contra", bound=Hashable, contravariant=True)
-
+ActionT_co = TypeVar("ActionT_co", bound=Hashable, covariant=True)
 
 
 def as_utility(number: int | Fraction) -> Utility:
@@ -65,3 +65,70 @@ class Evaluator(Protocol[StateT_contra]):
     def __call__(self, state: StateT_contra, player: str) -> Utility:
         """Return the heuristic value of ``state`` from ``player``'s point of view."""
         ...
+
+
+Successors = Callable[[StateT], Sequence[tuple[ActionT, StateT]]]
+"""Expand a state: its ``(action, child)`` pairs, actions in the game's natural order."""
+
+TerminalUtility = Callable[[StateT], Utility | None]
+"""Return a state's utility for one fixed player if it is terminal, else ``None``."""
+
+
+class Expanding(Protocol[StateT, ActionT_co]):
+    """Two optional :class:`Game` methods that let a search ask fewer, cheaper questions.
+
+    A game may implement either or both; searches fall back on the plain protocol for the
+    one it lacks (see :func:`successor_function` and :func:`terminal_utility_function`).
+    Their answers must agree with the plain protocol's. A game that tabulates its positions
+    can answer them with a single look-up (``engine.games.tictactoe`` does).
+    """
+
+    def successors(self, state: StateT) -> Sequence[tuple[ActionT_co, StateT]]:
+        """Return ``(action, result(state, action))`` for every action, in search order.
+
+        Only asked at non-chance states; may be asked of a terminal one (then no pairs).
+        """
+        ...
+
+    def terminal_utilities(self, player: str) -> TerminalUtility[StateT]:
+        """Return a function giving ``utility(state, player)`` at terminal states, else None.
+
+        Asked once per search, so the function it returns may be a bound table look-up.
+        """
+        ...
+
+
+def successor_function(game: Game[StateT, ActionT]) -> Successors[StateT, ActionT]:
+    """Return ``game.successors`` if the game has it, else one built on actions and result."""
+    own: Successors[StateT, ActionT] | None = _optional(game, "successors")
+    if own is not None:
+        return own
+    actions, result = game.actions, game.result
+
+    def successors(state: StateT) -> Sequence[tuple[ActionT, StateT]]:
+        return [(action, result(state, action)) for action in actions(state)]
+
+    return successors
+
+
+def terminal_utility_function(
+    game: Game[StateT, ActionT], player: str
+) -> TerminalUtility[StateT]:
+    """Return ``game.terminal_utilities(player)`` if the game has it, else an equivalent.
+
+    The fallback asks ``is_terminal`` and then ``utility``.
+    """
+    own: Callable[[str], TerminalUtility[StateT]] | None = _optional(game, "terminal_utilities")
+    if own is not None:
+        return own(player)
+    is_terminal, utility = game.is_terminal, game.utility
+
+    def terminal_utility(state: StateT) -> Utility | None:
+        return utility(state, player) if is_terminal(state) else None
+
+    return terminal_utility
+
+
+def _optional(game: object, name: str) -> Any:
+    """Return the game's optional method ``name``, or None when it does not implement it."""
+    return getattr(game, name, None)

@@ -19,6 +19,7 @@ from functools import cache
 from typing import NamedTuple
 
 from engine.errors import GameError
+from engine.game import TerminalUtility
 
 X = "X"
 O = "O"  # noqa: E741 -- the player's name, as written on the board
@@ -109,20 +110,33 @@ def _play(state: TicTacToeState, square: int) -> TicTacToeState:
     return TicTacToeState(state.x, state.o | 1 << square, X)
 
 
+Successor = tuple[int, TicTacToeState]
+
+
+class _Successors(dict[TicTacToeState, tuple[Successor, ...]]):
+    """Map each reachable position to its ``(square, child)`` pairs; refuse any other."""
+
+    def __missing__(self, state: TicTacToeState) -> tuple[Successor, ...]:
+        raise _unreachable(state)
+
+
 @dataclass(frozen=True)
 class _Tables:
     """Hold what the game protocol asks about each reachable position."""
 
     moves: dict[TicTacToeState, tuple[int, ...]]
     children: dict[TicTacToeState, dict[int, TicTacToeState]]
+    successors: _Successors
     terminal: dict[TicTacToeState, bool]
     x_utility: dict[TicTacToeState, int]
+    terminal_utility: dict[str, dict[TicTacToeState, int]]
+    """Per player, that player's utility at each terminal position (no other position)."""
 
 
 @cache
 def _tables() -> _Tables:
     """Walk the 5,478 positions reachable from the empty board once and tabulate them."""
-    tables = _Tables({}, {}, {}, {})
+    tables = _Tables({}, {}, _Successors(), {}, {}, {X: {}, O: {}})
     pending = [EMPTY_BOARD]
     while pending:
         state = pending.pop()
@@ -132,10 +146,15 @@ def _tables() -> _Tables:
         won = _WON[x] or _WON[o]
         moves = () if won else _EMPTY_SQUARES[x | o]
         children = {square: _play(state, square) for square in moves}
+        x_utility = 1 if _WON[x] else -1 if _WON[o] else 0
         tables.moves[state] = moves
         tables.children[state] = children
+        tables.successors[state] = tuple(children.items())
         tables.terminal[state] = won or (x | o) == _FULL
-        tables.x_utility[state] = 1 if _WON[x] else -1 if _WON[o] else 0
+        tables.x_utility[state] = x_utility
+        if tables.terminal[state]:
+            tables.terminal_utility[X][state] = x_utility
+            tables.terminal_utility[O][state] = -x_utility
         pending.extend(children.values())
     return tables
 
@@ -158,6 +177,13 @@ class TicTacToe:
     players = PLAYERS
     initial = EMPTY_BOARD
 
+    successors: Callable[[TicTacToeState], tuple[Successor, ...]]
+    """Return ``(square, child)`` for every empty square, in index order (one look-up).
+
+    The optional :meth:`engine.game.Expanding.successors`; a bound look-up in a table rather
+    than a method, since searches ask it once per node they expand.
+    """
+
     def __init__(self) -> None:
         """Share the position tables, building them on first use."""
         tables = _tables()
@@ -165,6 +191,8 @@ class TicTacToe:
         self._children = tables.children
         self._terminal = tables.terminal
         self._x_utility = tables.x_utility
+        self._terminal_utility = tables.terminal_utility
+        self.successors = tables.successors.__getitem__
 
     def to_move(self, state: TicTacToeState) -> str:
         """Return the player to move ('X' or 'O')."""
@@ -202,6 +230,15 @@ class TicTacToe:
         except KeyError:
             raise _unreachable(state) from None
         return value if player == X else -value
+
+    def terminal_utilities(self, player: str) -> TerminalUtility[TicTacToeState]:
+        """Return a look-up of ``player``'s utility at terminal positions (None elsewhere).
+
+        The optional :meth:`engine.game.Expanding.terminal_utilities`; like :meth:`utility`,
+        any player but X is scored as O. A position that cannot arise in play also gives
+        None; its successors then raise :class:`GameError`.
+        """
+        return self._terminal_utility[X if player == X else O].get
 
     def chance_outcomes(self, state: TicTacToeState) -> Sequence[tuple[int, Fraction]]:
         """Return no outcomes: tic-tac-toe has no chance nodes."""

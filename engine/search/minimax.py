@@ -7,12 +7,23 @@ search order.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Generic
+from typing import Generic, TypeAlias, cast
 
 from engine.errors import GameError
-from engine.game import CHANCE, ActionT, Evaluator, Game, StateT, Utility, as_utility
+from engine.game import (
+    CHANCE,
+    ActionT,
+    Evaluator,
+    Game,
+    StateT,
+    Utility,
+    as_utility,
+    successor_function,
+    terminal_utility_function,
+)
 from engine.search.common import (
     Horizon,
     Order,
@@ -21,7 +32,7 @@ from engine.search.common import (
     ordered,
     root_player,
 )
-from engine.search.trace import NEG_INF, POS_INF, NullTracer, Tracer
+from engine.search.trace import NEG_INF, POS_INF, BulkCount, NullTracer, Tracer, bulk_count
 
 
 def minimax(
@@ -43,16 +54,98 @@ def minimax(
     ``evaluator``; terminal states always keep their exact utility (rescored by
     ``terminal_value``, e.g. :func:`engine.search.common.depth_scored`). Every node is
     reported to ``tracer`` with the window (-inf, inf).
+
+    Without a depth limit, move order or terminal rescoring, and with a tracer that only
+    counts (see :func:`engine.search.trace.bulk_count`), the same search runs in a tighter
+    loop: it uses the game's optional ``successors`` and ``terminal_utilities`` (see
+    :class:`engine.game.Expanding`) and reports its node and leaf totals in one ``count``.
+    It visits the same nodes in the same order and returns the same result.
     """
+    player = root_player(game, state, max_player)
+    tracer = tracer or NullTracer()
+    count = bulk_count(tracer)
+    if count is not None and depth_limit is None and order is None and terminal_value is None:
+        return _counted_minimax(game, state, player, count)
     search = _Minimax(
-        game,
-        root_player(game, state, max_player),
-        Horizon(depth_limit, evaluator, terminal_value),
-        order,
-        tracer or NullTracer(),
+        game, player, Horizon(depth_limit, evaluator, terminal_value), order, tracer
     )
     value, line = search.value(state, 0)
     return SearchResult(value, line[0] if line else None, line)
+
+
+_Line: TypeAlias = "tuple[Hashable, _Line] | None"
+"""A line of actions as nested pairs ``(first action, rest of the line)``, built without copying."""
+
+
+def _counted_minimax(
+    game: Game[StateT, ActionT], root: StateT, max_player: str, count: BulkCount
+) -> SearchResult[ActionT]:
+    """Search the whole tree below ``root`` as :class:`_Minimax` does, counting in bulk.
+
+    Every node is visited: its terminal utility asked of the game, and, unless terminal,
+    its children generated and each searched in turn. The node and leaf totals go to
+    ``count`` once, when the search ends (also when it ends in an error).
+    """
+    successors = successor_function(game)
+    terminal = terminal_utility_function(game, max_player)
+    to_move, result, chance_outcomes = game.to_move, game.result, game.chance_outcomes
+    nodes = 0  # entered below the root
+    expanded = 0  # not leaves (the root included)
+
+    def value(state: StateT) -> tuple[Utility, _Line]:
+        """Return non-terminal ``state``'s value and its best line (None at a chance node)."""
+        nonlocal nodes, expanded
+        expanded += 1
+        mover = to_move(state)
+        best: Utility | None = None
+        line: _Line = None
+        below: _Line
+        if mover == max_player:
+            children = successors(state)
+            nodes += len(children)
+            for action, child in children:
+                found = terminal(child)
+                if found is None:
+                    found, below = value(child)
+                else:
+                    below = None
+                if best is None or found > best:
+                    best, line = found, (action, below)
+        elif mover != CHANCE:
+            children = successors(state)
+            nodes += len(children)
+            for action, child in children:
+                found = terminal(child)
+                if found is None:
+                    found, below = value(child)
+                else:
+                    below = None
+                if best is None or found < best:
+                    best, line = found, (action, below)
+        else:
+            total = Fraction(0)
+            for action, p in chance_outcomes(state):
+                nodes += 1
+                child = result(state, action)
+                found = terminal(child)
+                total += p * (value(child)[0] if found is None else found)
+            return as_utility(total), None
+        if best is None:
+            raise GameError(f"non-terminal state {state!r} has no legal actions")
+        return best, line
+
+    try:
+        at_root = terminal(root)
+        if at_root is not None:
+            return SearchResult(at_root, None, ())
+        best, line = value(root)
+    finally:
+        count(nodes, nodes + 1 - expanded)
+    actions: list[ActionT] = []
+    while line is not None:
+        action, line = line
+        actions.append(cast(ActionT, action))
+    return SearchResult(best, actions[0] if actions else None, tuple(actions))
 
 
 @dataclass(frozen=True)

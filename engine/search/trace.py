@@ -8,7 +8,7 @@ not code buried in an algorithm. Depths are plies from 0 at the root.
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Protocol
@@ -52,8 +52,32 @@ class Tracer(Protocol):
         ...
 
 
+BulkCount = Callable[[int, int], None]
+"""Take ``(nodes, leaves)`` counted in bulk: see :func:`bulk_count`."""
+
+
+def bulk_count(tracer: Tracer) -> BulkCount | None:
+    """Return ``tracer.count`` if the tracer only counts, else None.
+
+    A tracer class that sets ``counts_only = True`` in its own body promises that its
+    events do nothing but count, as :class:`NodeCounter` does: each ``enter`` below the root
+    is one node, each ``leaf`` one evaluation, ``exit`` is ignored. It also offers
+    ``count(nodes, leaves)``, which adds those totals. A search may then tell it the totals in
+    one or more ``count`` calls instead of sending those events node by node (cutoffs are
+    still sent one by one). Subclasses do not inherit the promise, since they may override
+    an event: they are sent every event unless they set ``counts_only`` themselves.
+    """
+    if vars(type(tracer)).get("counts_only") is True:
+        count: BulkCount = getattr(tracer, "count")  # noqa: B009 -- not in the Tracer protocol
+        return count
+    return None
+
+
 class NullTracer:
     """Ignore every event (the default tracer)."""
+
+    counts_only = True
+    """Its events count nothing, so searches may send it :meth:`count` instead."""
 
     def enter(self, state: Hashable, depth: int, alpha: Bound, beta: Bound) -> None:
         """Ignore the event."""
@@ -71,6 +95,9 @@ class NullTracer:
     ) -> None:
         """Ignore the event."""
 
+    def count(self, nodes: int, leaves: int) -> None:
+        """Ignore counts reported in bulk."""
+
 
 class NodeCounter(NullTracer):
     """Count the nodes a search enters below the root (the root's children included, the root not).
@@ -79,10 +106,18 @@ class NodeCounter(NullTracer):
     the cutoffs that skipped at least one action.
     """
 
+    counts_only = True
+    """Its events only count, so searches may report totals through :meth:`count`."""
+
     def __init__(self) -> None:
         self.nodes = 0
         self.leaves = 0
         self.cutoffs = 0
+
+    def count(self, nodes: int, leaves: int) -> None:
+        """Add ``nodes`` entered below the root and ``leaves`` evaluated, counted in bulk."""
+        self.nodes += nodes
+        self.leaves += leaves
 
     def enter(self, state: Hashable, depth: int, alpha: Bound, beta: Bound) -> None:
         """Count ``state`` unless it is the root."""
