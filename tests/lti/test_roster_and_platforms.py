@@ -159,3 +159,42 @@ def test_deactivating_a_platform_drops_its_key_from_the_jwks(
     assert response.status_code == 200 and response.json()["is_active"] is False
     assert Client().get("/lti/jwks/").json() == {"keys": []}
     assert not Platform.objects.get().is_active
+
+
+def test_an_admin_registers_a_platform_with_its_own_key(
+    simulator: PlatformSimulator, instructor: Any
+) -> None:
+    from accounts.models import User
+
+    admin = User.objects.create_superuser("root", "root@example.edu", "pw")
+    browser = Client()
+    browser.force_login(admin)
+    form = {
+        **simulator.registration(),
+        "deployment_ids": '["deployment-1"]',
+        "owner": instructor[0].pk,
+        "auth_audience": "",
+        "is_active": "on",
+    }
+    response = browser.post("/admin/lti/platform/add/", form)
+    assert response.status_code == 302, response.content
+    platform = Platform.objects.get()
+    assert platform.tool_key.kid in [k["kid"] for k in Client().get("/lti/jwks/").json()["keys"]]
+    assert browser.get(f"/admin/lti/platform/{platform.pk}/change/").status_code == 200
+
+
+def test_an_admin_revokes_api_clients(instructor: Any) -> None:
+    from accounts.models import User
+    from lti.clients import create_api_client
+    from lti.models import ApiClient
+
+    client, _ = create_api_client(owner=instructor[0], name="LMS", scopes=["grades:read"])
+    admin = User.objects.create_superuser("root", "root@example.edu", "pw")
+    browser = Client()
+    browser.force_login(admin)
+    assert browser.get("/admin/lti/apiclient/add/").status_code == 403
+    response = browser.post(
+        "/admin/lti/apiclient/", {"action": "revoke", "_selected_action": [client.pk]}
+    )
+    assert response.status_code == 302
+    assert ApiClient.objects.get().revoked_at is not None
