@@ -18,6 +18,7 @@ from drf_spectacular.utils import (
     extend_schema_field,
 )
 from rest_framework import renderers, serializers, status
+from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -38,6 +39,7 @@ from grading.selectors import (
     submission_for,
     webhooks_of,
 )
+from lti.authentication import HasScope
 
 MAX_IDEMPOTENCY_KEY_LENGTH = 255
 ERROR_EXAMPLE_ANSWER = {
@@ -215,6 +217,8 @@ class SubmissionCreateApi(APIView):
 class SubmissionDetailApi(APIView):
     """Show a submission to its student or to an instructor of its course."""
 
+    permission_classes = [IsAuthenticated, HasScope("grades:read")]
+
     @extend_schema(
         tags=["submissions"],
         summary="A submission, its score and feedback",
@@ -245,7 +249,7 @@ class CsvRenderer(renderers.BaseRenderer):
 class ProblemSetGradesCsvApi(APIView):
     """Export a problem set's grades: one row per student, one column per item."""
 
-    permission_classes = [IsInstructor]
+    permission_classes = [IsInstructor, HasScope("grades:read")]
     renderer_classes = [renderers.JSONRenderer, CsvRenderer]
 
     @extend_schema(
@@ -382,7 +386,7 @@ WEBHOOK_EXAMPLE = {"id": 5, "url": "https://lms.example.edu/cutoff/events", "cou
 class WebhookListCreateApi(APIView):
     """List the caller's webhooks, or register a new one."""
 
-    permission_classes = [IsInstructor]
+    permission_classes = [IsInstructor, HasScope("webhooks:write")]
 
     class InputSerializer(serializers.Serializer):
         url = serializers.URLField(max_length=500)
@@ -449,7 +453,7 @@ def owned_webhook(request: Request, webhook_id: int) -> Webhook:
 class WebhookDeleteApi(APIView):
     """Remove one of the caller's webhooks."""
 
-    permission_classes = [IsInstructor]
+    permission_classes = [IsInstructor, HasScope("webhooks:write")]
 
     @extend_schema(tags=["webhooks"], summary="Delete a webhook",
                    responses={204: None, 404: OpenApiResponse(description="not found")})
@@ -462,7 +466,7 @@ class WebhookDeleteApi(APIView):
 class WebhookDeliveryListApi(APIView):
     """Show the delivery log of one of the caller's webhooks, newest first."""
 
-    permission_classes = [IsInstructor]
+    permission_classes = [IsInstructor, HasScope("webhooks:write")]
     MAX_LIMIT = 200
 
     class OutputSerializer(serializers.Serializer):

@@ -176,3 +176,18 @@ def test_grades_csv_is_the_instructors_only(alphabeta_set, other_instructor, stu
     assert student[1].get(url).status_code == 403
     assert anonymous.get(url).status_code == 401
     assert other_instructor[1].get(url, HTTP_ACCEPT="text/csv").status_code == 404
+
+
+def test_lms_clients_read_grades_with_the_grades_scope(alphabeta_set, instructor,
+                                                       submit_inline, student) -> None:
+    from rest_framework.test import APIClient
+
+    problem_set, variant = alphabeta_set
+    submission = submit_inline(student[1], variant, {"value": 3})
+    created = instructor[1].post("/api/v1/api-clients/create/",
+                                 {"name": "Canvas", "scopes": ["grades:read"]}, format="json")
+    lms = APIClient()
+    lms.credentials(HTTP_AUTHORIZATION=f"Bearer {created.json()['token']}")
+    rows = read_csv(lms.get(f"/api/v1/problem-sets/{problem_set.pk}/grades.csv"))
+    assert rows[0]["username"] == "sara"
+    assert lms.get(f"/api/v1/submissions/{submission['id']}/").json()["id"] == submission["id"]

@@ -190,3 +190,25 @@ def test_webhooks_only_hear_their_own_courses(alphabeta_set, student, other_inst
         student[1].post(f"/api/v1/assignments/{variant.pk}/items/1/submissions/",
                         {"answer": {"value": 3}}, format="json")
     assert receiver.received == []
+
+
+def test_lms_clients_register_webhooks_with_the_webhooks_scope(instructor, db) -> None:
+    from rest_framework.test import APIClient
+
+    def client_with(scopes: list[str]) -> APIClient:
+        created = instructor[1].post("/api/v1/api-clients/create/",
+                                     {"name": "Moodle", "scopes": scopes}, format="json")
+        assert created.status_code == 201, created.content
+        lms = APIClient()
+        lms.credentials(HTTP_AUTHORIZATION=f"Bearer {created.json()['token']}")
+        return lms
+
+    allowed = client_with(["webhooks:write"])
+    response = allowed.post("/api/v1/webhooks/", {"url": "https://lms.example.org/x"},
+                            format="json")
+    assert response.status_code == 201, response.content
+    assert allowed.get("/api/v1/webhooks/").json()[0]["id"] == response.json()["id"]
+    refused = client_with(["grades:read"]).post(
+        "/api/v1/webhooks/", {"url": "https://lms.example.org/y"}, format="json")
+    assert refused.status_code == 403
+    assert "webhooks:write" in refused.json()["error"]["message"]
