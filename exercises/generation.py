@@ -91,8 +91,7 @@ def generate_item(kind_name: str, params: dict[str, Any], seed: str) -> Generate
             )
     raise GenerationError(
         f"{kind.name}: no problem met the constraints in {kind.max_attempts} attempts "
-        f"(last: {'; '.join(issues)}); loosen the params, e.g. widen the value range or "
-        "lower the required cutoffs"
+        f"(last unmet: {'; '.join(issues)}); loosen the params behind that constraint"
     )
 
 

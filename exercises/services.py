@@ -18,7 +18,13 @@ from rest_framework import status
 
 from accounts.models import Course, User
 from config.api import ApiError
-from exercises.generation import GenerationError, generate_item, item_seed, variant_seed
+from exercises.generation import (
+    GeneratedItem,
+    GenerationError,
+    generate_item,
+    item_seed,
+    variant_seed,
+)
 from exercises.kinds import get_kind
 from exercises.kinds.base import CHOICE_PART
 from exercises.kinds.engine_bridge import engine_version
@@ -181,11 +187,7 @@ def generate_variants(problem_set_id: int, student_ids: Sequence[int]) -> int:
     items = list(problem_set.items.all())
     try:
         generated = {
-            student_id: [
-                (item, seed, generate_item(item.kind, item.params, seed))
-                for item in items
-                for seed in [item_seed(problem_set.seed, student_id, item.position)]
-            ]
+            student_id: _generate_variant_items(problem_set.seed, items, student_id)
             for student_id in student_ids
             if student_id not in existing
         }
@@ -199,8 +201,22 @@ def generate_variants(problem_set_id: int, student_ids: Sequence[int]) -> int:
     return _store_variants(problem_set, generated)
 
 
+def _generate_variant_items(
+    set_seed: str, items: list[Item], student_id: int
+) -> list[tuple[Item, str, GeneratedItem]]:
+    """Return (item, seed, generated item) for each item of one student's variant."""
+    entries = []
+    for item in items:
+        seed = item_seed(set_seed, student_id, item.position)
+        try:
+            entries.append((item, seed, generate_item(item.kind, item.params, seed)))
+        except GenerationError as error:
+            raise GenerationError(f"item {item.position}: {error}") from error
+    return entries
+
+
 def _store_variants(
-    problem_set: ProblemSet, generated: dict[int, list[tuple[Item, str, Any]]]
+    problem_set: ProblemSet, generated: dict[int, list[tuple[Item, str, GeneratedItem]]]
 ) -> int:
     """Insert the generated variants and advance the progress, under the set's row lock."""
     now = timezone.now()

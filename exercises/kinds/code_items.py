@@ -141,6 +141,14 @@ class ExpectimaxCodeKind(CodeKind):
     params = (*search_params(name), LIMITS_PARAM)
 
 
+class Ucb1CodeKind(CodeKind):
+    """Write ``ucb1_select(game, state, stats, parent_visits, c)``: MCTS's selection step."""
+
+    name = "code_ucb1"
+    title = gettext_lazy("Code: UCB1 selection")
+    description = gettext_lazy("Write MCTS's selection step: the child UCB1 descends to.")
+
+
 class TicTacToeAgentKind(CodeKind):
     """Write a tic-tac-toe agent that never loses."""
 
@@ -163,6 +171,7 @@ CODE_KINDS = (
     register(MinimaxCodeKind()),
     register(AlphaBetaCodeKind()),
     register(ExpectimaxCodeKind()),
+    register(Ucb1CodeKind()),
     register(TicTacToeAgentKind()),
     register(Connect4AgentKind()),
 )

@@ -137,7 +137,8 @@ def test_impossible_constraints_end_failed_with_the_reason(
     publish(client, problem_set["id"], django_capture_on_commit_callbacks)
     detail = client.get(f"/api/v1/problem-sets/{problem_set['id']}/").json()
     assert detail["status"] == "failed"
-    assert "alphabeta" in detail["failure_reason"] and "min_cuts" in detail["failure_reason"]
+    assert detail["failure_reason"].startswith("item 1: alphabeta: ")
+    assert "fewer than min_cuts" in detail["failure_reason"]
 
 
 def test_problem_set_is_hidden_from_other_instructors_and_students(
