@@ -68,7 +68,7 @@ def requested_language(request: Request) -> str:
 
 @extend_schema_field(OpenApiTypes.OBJECT)
 class JsonField(serializers.JSONField):
-    """A JSON object field, documented as an object."""
+    """Accept any JSON, documented as an object."""
 
 
 @extend_schema_serializer(component_name="KindAnswerPart")
@@ -206,7 +206,7 @@ class KindPreviewApi(APIView):
 
 @extend_schema_serializer(component_name="ProblemSetItem")
 class ItemOutputSerializer(serializers.Serializer):
-    """An item as instructors see it: kind, explicit params, points and parts."""
+    """Show an item as instructors see it: kind, explicit params, points and parts."""
 
     position = serializers.IntegerField()
     kind = serializers.CharField()
@@ -223,7 +223,7 @@ class ItemOutputSerializer(serializers.Serializer):
 
 @extend_schema_serializer(component_name="ProblemSet")
 class ProblemSetOutputSerializer(serializers.Serializer):
-    """A problem set as its instructors see it, with every variant's answer keys."""
+    """Show a problem set as its instructors see it, with every variant's answer keys."""
 
     @extend_schema_serializer(component_name="ProblemSetProgress")
     class ProgressSerializer(serializers.Serializer):
@@ -422,7 +422,7 @@ class ItemUpdateApi(APIView):
 
 @extend_schema_serializer(component_name="AssignmentSummary")
 class AssignmentSummarySerializer(serializers.Serializer):
-    """A student's variant in a list: which set, when due, whether timed."""
+    """Summarise a student's variant in a list: which set, when due, whether timed."""
 
     id = serializers.IntegerField()
     problem_set = serializers.IntegerField(source="problem_set_id")

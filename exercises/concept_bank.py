@@ -15,7 +15,7 @@ TOPICS = ("classification", "minimax", "alphabeta", "evaluation", "chance", "mct
 
 @dataclass(frozen=True)
 class ConceptQuestion:
-    """One question: the right option first, three wrong ones, and why the right one is right."""
+    """Hold one question: the right option first, three wrong ones, and why it is right."""
 
     id: str
     topic: str

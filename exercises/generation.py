@@ -21,7 +21,7 @@ OPTION_IDS = "abcdef"
 
 
 class GenerationError(Exception):
-    """An item could not be generated within its constraints; the message says which and why."""
+    """Signal that an item could not be generated within its constraints, saying which and why."""
 
 
 def derive_seed(*parts: object) -> str:
@@ -48,7 +48,7 @@ def attempt_rng(seed: str, attempt: int) -> random.Random:
 
 @dataclass(frozen=True)
 class GeneratedItem:
-    """A generated item: the problem shown, its prompt data, the key and how it was reached."""
+    """Hold a generated item: the problem shown, its prompt data, the key and how it was reached."""
 
     problem: dict[str, Any]
     prompt: dict[str, Any]

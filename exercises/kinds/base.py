@@ -56,7 +56,7 @@ CHOICE_PART = "choice"
 
 
 class Kind:
-    """An exercise kind: params, generator, engine call, answer key, prompt and answer parts.
+    """Define an exercise kind: params, generator, engine call, key, prompt and answer parts.
 
     Subclasses set :attr:`name`, :attr:`title`, :attr:`params` and implement :meth:`generate`,
     :meth:`solve`, :meth:`open_parts`, :meth:`project`, :meth:`prompt_args` and

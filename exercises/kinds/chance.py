@@ -47,7 +47,7 @@ def dice_outcomes() -> list[tuple[str, str]]:
 
 
 class ChanceKind(Kind):
-    """Shared machinery of the two chance kinds; subclasses give the decision layers."""
+    """Share the machinery of the two chance kinds; subclasses give the decision layers."""
 
     layer_cycle: ClassVar[tuple[str, ...]]
     choice_part = "value"
@@ -237,7 +237,7 @@ def _chance_as_min(tree: dict[str, Any]) -> dict[str, Any]:
 
 
 class ExpectiminimaxKind(ChanceKind):
-    """MAX, chance, MIN, chance…: the two-player game with luck."""
+    """Ask about MAX, chance, MIN, chance… trees: the two-player game with luck."""
 
     name = "expectiminimax"
     title = gettext_lazy("Expectiminimax")
@@ -253,7 +253,7 @@ class ExpectiminimaxKind(ChanceKind):
 
 
 class ExpectimaxKind(ChanceKind):
-    """MAX against chance only: a one-player game with luck."""
+    """Ask about MAX against chance only: a one-player game with luck."""
 
     name = "expectimax"
     title = gettext_lazy("Expectimax")

@@ -9,7 +9,7 @@ import engine
 
 
 class EngineFailure(RuntimeError):
-    """The engine rejected a generated problem: a bug in a generator, never the student's."""
+    """Signal that the engine rejected a generated problem: a generator bug, never a student's."""
 
 
 def engine_version() -> str:

@@ -15,7 +15,7 @@ from typing import Any
 
 
 class ParamError(ValueError):
-    """A parameter breaks a rule; ``field`` names it (dotted for nested ones)."""
+    """Signal that a parameter breaks a rule; ``field`` names it (dotted for nested ones)."""
 
     def __init__(self, field_name: str, message: str) -> None:
         super().__init__(f"{field_name}: {message}")
@@ -25,7 +25,7 @@ class ParamError(ValueError):
 
 @dataclass(frozen=True)
 class Param:
-    """One parameter: its name, default, a help text and how to validate it."""
+    """Declare one parameter: its name, default, a help text and how to validate it."""
 
     name: str
     default: Any
@@ -43,7 +43,7 @@ class Param:
 
 @dataclass(frozen=True)
 class IntParam(Param):
-    """An integer between ``minimum`` and ``maximum`` (both inclusive)."""
+    """Accept an integer between ``minimum`` and ``maximum`` (both inclusive)."""
 
     minimum: int = 0
     maximum: int = 1_000_000
@@ -65,7 +65,7 @@ class IntParam(Param):
 
 @dataclass(frozen=True)
 class BoolParam(Param):
-    """A JSON boolean."""
+    """Accept a JSON boolean."""
 
     def clean(self, value: Any) -> bool:
         """Return ``value`` if it is a boolean."""
@@ -80,7 +80,7 @@ class BoolParam(Param):
 
 @dataclass(frozen=True)
 class ChoiceParam(Param):
-    """One string out of ``choices``."""
+    """Accept one string out of ``choices``."""
 
     choices: tuple[str, ...] = ()
 
@@ -99,7 +99,7 @@ class ChoiceParam(Param):
 
 @dataclass(frozen=True)
 class DecimalParam(Param):
-    """An exact positive-or-zero number, given as a JSON number or a string like "1.5" or "7/2".
+    """Accept an exact number, given as a JSON number or a string like "1.5" or "7/2".
 
     Stored as the shortest exact string (``"3/2"``, ``"2"``) so the params stay exact JSON.
     """
@@ -134,7 +134,7 @@ class DecimalParam(Param):
 
 @dataclass(frozen=True)
 class ChoiceListParam(Param):
-    """A non-empty list of distinct strings, each one of ``choices``."""
+    """Accept a non-empty list of distinct strings, each one of ``choices``."""
 
     choices: tuple[str, ...] = ()
 
@@ -161,7 +161,7 @@ class ChoiceListParam(Param):
 
 @dataclass(frozen=True)
 class JsonParam(Param):
-    """Any JSON value accepted by ``validator`` (which returns the normalised value)."""
+    """Accept any JSON value ``validator`` accepts (it returns the normalised value)."""
 
     validator: Callable[[str, Any], Any] = field(default=lambda name, value: value)
     json_schema: Mapping[str, Any] = field(default_factory=dict)
