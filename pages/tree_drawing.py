@@ -20,7 +20,7 @@ MARGIN_X = 36
 MARGIN_TOP = 40
 LEAF_BLOCK_HEIGHT = 74  # the leaf box, its name and its "pruned" tick box
 CHAR_WIDTH = 8  # wide enough for the monospace digits of a leaf value
-MIN_LEAF_GAP = 60
+MIN_LEAF_GAP = 46
 SHAPE_HALF_WIDTH = 17  # triangles and circles; leaves are boxes sized by their value
 
 
@@ -137,7 +137,10 @@ def _pre_order(tree: Mapping[str, Any]) -> Iterable[tuple[Mapping[str, Any], int
 def lay_out(tree: Mapping[str, Any], players: Iterable[str] = ()) -> TreeDrawing:
     """Return the drawing of ``tree``: leaves spaced evenly, parents centred over children."""
     visited = list(_pre_order(tree))
-    leaf_texts = [shown_value(n.get("value")) for n, _, _ in visited if not n.get("children")]
+    leaf_texts = [
+        text for node, _, _ in visited if not node.get("children")
+        for text in (shown_value(node.get("value")), str(node["name"]))
+    ]
     widest = max((len(text) for text in leaf_texts), default=1)
     leaf_gap = max(MIN_LEAF_GAP, widest * CHAR_WIDTH + 24)
     nodes: dict[str, DrawnNode] = {}
