@@ -13,7 +13,7 @@ import hashlib
 import random
 import string
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine.game import Evaluator, Game
@@ -33,8 +33,9 @@ CHANCE_SPLITS = (("1/2", "1/2"), ("1/3", "2/3"), ("3/4", "1/4"), ("1/2", "1/4", 
 class SearchCase:
     """One hidden test: a game, the root state, the depth argument and how to name states.
 
-    ``depth`` is passed to entry points that take one (``None`` means the whole game);
-    ``tree`` keeps the raw ``gametree/1`` tree of tree cases so misconceptions can rewrite it.
+    ``depth`` is the reference search's depth limit (``None``: the whole game); ``args`` are
+    the entry point's arguments after the state (alpha-beta's depth); ``tree`` keeps the raw
+    ``gametree/1`` tree of tree cases so misconceptions can rewrite it.
     """
 
     name: str
@@ -44,6 +45,7 @@ class SearchCase:
     evaluator: Evaluator[Any] | None = None
     tree: dict[str, Any] | None = None
     state_names: Callable[[Hashable], str | None] = field(default=lambda state: None)
+    args: tuple[Any, ...] = ()
 
     def name_of(self, state: Hashable, paths: dict[Hashable, str]) -> str:
         """Return how feedback names ``state``: its node name, else the moves reaching it."""
@@ -205,6 +207,8 @@ def search_cases(kind_name: str, params: dict[str, Any], seed: str) -> list[Sear
     cases: list[SearchCase] = []
     for name in chosen:
         cases += builders[name](kind_name, params, tests_rng(seed, name))
+    if kind_name == "code_alphabeta":
+        cases = [replace(case, args=(case.depth,)) for case in cases]
     return cases
 
 

@@ -42,6 +42,23 @@ You may import the standard library (math, random, functools, dataclasses, ...);
 outside the sandbox can be reached. Printing is allowed but capped.
 '''
 
+UCB1_CONVENTIONS = '''\
+Conventions
+-----------
+* UCB1(child) = wins / visits + c * sqrt(ln(N) / visits), with N = ``parent_visits``.
+* A child never visited (visits 0) scores +infinity: it is selected first.
+* Of equal scores, select the first child in the order ``game.actions`` gives them.
+'''
+
+SELECTION_GRADING = '''\
+What is graded
+--------------
+On each hidden test (a fixed one and some drawn for you alone) the action you return is
+compared with UCB1's choice; the feedback names the known mistake a wrong choice matches.
+Return one of the actions ``game.actions(state)`` gave you: anything else is an illegal
+operation.
+'''
+
 SEARCH_GRADING = '''\
 What is graded
 --------------
@@ -121,6 +138,16 @@ CONTRACTS: dict[str, CodeContract] = {
              "worth the probability-weighted average of its outcomes, searched in the order "
              "``game.chance_outcomes`` lists them.",
         conventions=SEARCH_CONVENTIONS,
+    ),
+    "code_ucb1": CodeContract(
+        entry_point="ucb1_select",
+        parameters=("game", "state", "stats", "parent_visits", "c"),
+        returns="action: the action of the child MCTS's selection step descends to",
+        task="Choose a child of ``state`` by UCB1, as MCTS's selection step does. "
+             "``stats[i]`` is ``[wins, visits]`` of the child reached by the i-th action of "
+             "``game.actions(state)``; ``parent_visits`` is N, ``c`` the exploration constant.",
+        conventions=UCB1_CONVENTIONS,
+        grading=SELECTION_GRADING,
     ),
     "code_tictactoe_agent": CodeContract(
         entry_point="choose_move",

@@ -19,6 +19,7 @@ from grading.code.contract import contract_for
 from grading.code.reference import Method, explain
 from grading.code.runs import Budget, run_cases
 from grading.code.search_grading import PASSED, grade_case
+from grading.code.selection import selection_reports
 from grading.sandbox import SandboxConfig, SandboxLimits
 
 DEFAULT_BUDGET_SECONDS = 90.0
@@ -54,8 +55,7 @@ def grade_search_item(kind_name: str, params: dict[str, Any], seed: str, source:
     """Run and judge the hidden tests of a minimax, alpha-beta or expectimax item."""
     contract = contract_for(kind_name)
     cases = search_cases(kind_name, params, seed)
-    runs = run_cases(source, contract.entry_point, cases,
-                     takes_depth="depth" in contract.parameters, limits=limits, budget=budget,
+    runs = run_cases(source, contract.entry_point, cases, limits=limits, budget=budget,
                      config=config)
     method = method_for(kind_name, params)
     returns_move = contract.returns.startswith("(action")
@@ -63,18 +63,19 @@ def grade_search_item(kind_name: str, params: dict[str, Any], seed: str, source:
     return CodeGrade(_mean(reports), reports, summarise(reports))
 
 
-AGENT_TESTS = {
+CHOICE_TESTS = {
+    "code_ucb1": selection_reports,
     "code_tictactoe_agent": tictactoe_reports,
     "code_connect4_agent": connect4_reports,
 }
 
 
-def grade_agent_item(kind_name: str, params: dict[str, Any], seed: str, source: str,
+def grade_choice_item(kind_name: str, params: dict[str, Any], seed: str, source: str,
                      limits: SandboxLimits, budget: Budget, config: SandboxConfig | None
                      ) -> CodeGrade:
-    """Play the agent item's games with the student's agent and score the results."""
+    """Judge the choices of an agent or selection item, test by test."""
     entry_point = contract_for(kind_name).entry_point
-    reports = AGENT_TESTS[kind_name](source, entry_point, seed, limits, budget, config)
+    reports = CHOICE_TESTS[kind_name](source, entry_point, seed, limits, budget, config)
     return CodeGrade(_mean(reports), reports, summarise(reports))
 
 
@@ -102,7 +103,7 @@ def _mean(reports: list[dict[str, Any]]) -> Fraction:
 
 GRADERS: dict[str, Grader] = {
     **{name: grade_search_item for name in SEARCH_TEST_SETS},
-    **{name: grade_agent_item for name in AGENT_TESTS},
+    **{name: grade_choice_item for name in CHOICE_TESTS},
 }
 """Code kind name → the function grading its submissions."""
 

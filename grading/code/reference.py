@@ -202,6 +202,10 @@ CODE_EXPLANATIONS: dict[str, str] = {
                               "plies from 0 at the root, and states at the limit are evaluated.",
     "right_to_left": "You searched the children right to left; search them in the order "
                      "game.actions gives them.",
+    "ucb1_without_exploration": "You chose by win rate alone: UCB1 adds the exploration term "
+                                "c·sqrt(ln N / n).",
+    "selected_most_visited": "You descended to the most visited child: that is how the move "
+                             "is finally played, not how selection chooses.",
 }
 """What the mistakes only code items diagnose tell the student; the others are explained by
 :func:`grading.feedback.misconception_text`."""

@@ -169,25 +169,23 @@ class CaseRun:
                    for event in self.calls)
 
 
-def state_args(case: SearchCase, index: int, takes_depth: bool) -> list[object]:
+def state_args(case: SearchCase, index: int) -> list[object]:
     """Return the entry point's arguments after ``game`` for test ``index``."""
-    args: list[object] = [StateArg((index, case.root))]
-    if takes_depth:
-        args.append(case.depth)
-    return args
+    return [StateArg((index, case.root)), *case.args]
 
 
-def run_cases(source: str, entry_point: str, cases: Sequence[SearchCase], *, takes_depth: bool,
+def run_cases(source: str, entry_point: str, cases: Sequence[SearchCase], *,
               limits: SandboxLimits, budget: Budget, config: SandboxConfig | None = None
               ) -> list[CaseRun]:
     """Run ``entry_point`` on every case; return one :class:`CaseRun` per case, in order.
 
-    Raise :class:`SandboxFailed` when the sandbox, not the student, failed.
+    Every case must pass the entry point as many arguments. Raise :class:`SandboxFailed`
+    when the sandbox, not the student, failed.
     """
     suite = SuiteGame(cases)
-    arity = 2 if takes_depth else 1
+    arity = 1 + len(cases[0].args) if cases else 1
     batch_args = [arity, *(arg for index, case in enumerate(cases)
-                           for arg in state_args(case, index, takes_depth))]
+                           for arg in state_args(case, index))]
     driver = DRIVER.format(suite=SUITE_ENTRY, entry=entry_point)
     record = run_within(budget, source + driver, SUITE_ENTRY, batch_args, suite, limits,
                         evaluator=suite.evaluate, config=config)
@@ -198,8 +196,8 @@ def run_cases(source: str, entry_point: str, cases: Sequence[SearchCase], *, tak
                 for index, (case, answer) in enumerate(zip(cases, answers, strict=True))]
     runs = []
     for index, case in enumerate(cases):
-        single = run_within(budget, source, entry_point, state_args(case, index, takes_depth),
-                            suite, limits, evaluator=suite.evaluate, config=config)
+        single = run_within(budget, source, entry_point, state_args(case, index), suite, limits,
+                            evaluator=suite.evaluate, config=config)
         if single is None:
             runs.append(CaseRun(case, Outcome("time_limit", budget.exhausted_message), None, ()))
         else:

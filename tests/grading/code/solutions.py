@@ -163,3 +163,31 @@ def choose_move(game, state):
             scores.append(game.evaluate(after, me))
     return moves[scores.index(max(scores))]
 '''
+
+UCB1 = '''
+import math
+
+
+def ucb1_select(game, state, stats, parent_visits, c):
+    best, best_score = None, None
+    for action, (wins, visits) in zip(game.actions(state), stats):
+        if visits == 0:
+            score = math.inf
+        else:
+            score = wins / visits + c * math.sqrt(math.log(parent_visits) / visits)
+        if best_score is None or score > best_score:
+            best, best_score = action, score
+    return best
+'''
+
+UCB1_OTHER_FORM = UCB1.replace(
+    "c * math.sqrt(math.log(parent_visits) / visits)",
+    "math.sqrt(c * math.log(parent_visits) / visits)",
+)
+
+UCB1_MOST_VISITED = '''
+def ucb1_select(game, state, stats, parent_visits, c):
+    actions = game.actions(state)
+    visits = [v for _, v in stats]
+    return actions[visits.index(max(visits))]
+'''
