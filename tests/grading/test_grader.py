@@ -166,3 +166,18 @@ def test_stored_variant_items_carry_what_grading_needs(alphabeta_set: Any) -> No
     _, variant = alphabeta_set
     variant_item = VariantItem.objects.get(variant=variant)
     assert "trace" in variant_item.trace["answer"]
+
+
+@pytest.mark.parametrize(("language", "start"), [
+    ("pt", "Podou C3, mas em C a janela era α=3, β=∞ e C1=5 não chega a α"),
+    ("ca", "Has podat C3, però a C la finestra era α=3, β=∞ i C1=5 no arriba a α"),
+])
+def test_feedback_is_translated_when_rendered(language: str, start: str) -> None:
+    from django.utils import translation
+
+    context = context_for("alphabeta", ALPHABETA_NO_CUT_AT_C)
+    part = by_part(grade_answer(context, {"pruned_leaves": ["C3", "D3"]}))["pruned_leaves"]
+    with translation.override(language):
+        rendered = render_results([part], labels={}, show_expected=False)[0]
+    assert rendered["messages"][0]["text"].startswith(start)
+    assert rendered["messages"][0]["params"]["node"] == "C"
