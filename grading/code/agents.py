@@ -101,47 +101,70 @@ def failed_report(name: str, failure: Outcome, source: str) -> dict[str, Any]:
 
 def tictactoe_reports(source: str, entry_point: str, seed: str, limits: SandboxLimits,
                       budget: Budget, config: SandboxConfig | None) -> list[dict[str, Any]]:
-    """Return one report per side: the agent as X, then as O, against every opponent line."""
+    """Return one report per side: the agent as X, then as O, against every opponent line.
+
+    Both sides advance together, one batch per round, so an agent that caches by state
+    solves the game once per round for both.
+    """
     game = tictactoe.TicTacToe()
-    first_replies = {game.result(tictactoe.EMPTY_BOARD, square): [square]
-                     for square in game.actions(tictactoe.EMPTY_BOARD)}
-    return [
-        _never_loses(game, "X", {tictactoe.EMPTY_BOARD: []}, source, entry_point, limits, budget,
-                     config),
-        _never_loses(game, "O", first_replies, source, entry_point, limits, budget, config),
-    ]
-
-
-def _never_loses(game: tictactoe.TicTacToe, side: str, frontier: dict[Any, list[int]],
-                 source: str, entry_point: str, limits: SandboxLimits, budget: Budget,
-                 config: SandboxConfig | None) -> dict[str, Any]:
-    name = f"tic-tac-toe agent as {side}, against every opponent"
-    asked = finished = 0
-    while frontier:
-        positions = list(frontier)
+    sides = {
+        "X": _Side("X", {tictactoe.EMPTY_BOARD: []}),
+        "O": _Side("O", {game.result(tictactoe.EMPTY_BOARD, square): [square]
+                         for square in game.actions(tictactoe.EMPTY_BOARD)}),
+    }
+    while playing := [side for side in sides.values() if side.report is None and side.frontier]:
+        positions = [position for side in playing for position in side.frontier]
         batch = ask_agent(source, entry_point, game, positions, limits, budget, config)
-        if batch.failure is not None:
-            return failed_report(name, batch.failure, source)
-        asked += len(positions)
+        for side in playing:
+            if batch.failure is not None:
+                side.report = failed_report(side.test_name, batch.failure, source)
+            else:
+                side.advance(game, {p: m for p, m in zip(positions, batch.moves, strict=True)
+                                    if p in side.frontier})
+    return [side.report or side.passed() for side in sides.values()]
+
+
+@dataclass
+class _Side:
+    """The agent on one side: the positions it faces next, each with a line reaching it."""
+
+    name: str
+    frontier: dict[Any, list[int]]
+    asked: int = 0
+    finished: int = 0
+    report: dict[str, Any] | None = None
+
+    @property
+    def test_name(self) -> str:
+        """Return the name of this side's test."""
+        return f"tic-tac-toe agent as {self.name}, against every opponent"
+
+    def advance(self, game: tictactoe.TicTacToe, moves: dict[Any, int]) -> None:
+        """Play the agent's ``moves`` and every opponent reply; stop at the first loss."""
+        self.asked += len(moves)
         following: dict[Any, list[int]] = {}
-        for position, move in zip(positions, batch.moves, strict=True):
-            line = [*frontier[position], move]
+        for position, move in moves.items():
+            line = [*self.frontier[position], move]
             after = game.result(position, move)
             if game.is_terminal(after):
-                finished += 1
+                self.finished += 1
                 continue
             for reply in game.actions(after):
                 reached = game.result(after, reply)
-                if game.is_terminal(reached):
-                    finished += 1
-                    if game.utility(reached, side) < 0:
-                        return _lost(name, [*line, reply], reached)
-                else:
+                if not game.is_terminal(reached):
                     following.setdefault(reached, [*line, reply])
-        frontier = following
-    return {"test": name, "verdict": "passed", "score": 1.0, "max_score": 1.0,
-            "messages": [f"never lost: {asked} positions asked, {finished} games played to the "
-                         "end"], "misconceptions": []}
+                    continue
+                self.finished += 1
+                if game.utility(reached, self.name) < 0:
+                    self.report = _lost(self.test_name, [*line, reply], reached)
+                    return
+        self.frontier = following
+
+    def passed(self) -> dict[str, Any]:
+        """Return the report of a side that never lost."""
+        return {"test": self.test_name, "verdict": "passed", "score": 1.0, "max_score": 1.0,
+                "messages": [f"never lost: {self.asked} positions asked, {self.finished} games "
+                             "played to the end"], "misconceptions": []}
 
 
 def _lost(name: str, line: list[int], final: tictactoe.TicTacToeState) -> dict[str, Any]:
