@@ -26,6 +26,7 @@ FIELD_PREFIX = "answer"
 WINDOW_FIELDS = ("alpha", "beta")
 RECORD_FIELDS = ("visits", "reward")
 NAME_SEPARATORS = re.compile(r"[\s,;]+")
+FACT_ORDER = ("moved_by", "wins", "visits", "reward")
 COLUMN_LABELS = {
     "alpha": "α", "beta": "β", "value": _("value"), "wins": _("wins"), "visits": _("visits"),
     "reward": _("reward"), "moved_by": _("moved by"),
@@ -84,8 +85,14 @@ class PartField:
 
     @property
     def info_columns(self) -> list[str]:
-        """Return the names of the facts shown beside each row (e.g. wins and visits)."""
-        return list(next(iter(self.info.values()), {}))
+        """Return the names of the facts shown beside each row (e.g. wins and visits).
+
+        Stored JSON objects may come back with their keys reordered (PostgreSQL's jsonb), so
+        the usual facts come first in reading order.
+        """
+        names = list(next(iter(self.info.values()), {}))
+        return sorted(names, key=lambda name: (FACT_ORDER.index(name)
+                                               if name in FACT_ORDER else len(FACT_ORDER), name))
 
     @property
     def cells(self) -> list[tuple[str, list[str], list[tuple[str, str, str, str]]]]:
@@ -132,7 +139,8 @@ def move_names(problem: Mapping[str, Any], drawing: TreeDrawing | None) -> list[
 
 def option_text(option: Mapping[str, Any]) -> str:
     """Return what a multiple-choice option shows: its text, or its value as a number."""
-    return str(option["text"]) if "text" in option else format_number(option.get("value"))
+    shown = str(option["text"]) if "text" in option else format_number(option.get("value"))
+    return f"({option['id']}) {shown}"
 
 
 def part_fields(
