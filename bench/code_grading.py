@@ -84,7 +84,6 @@ def wait_for_worker(deadline: float) -> None:
 
 def seed() -> tuple[object, int]:
     """Create a student with a variant holding one code alpha-beta item; return both."""
-    import exercises.kinds.code_items  # noqa: F401 - registers the code kinds
     from accounts.models import Course, Role
     from accounts.services import create_account
     from exercises.generation import generate_item, item_seed, variant_seed

@@ -17,7 +17,6 @@ from django.db.models import Max
 from django.utils import timezone
 from rest_framework import status
 
-import exercises.kinds.code_items  # noqa: F401 - registers the code kinds
 from accounts.models import User
 from config.api import ApiError
 from exercises.kinds.engine_bridge import engine_version

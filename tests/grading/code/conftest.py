@@ -39,8 +39,6 @@ def code_assignment(course: Any, instructor: Any, student: Any, kind: str,
                     params: dict[str, Any] | None = None, points: str = "3",
                     **settings: Any) -> Variant:
     """Return ``student``'s variant of a ready set whose item 1 is a generated code item."""
-    import exercises.kinds.code_items  # noqa: F401 - registers the code kinds
-
     problem_set = ProblemSet.objects.create(
         course=course, title="Code", seed="code-set", created_by=instructor,
         status=ProblemSet.Status.READY, **settings,
