@@ -202,3 +202,67 @@ def test_instructors_read_the_passback_log_of_their_courses(
         assert response.status_code == 400 and response.json()["error"]["code"] == "invalid"
     _, other = other_instructor
     assert other.get("/api/v1/lti/passbacks/").json() == []
+
+
+@pytest.mark.django_db
+def test_the_score_changed_signal_queues_passbacks(
+    simulator: PlatformSimulator,
+    linked_student: Callable[..., tuple[Any, Any]],
+    celery_eager: None,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    from lti.signals import problem_set_score_changed
+
+    problem_set, student = linked_student()
+    grade_submission(problem_set, student, "3")
+    simulator.scores.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        problem_set_score_changed.send(
+            sender=None, problem_set_id=problem_set.pk, student_id=student.pk
+        )
+    assert [s.body["scoreGiven"] for s in simulator.scores] == [3.0]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="grading.services.grade_submission records the grade with QuerySet.update(), "
+    "which sends no post_save; it has to send lti.signals.problem_set_score_changed",
+)
+@pytest.mark.django_db
+def test_grading_a_submission_through_grading_sends_the_score(
+    simulator: PlatformSimulator,
+    linked_student: Callable[..., tuple[Any, Any]],
+    celery_eager: None,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    from exercises.generation import generate_item
+    from exercises.kinds import get_kind
+    from exercises.models import Variant, VariantItem
+    from grading.models import Submission
+    from grading.services import grade_submission as grade_with_grading
+
+    problem_set, student = linked_student()
+    item = problem_set.items.get()
+    item.params = get_kind("minimax").clean_params({"ask_nodes": 0})
+    item.save()
+    generated = generate_item("minimax", item.params, "passback")
+    variant = Variant.objects.create(problem_set=problem_set, student=student, seed="v")
+    variant_item = VariantItem.objects.create(
+        variant=variant,
+        item=item,
+        position=1,
+        seed="s",
+        problem=generated.problem,
+        prompt=generated.prompt,
+        answer_key=generated.answer_key,
+    )
+    submission = Submission.objects.create(
+        variant_item=variant_item,
+        student=student,
+        attempt_number=1,
+        answer=generated.answer_key,
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        grade_with_grading(submission.pk)
+    assert Submission.objects.get().status == Submission.Status.GRADED
+    assert len(simulator.scores) == 1
