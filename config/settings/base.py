@@ -120,12 +120,13 @@ CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", REDIS_URL or "redis://127.0.0.1
 CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {}
 if (CELERY_BROKER_URL or "").startswith("filesystem://"):
     _broker_dir = VAR_DIR / "broker"
-    for _folder in ("out", "processed"):
+    for _folder in ("out", "processed", "control"):
         (_broker_dir / _folder).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_broker_dir / "out"),
         "data_folder_out": str(_broker_dir / "out"),
         "processed_folder": str(_broker_dir / "processed"),
+        "control_folder": str(_broker_dir / "control"),
         "store_processed": False,
     }
 # Results live in the database rows the tasks update; Celery's own result store is not used.
