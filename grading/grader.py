@@ -8,6 +8,7 @@ say which mistake a wrong part matches.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -19,6 +20,8 @@ from exercises.kinds.base import AnswerPart, Kind, PartType
 from exercises.models import Item
 from grading import feedback
 from grading.scoring import NET_CORRECT, SET_SCORING_RULES, PartScore, part_points, score_part
+
+logger = logging.getLogger(__name__)
 
 SET_SCORING_PARAM = "set_scoring"
 
@@ -70,9 +73,24 @@ class GradingContext:
 
     @cached_property
     def misconception_expectations(self) -> dict[str, dict[str, Any]]:
-        """Return misconception code → the part values that misconception produces."""
-        answers = self.kind.misconception_answers(self.problem)
-        return {code: self.kind.project(self.problem, answer) for code, answer in answers.items()}
+        """Return misconception code → the part values that misconception produces.
+
+        Diagnosis is a bonus: a misconception the kind cannot answer or project for this
+        problem is left out rather than failing the grade.
+        """
+        try:
+            answers = self.kind.misconception_answers(self.problem)
+        except Exception:
+            logger.warning("misconceptions of %s failed", self.kind.name, exc_info=True)
+            return {}
+        expectations = {}
+        for code, answer in answers.items():
+            try:
+                expectations[code] = self.kind.project(self.problem, answer)
+            except Exception:
+                logger.warning("projecting misconception %s of %s failed", code,
+                               self.kind.name, exc_info=True)
+        return expectations
 
 
 def grade_answer(context: GradingContext, answer: Mapping[str, Any]) -> GradeResult:
@@ -131,15 +149,25 @@ def name_misconceptions(
         correct = context.expected.get(part.name)
         rule = set_scoring_rule(context.item, part)
         for code, produced in context.misconception_expectations.items():
-            if part.name in produced and produced[part.name] != correct and _full_marks(
-                part, given, produced[part.name], rule
-            ):
+            value = produced.get(part.name)
+            if _informative(value) and value != correct and _full_marks(part, given, value, rule):
                 matches.setdefault(code, set()).add(part.name)
     ranked = sorted(matches, key=lambda code: -len(matches[code]))
     for part, result in wrong_parts:
         result["misconception"] = next(
             (code for code in ranked if part.name in matches[code]), None
         )
+
+
+def _informative(value: Any) -> bool:
+    """Return whether a projected value says something (not null, not all-null rows).
+
+    A kind projects what an engine answer lacks as null; matching on it would blame every
+    student who leaves that part empty on whichever misconception comes first.
+    """
+    if isinstance(value, Mapping):
+        return any(entry is not None for entry in value.values())
+    return value is not None
 
 
 def _full_marks(part: AnswerPart, given: Any, expected: Any, rule: str) -> bool:

@@ -84,6 +84,12 @@ def submit_answer(
                        status_code=404)
     context = GradingContext(variant_item.item, variant_item.problem,
                              variant_item.answer_key or {}, variant_item.trace)
+    if not context.parts:
+        raise ApiError(
+            f"item {position} is answered with code: POST the Python source to "
+            f"/api/v1/assignments/{variant_id}/items/{position}/code-submissions/",
+            code="invalid", details={"item": position},
+        )
     try:
         cleaned = validate_answer(answer, context.parts, variant_item.problem)
     except AnswerFormatError as error:

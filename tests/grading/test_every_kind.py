@@ -1,0 +1,86 @@
+"""Every registered kind's generated items: the key is well formed and earns full marks, and
+each named misconception's answer is accepted, loses points and is diagnosed."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from exercises.generation import generate_item
+from exercises.kinds import get_kind, kind_names
+from exercises.models import Item
+from exercises.services import split_points
+from grading.answers import validate_answer
+from grading.grader import GradingContext, grade_answer
+
+ANSWERED_KINDS = [name for name in kind_names()
+                  if get_kind(name).answer_parts(get_kind(name).clean_params({}))]
+
+
+def informative(value: object) -> bool:
+    """Return whether a projected value is known (kinds project what they lack as null)."""
+    if isinstance(value, dict):
+        return any(entry is not None for entry in value.values())
+    return value is not None
+
+
+def generated_context(kind_name: str, seed: str) -> GradingContext:
+    kind = get_kind(kind_name)
+    params = kind.clean_params({})
+    generated = generate_item(kind_name, params, seed)
+    item = Item(kind=kind_name, params=params, points=Decimal(5), position=1,
+                part_points=split_points(kind_name, params, Decimal(5)))
+    return GradingContext(item, generated.problem, generated.answer_key, generated.trace)
+
+
+@pytest.mark.parametrize("kind_name", ANSWERED_KINDS)
+def test_the_key_is_a_valid_answer_worth_full_marks(kind_name: str) -> None:
+    context = generated_context(kind_name, "every-kind")
+    validate_answer(context.expected, context.parts, context.problem)
+    result = grade_answer(context, context.expected)
+    assert result.raw_score == result.max_score == 5
+    assert all(part["verdict"] == "correct" for part in result.results)
+
+
+@pytest.mark.parametrize("kind_name", ANSWERED_KINDS)
+def test_each_misconceptions_answer_loses_points_and_is_named(kind_name: str) -> None:
+    context = generated_context(kind_name, "every-kind")
+    part_names = {part.name for part in context.parts}
+    for code, produced in context.misconception_expectations.items():
+        answer = {name: value for name, value in produced.items()
+                  if name in part_names and informative(value)}
+        if answer == {name: context.expected.get(name) for name in answer}:
+            continue  # this mistake changes nothing on this problem
+        validate_answer(answer, context.parts, context.problem)
+        result = grade_answer(context, answer)
+        assert result.raw_score < result.max_score, code
+        named = {p["misconception"] for p in result.results
+                 if p["verdict"] in ("wrong", "partial")} - {None}
+        # Two mistakes may give the same answer here; either explains it.
+        same_answer = {other for other, values in context.misconception_expectations.items()
+                       if all(values.get(k) == v for k, v in answer.items()
+                              if v != context.expected.get(k))}
+        assert named and named <= same_answer, (code, named, same_answer)
+
+
+def test_an_answer_to_a_code_item_is_sent_to_code_submissions(course, instructor, student,
+                                                              db) -> None:
+    code_kinds = [name for name in kind_names() if name not in ANSWERED_KINDS]
+    if not code_kinds:
+        pytest.skip("no code kind is registered")
+    from exercises.models import ProblemSet, Variant, VariantItem
+
+    kind = get_kind(code_kinds[0])
+    params = kind.clean_params({})
+    problem_set = ProblemSet.objects.create(course=course, title="Code", seed="s",
+                                            created_by=instructor[0], status="ready")
+    item = Item.objects.create(problem_set=problem_set, position=1, kind=code_kinds[0],
+                               params=params, points=1)
+    variant = Variant.objects.create(problem_set=problem_set, student=student[0], seed="v")
+    VariantItem.objects.create(variant=variant, item=item, position=1, seed="x",
+                               problem={}, answer_key={})
+    response = student[1].post(f"/api/v1/assignments/{variant.pk}/items/1/submissions/",
+                               {"answer": {"value": 1}}, format="json")
+    assert response.status_code == 400
+    assert "code-submissions" in response.json()["error"]["message"]
