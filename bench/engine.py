@@ -1,16 +1,18 @@
 """Time the engine's game searches; print the figures bench/README.md records.
 
-Run from the repository root (takes about half a minute; needs aima3 for the comparison):
+Run from the repository root (takes about a minute; needs aima3 for the comparison):
 
     .venv/bin/pip install aima3 numpy    # benchmark only, never a project dependency
     .venv/bin/python bench/engine.py
 
 1. Full-tree tic-tac-toe minimax from the empty board (549,945 nodes below the root): the
-   engine's generic ``minimax`` with a ``NodeCounter`` on ``TicTacToe``, against
-   ``aima3.games.minimax_decision`` on aima3's own ``TicTacToe`` (same tree, same count),
-   best of ``--repeat`` runs each, and the ratio (target: ours at least 10x faster). A bare
-   recursive minimax over our game (no tracer, no horizon) is timed too, as the floor of
-   what any node-by-node search over the Game protocol costs.
+   engine's generic ``minimax`` with a ``NodeCounter`` on ``TicTacToe`` (its counting fast
+   path), the same search forced onto its general path (a tracer taking every event), a
+   bare recursive minimax over the plain Game protocol, and
+   ``aima3.games.minimax_decision`` on aima3's own ``TicTacToe`` (same tree, same count), in
+   ``--repeat`` interleaved rounds. Each round's ratio aima3 / engine is taken in CPU time
+   (``time.process_time``, which other jobs on the machine hardly skew) and in wall-clock
+   time; the median over rounds is printed (target: ours at least 10x faster).
 2. Connect Four alpha-beta, depth 8, centre-first order, from three fixed mid-game
    positions, without and with a transposition table: nodes, best-of-``--repeat`` seconds,
    nodes/s, and the peak Python heap of one more run under tracemalloc (which slows it).
@@ -22,6 +24,7 @@ import argparse
 import os
 import platform
 import resource
+import statistics
 import sys
 import time
 import tracemalloc
@@ -59,9 +62,24 @@ def best_time(run: Callable[[], Any], repeat: int) -> tuple[float, Any]:
     return best, result
 
 
-def ours_full_tree() -> tuple[int, int]:
+def timed(run: Callable[[], Any]) -> tuple[float, float, Any]:
+    """Return the CPU seconds and wall-clock seconds of one ``run()``, and its result."""
+    cpu, wall = time.process_time(), time.perf_counter()
+    result = run()
+    return time.process_time() - cpu, time.perf_counter() - wall, result
+
+
+class EveryEventCounter(NodeCounter):
+    """Count exactly as NodeCounter does, but take every event node by node.
+
+    A subclass does not inherit ``counts_only``, so ``minimax`` runs its general path, the
+    one every other tracer (recording, budgets, exercise counters) gets.
+    """
+
+
+def ours_full_tree(counter: NodeCounter | None = None) -> tuple[int, int]:
     """Return the value and node count of the engine's full minimax from the empty board."""
-    counter = NodeCounter()
+    counter = counter or NodeCounter()
     result = minimax(TicTacToe(), EMPTY_BOARD, tracer=counter)
     return int(result.value), counter.nodes
 
@@ -85,8 +103,8 @@ def bare_full_tree() -> int:
     return nodes
 
 
-def aima3_full_tree(repeat: int) -> tuple[float, int] | None:
-    """Return aima3's best time for the full minimax and its node count, or None if missing."""
+def aima3_full_tree() -> Callable[[], Any] | None:
+    """Return a run of aima3's full minimax, after checking it visits the same tree."""
     try:
         from aima3 import games
     except ImportError as error:
@@ -104,29 +122,59 @@ def aima3_full_tree(repeat: int) -> tuple[float, int] | None:
 
     counting = CountingTicTacToe()
     games.minimax_decision(counting.initial, counting)
+    assert CountingTicTacToe.nodes == FULL_TREE_NODES, CountingTicTacToe.nodes
     plain = games.TicTacToe()
-    seconds, _ = best_time(lambda: games.minimax_decision(plain.initial, plain), repeat)
-    return seconds, CountingTicTacToe.nodes
+    return lambda: games.minimax_decision(plain.initial, plain)
 
 
 def tictactoe_section(repeat: int) -> None:
-    """Time the full tic-tac-toe tree three ways and print the ratio to aima3."""
-    print(f"Tic-tac-toe: full minimax from the empty board, best of {repeat}")
-    ours, (value, nodes) = best_time(ours_full_tree, repeat)
-    assert nodes == FULL_TREE_NODES, nodes
-    print(f"  engine minimax + NodeCounter: {ours:.3f} s, {nodes:,} nodes, value {value}, "
-          f"{nodes / ours / 1e6:.2f} M nodes/s")  # fmt: skip
-    bare, bare_nodes = best_time(bare_full_tree, repeat)
-    assert bare_nodes == FULL_TREE_NODES, bare_nodes
-    print(f"  bare recursion over TicTacToe (floor, not the engine's search): {bare:.3f} s")
-    aima = aima3_full_tree(repeat)
-    if aima is None:
-        return
-    seconds, aima_nodes = aima
-    assert aima_nodes == FULL_TREE_NODES, aima_nodes
-    print(f"  aima3 minimax_decision: {seconds:.3f} s, {aima_nodes:,} nodes")
-    print(f"  ratio aima3 / engine: {seconds / ours:.1f}x (target >= 10x); "
-          f"aima3 / bare floor: {seconds / bare:.1f}x")  # fmt: skip
+    """Time the full tic-tac-toe tree in interleaved rounds and print the ratios to aima3."""
+    runs: dict[str, Callable[[], Any]] = {
+        "engine minimax + NodeCounter": ours_full_tree,
+        "engine minimax, general path (every event)": lambda: ours_full_tree(
+            EveryEventCounter()
+        ),
+        "bare recursion over the plain protocol": bare_full_tree,
+    }
+    aima = aima3_full_tree()
+    if aima is not None:
+        runs["aima3 minimax_decision"] = aima
+    print(f"Tic-tac-toe: full minimax from the empty board ({FULL_TREE_NODES:,} nodes), "
+          f"{repeat} interleaved rounds")  # fmt: skip
+    cpu: dict[str, list[float]] = {name: [] for name in runs}
+    wall: dict[str, list[float]] = {name: [] for name in runs}
+    for _ in range(repeat):
+        for name, run in runs.items():
+            seconds, elapsed, result = timed(run)
+            nodes = result[1] if isinstance(result, tuple) else result
+            if name.startswith(("engine", "bare")):
+                assert nodes == FULL_TREE_NODES, (name, nodes)
+            cpu[name].append(seconds)
+            wall[name].append(elapsed)
+    print(f"  {'search':<44} {'CPU s':>6} {'wall s':>7} {'M nodes/s':>9} "
+          f"{'aima3/it CPU':>12} {'wall':>6}")  # fmt: skip
+    for name in runs:
+        best = min(cpu[name])
+        line = (f"  {name:<44} {best:>6.3f} {min(wall[name]):>7.3f} "
+                f"{FULL_TREE_NODES / best / 1e6:>9.2f}")  # fmt: skip
+        if aima is not None:
+            aima_name = "aima3 minimax_decision"
+            cpu_ratio = statistics.median(
+                a / o for a, o in zip(cpu[aima_name], cpu[name], strict=True)
+            )
+            wall_ratio = statistics.median(
+                a / o for a, o in zip(wall[aima_name], wall[name], strict=True)
+            )
+            line += f" {cpu_ratio:>11.1f}x {wall_ratio:>5.1f}x"
+        print(line)
+    if aima is not None:
+        name = "engine minimax + NodeCounter"
+        ratios = sorted(
+            a / o for a, o in zip(cpu["aima3 minimax_decision"], cpu[name], strict=True)
+        )
+        print(f"  ratio aima3 / engine (CPU time, per round): "
+              f"{', '.join(f'{r:.1f}x' for r in ratios)}; median "
+              f"{statistics.median(ratios):.1f}x (target >= 10x)")  # fmt: skip
 
 
 def connect4_search(moves: str, table: bool) -> tuple[Any, NodeCounter]:
@@ -168,7 +216,7 @@ def connect4_section(repeat: int) -> None:
 def main() -> None:
     """Run both sections and print the machine they ran on."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--repeat", type=int, default=3, help="timed runs of each search")
+    parser.add_argument("--repeat", type=int, default=5, help="timed runs of each search")
     args = parser.parse_args()
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     print(f"Python {platform.python_version()} on {platform.machine()} {platform.system()}, "
