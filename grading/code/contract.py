@@ -100,7 +100,10 @@ ALPHABETA_CONVENTIONS = SEARCH_CONVENTIONS + '''\
 
 @dataclass(frozen=True)
 class CodeContract:
-    """The function one code kind asks for: its name, parameters, result and conventions."""
+    """The function one code kind asks for: its name, parameters, result and conventions.
+
+    ``returns_decision`` says the function returns ``(action, value)`` rather than a value.
+    """
 
     entry_point: str
     parameters: tuple[str, ...]
@@ -108,6 +111,7 @@ class CodeContract:
     task: str
     conventions: str
     grading: str = SEARCH_GRADING
+    returns_decision: bool = False
 
     @property
     def signature(self) -> str:
@@ -122,6 +126,7 @@ CONTRACTS: dict[str, CodeContract] = {
         returns="(action, value): the best root action and the root's minimax value",
         task="Search the whole game below ``state`` with minimax.",
         conventions=SEARCH_CONVENTIONS,
+        returns_decision=True,
     ),
     "code_alphabeta": CodeContract(
         entry_point="alphabeta_decision",
@@ -129,6 +134,7 @@ CONTRACTS: dict[str, CodeContract] = {
         returns="(action, value): the best root action and the root's value",
         task="Search ``state`` with alpha-beta pruning, at most ``depth`` plies deep.",
         conventions=ALPHABETA_CONVENTIONS,
+        returns_decision=True,
     ),
     "code_expectimax": CodeContract(
         entry_point="expectimax_value",

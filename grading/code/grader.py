@@ -58,8 +58,7 @@ def grade_search_item(kind_name: str, params: dict[str, Any], seed: str, source:
     runs = run_cases(source, contract.entry_point, cases, limits=limits, budget=budget,
                      config=config)
     method = method_for(kind_name, params)
-    returns_move = contract.returns.startswith("(action")
-    reports = [grade_case(run, method, returns_move=returns_move) for run in runs]
+    reports = [grade_case(run, method, returns_move=contract.returns_decision) for run in runs]
     return CodeGrade(_mean(reports), reports, summarise(reports))
 
 

@@ -72,14 +72,22 @@ def student_trace(run: CaseRun, *, returns_move: bool) -> tuple[StudentTrace, st
     return StudentTrace(move, value, frozenset(generated), evaluated, paths), complaint
 
 
-def grade_case(run: CaseRun, method: Method, *, returns_move: bool) -> dict[str, Any]:
-    """Return the report of one hidden test: verdict, score out of 1, messages, diagnosis."""
+def new_report(run: CaseRun) -> dict[str, Any]:
+    """Return a test's report with no score yet; for a run that did not return normally, its
+    verdict, message and the student's traceback."""
     report: dict[str, Any] = {"test": run.case.name, "verdict": run.verdict, "score": 0.0,
                               "max_score": 1.0, "messages": [], "misconceptions": []}
     if run.verdict != "ok":
         report["messages"].append(run.outcome.message)
         if run.outcome.traceback:
             report["traceback"] = run.outcome.traceback
+    return report
+
+
+def grade_case(run: CaseRun, method: Method, *, returns_move: bool) -> dict[str, Any]:
+    """Return the report of one hidden test: verdict, score out of 1, messages, diagnosis."""
+    report = new_report(run)
+    if run.verdict != "ok":
         return report
     trace, complaint = student_trace(run, returns_move=returns_move)
     if returns_move and trace.move is not None and not run.was_offered(trace.move):

@@ -18,6 +18,7 @@ from engine.search.bandit import SQRT2, UCB1_FORMS, Arm, most_visited, select, u
 from grading.code.cases import SearchCase, tests_rng, tree_case
 from grading.code.reference import explain
 from grading.code.runs import Budget, CaseRun, run_cases
+from grading.code.search_grading import new_report
 from grading.sandbox import SandboxConfig, SandboxLimits
 
 CONSTANTS = (SQRT2, 2.0, 0.5)
@@ -84,12 +85,8 @@ def _telling(case: SearchCase) -> bool:
 
 def grade_selection(run: CaseRun) -> dict[str, Any]:
     """Return the report of one selection test: passed, wrong (with the mistake) or a verdict."""
-    report: dict[str, Any] = {"test": run.case.name, "verdict": run.verdict, "score": 0.0,
-                              "max_score": 1.0, "messages": [], "misconceptions": []}
+    report = new_report(run)
     if run.verdict != "ok":
-        report["messages"].append(run.outcome.message)
-        if run.outcome.traceback:
-            report["traceback"] = run.outcome.traceback
         return report
     chosen = run.return_value
     if not run.was_offered(chosen):
