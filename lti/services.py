@@ -7,6 +7,7 @@ import hashlib
 import json
 import logging
 from dataclasses import dataclass
+from datetime import timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -154,9 +155,15 @@ def role_for_claims(claims: dict[str, Any]) -> str | None:
     return None
 
 
-def _username_for(platform: Platform, subject: str) -> str:
-    digest = hashlib.sha256(subject.encode()).hexdigest()[:20]
-    return f"lti-{platform.pk}-{digest}"
+def _free_username_for(platform: Platform, subject: str) -> str:
+    """Return a username for a new LMS user that no account has: ``create_account`` would
+    otherwise hand over an existing account of that name."""
+    base = f"lti-{platform.pk}-{hashlib.sha256(subject.encode()).hexdigest()[:20]}"
+    username, suffix = base, 1
+    while User.objects.filter(username=username).exists():
+        suffix += 1
+        username = f"{base}-{suffix}"
+    return username
 
 
 def link_user(*, platform: Platform, subject: str, role: str, profile: dict[str, Any]) -> User:
@@ -173,7 +180,7 @@ def link_user(*, platform: Platform, subject: str, role: str, profile: dict[str,
             .first()
         )
         if link is None:
-            user, _ = create_account(username=_username_for(platform, subject), role=role)
+            user, _ = create_account(username=_free_username_for(platform, subject), role=role)
             LtiUserLink.objects.create(platform=platform, subject=subject, user=user)
         else:
             user = link.user
@@ -348,14 +355,27 @@ def deep_link_response_jwt(
         )
         .set_lineitem(line_item)
     )
-    deep_link = message_launch.get_deep_link()
     settings_claim = message_launch.get_launch_data().get(
         "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings", {}
     )
-    return settings_claim["deep_link_return_url"], deep_link.get_response_jwt([resource])
+    return_url = settings_claim.get("deep_link_return_url")
+    if not return_url:
+        raise LtiException("the LMS gave no deep_link_return_url to send the choice back to")
+    return str(return_url), message_launch.get_deep_link().get_response_jwt([resource])
 
 
 # --- roster (NRPS) ---------------------------------------------------------------------------
+
+# An instructor's launch resyncs the roster at most this often (instructors launch a lot).
+ROSTER_SYNC_INTERVAL = timedelta(minutes=15)
+
+
+def roster_sync_due(context: LtiContext) -> bool:
+    """Return whether the LMS course offers NRPS and was not synced in the last interval."""
+    if not context.memberships_url:
+        return False
+    synced = context.roster_synced_at
+    return synced is None or timezone.now() - synced > ROSTER_SYNC_INTERVAL
 
 
 @dataclass(frozen=True)

@@ -96,7 +96,10 @@ def launch_view(request: HttpRequest) -> HttpResponse:
                     )
             elif message_launch.is_resource_launch():
                 link = services.resource_link_for(launch=launch, claims=claims)
-                if launch.role == Role.INSTRUCTOR and launch.context.memberships_url:
+                roster_sync_queued = launch.role == Role.INSTRUCTOR and services.roster_sync_due(
+                    launch.context
+                )
+                if roster_sync_queued:
                     context_id = launch.context.pk
                     transaction.on_commit(lambda: sync_roster_task.delay(context_id))
             else:
@@ -111,7 +114,7 @@ def launch_view(request: HttpRequest) -> HttpResponse:
     login(request, launch.user, backend="django.contrib.auth.backends.ModelBackend")
     if is_deep_link:
         return _deep_link_picker(request, launch, message_launch.get_launch_id())
-    return _resource_page(request, launch, link)
+    return _resource_page(request, launch, link, roster_sync_queued)
 
 
 def _deep_link_picker(
@@ -129,7 +132,7 @@ def _deep_link_picker(
 
 
 def _resource_page(
-    request: HttpRequest, launch: services.Launch, link: LtiResourceLink
+    request: HttpRequest, launch: services.Launch, link: LtiResourceLink, roster_sync_queued: bool
 ) -> HttpResponse:
     variant = Variant.objects.filter(problem_set=link.problem_set, student=launch.user).first()
     return render(
@@ -140,8 +143,7 @@ def _resource_page(
             "role": launch.role,
             "user": launch.user,
             "variant": variant,
-            "roster_sync_queued": launch.role == Role.INSTRUCTOR
-            and bool(launch.context.memberships_url),
+            "roster_sync_queued": roster_sync_queued,
         },
     )
 

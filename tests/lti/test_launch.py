@@ -83,6 +83,24 @@ def test_learner_launch_creates_a_student_enrolled_in_the_lms_course(
     assert User.objects.filter(lti_links__platform=platform).count() == 2  # learner, teacher
 
 
+def test_an_existing_account_with_the_generated_name_is_never_handed_over(
+    simulator: PlatformSimulator, platform: Any, instructor: Any
+) -> None:
+    import hashlib
+
+    from accounts.services import create_account
+
+    link = bind_link(platform, simulator, instructor[0])
+    digest = hashlib.sha256(b"learner-1").hexdigest()[:20]
+    squatter, _ = create_account(username=f"lti-{platform.pk}-{digest}", role=Role.STUDENT)
+    assert (
+        launch(Client(), simulator, "learner-1", ["Learner"], custom=link["custom"]).status_code
+        == 200
+    )
+    linked = LtiUserLink.objects.get(subject="learner-1").user
+    assert linked != squatter and linked.username == f"{squatter.username}-2"
+
+
 def test_instructor_launch_maps_to_an_instructor_of_the_course(
     simulator: PlatformSimulator, platform: Any, instructor: Any
 ) -> None:

@@ -66,6 +66,14 @@ def test_an_instructor_launch_syncs_the_roster_over_every_page(
     launch(Client(), simulator, "ana", ["Learner"], custom=link["custom"])
     assert LtiUserLink.objects.filter(subject="ana").count() == 1
 
+    # Instructors launch often: the roster is not fetched again right away.
+    with django_capture_on_commit_callbacks(execute=True):
+        again = launch(
+            Client(), simulator, "teacher-1", ["Instructor"], custom=link["custom"], with_nrps=True
+        )
+    assert b"roster is being synced" not in again.content
+    assert simulator.roster_requests == 3
+
 
 def test_roster_sync_on_demand(
     simulator: PlatformSimulator,
