@@ -123,10 +123,20 @@ class SubmissionOutputSerializer(serializers.Serializer):
                                             coerce_to_string=False)
     error_code = serializers.CharField()
     answer = JsonObjectField(allow_null=True)
-    answers_visible = serializers.BooleanField()
-    results = ResultSerializer(many=True)
+    answers_visible = serializers.SerializerMethodField()
+    results = serializers.SerializerMethodField()
     created_at = serializers.DateTimeField()
     graded_at = serializers.DateTimeField(allow_null=True)
+
+    @extend_schema_field(serializers.BooleanField())
+    def get_answers_visible(self, submission: Submission) -> bool:
+        """Return whether the keys may be shown (due date passed or last attempt used)."""
+        return bool(self.context["answers_visible"])
+
+    @extend_schema_field(ResultSerializer(many=True))
+    def get_results(self, submission: Submission) -> list[dict[str, Any]]:
+        """Return the part results rendered in the reader's language."""
+        return self.context["results"]
 
 
 def submission_output(submission: Submission) -> dict[str, Any]:
@@ -135,9 +145,10 @@ def submission_output(submission: Submission) -> dict[str, Any]:
     item = variant_item.item
     visible = answers_visible(variant_item.variant, timezone.now())
     labels = {part.name: str(part.label) for part in get_kind(item.kind).answer_parts(item.params)}
-    submission.answers_visible = visible
-    submission.results = render_results(submission.results, labels=labels, show_expected=visible)
-    return SubmissionOutputSerializer(submission).data
+    results = render_results(submission.results, labels=labels, show_expected=visible)
+    return SubmissionOutputSerializer(
+        submission, context={"answers_visible": visible, "results": results}
+    ).data
 
 
 class SubmissionCreateApi(APIView):

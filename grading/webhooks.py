@@ -15,13 +15,16 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import ipaddress
 import json
+import socket
 import time
 from datetime import timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
 import requests
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -71,11 +74,30 @@ def backoff_seconds(attempt: int) -> int:
 # --- registration -------------------------------------------------------------------------
 
 
+def is_public_host(hostname: str) -> bool:
+    """Return whether every address ``hostname`` resolves to is a public one."""
+    try:
+        infos = socket.getaddrinfo(hostname, None, proto=socket.IPPROTO_TCP)
+    except (socket.gaierror, UnicodeError):
+        return False
+    return all(ipaddress.ip_address(info[4][0]).is_global for info in infos)
+
+
 def create_webhook(*, owner: User, url: str, course: Course | None = None) -> Webhook:
-    """Register ``url`` for events about the courses ``owner`` teaches (or just ``course``)."""
+    """Register ``url`` for events about the courses ``owner`` teaches (or just ``course``).
+
+    Unless ``WEBHOOK_ALLOW_PRIVATE_URLS`` is set (development, tests), the URL must resolve
+    to public addresses only, so a webhook cannot reach services inside Cutoff's network.
+    """
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ApiError("url: must be an http or https URL", details={"url": [url]})
+    allow_private = getattr(settings, "WEBHOOK_ALLOW_PRIVATE_URLS", False)
+    if not allow_private and not is_public_host(parts.hostname):
+        raise ApiError(
+            "url: must resolve to a public internet address (private, loopback and "
+            "link-local addresses are refused)", details={"url": [url]},
+        )
     if course is not None and not is_course_instructor(owner, course):
         raise ApiError("course: no such course among the courses you teach",
                        details={"course": ["not one of your courses"]})

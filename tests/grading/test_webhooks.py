@@ -212,3 +212,13 @@ def test_lms_clients_register_webhooks_with_the_webhooks_scope(instructor, db) -
         "/api/v1/webhooks/", {"url": "https://lms.example.org/y"}, format="json")
     assert refused.status_code == 403
     assert "webhooks:write" in refused.json()["error"]["message"]
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:8000/x", "http://10.0.0.5/x",
+                                 "http://169.254.169.254/latest/meta-data",
+                                 "http://no-such-host.invalid/x"])
+def test_private_addresses_are_refused_by_default(instructor, settings, url) -> None:
+    settings.WEBHOOK_ALLOW_PRIVATE_URLS = False
+    response = instructor[1].post("/api/v1/webhooks/", {"url": url}, format="json")
+    assert response.status_code == 400
+    assert "public internet address" in response.json()["error"]["message"]
