@@ -18,7 +18,7 @@ from typing import Any, Literal
 from engine.search.alphabeta import AlphaBetaConventions, alphabeta
 from engine.search.minimax import minimax
 from engine.search.ordering import reversed_order
-from engine.search.trace import RecordingTracer
+from engine.search.trace import Exit, RecordingTracer
 from grading.code.cases import SearchCase, tree_case
 
 Algorithm = Literal["minimax", "alphabeta"]
@@ -40,7 +40,8 @@ class Trace:
 
     ``evaluated`` has consecutive repeats collapsed, so asking a leaf's utility twice in a
     row is not a different search; ``paths`` names each generated state by the moves from the
-    root (feedback uses it for games whose states have no names).
+    root (feedback uses it for games whose states have no names); ``root_values`` lists each
+    root move searched with the value its child returned, in search order.
     """
 
     move: Hashable | None
@@ -48,6 +49,7 @@ class Trace:
     generated: frozenset[Hashable]
     evaluated: tuple[Hashable, ...]
     paths: dict[Hashable, str]
+    root_values: tuple[tuple[Hashable, Fraction], ...] = ()
 
 
 def collapse_repeats(states: Iterator[Hashable] | list[Hashable]) -> tuple[Hashable, ...]:
@@ -64,13 +66,17 @@ class _PathRecorder:
 
     def __init__(self, game: Any, root: Hashable) -> None:
         self._game = game
+        self._root = root
         self.paths: dict[Hashable, str] = {root: ""}
+        self.root_moves: dict[Hashable, Hashable] = {}
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._game, name)
 
     def result(self, state: Hashable, action: Hashable) -> Hashable:
         child = self._game.result(state, action)
+        if state == self._root:
+            self.root_moves[child] = action
         if child not in self.paths:
             before = self.paths.get(state, "?")
             self.paths[child] = f"{before}, {action}" if before else f"after {action}"
@@ -93,12 +99,16 @@ def run_reference(case: SearchCase, method: Method) -> Trace:
     else:
         result = minimax(game, case.root, **options)
     entered = tracer.entered()
+    root_values = tuple((game.root_moves[event.state], Fraction(event.value))
+                        for event in tracer.events
+                        if isinstance(event, Exit) and event.depth == 1)
     return Trace(
         move=result.move,
         value=Fraction(result.value),
         generated=frozenset(entered[1:]),
         evaluated=collapse_repeats(tracer.evaluated()),
         paths=game.paths,
+        root_values=root_values,
     )
 
 
@@ -137,6 +147,13 @@ def _without_pruning(case: SearchCase, method: Method) -> Trace | None:
     if method.algorithm != "alphabeta":
         return None
     return run_reference(case, replace(method, algorithm="minimax"))
+
+
+def _last_best_move(case: SearchCase, method: Method) -> Trace | None:
+    """Return the correct search, except that a later equally good root move wins."""
+    correct = run_reference(case, method)
+    best = [move for move, value in correct.root_values if value == correct.value]
+    return replace(correct, move=best[-1]) if best else None
 
 
 def _rewritten_tree(rewrite: Callable[[dict[str, Any]], None]
@@ -184,6 +201,7 @@ MISCONCEPTIONS: tuple[Misconception, ...] = (
     Misconception("depth_off_by_one", _with_depth_shift(-1)),
     Misconception("depth_one_ply_too_deep", _with_depth_shift(1)),
     Misconception("right_to_left", _right_to_left),
+    Misconception("last_best_move", _last_best_move),
     Misconception("chance_unweighted_average", _rewritten_tree(_unweighted)),
     Misconception("chance_as_min", _rewritten_tree(_chance_as_min)),
     Misconception("largest_leaf_branch", _rewritten_tree(_all_max)),
@@ -202,6 +220,8 @@ CODE_EXPLANATIONS: dict[str, str] = {
                               "plies from 0 at the root, and states at the limit are evaluated.",
     "right_to_left": "You searched the children right to left; search them in the order "
                      "game.actions gives them.",
+    "last_best_move": "You kept the last of equally good root moves: a later child replaces "
+                      "the best only if it is strictly better.",
     "ucb1_without_exploration": "You chose by win rate alone: UCB1 adds the exploration term "
                                 "c·sqrt(ln N / n).",
     "selected_most_visited": "You descended to the most visited child: that is how the move "

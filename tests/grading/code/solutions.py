@@ -191,3 +191,5 @@ def ucb1_select(game, state, stats, parent_visits, c):
     visits = [v for _, v in stats]
     return actions[visits.index(max(visits))]
 '''
+
+LAST_BEST_MOVE = ALPHABETA.replace("        if v > best:\n", "        if v >= best:\n")

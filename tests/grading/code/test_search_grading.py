@@ -37,6 +37,7 @@ def test_correct_alphabeta_passes_every_hidden_test(sandbox_config: SandboxConfi
     (solutions.DEPTH_ONE_TOO_DEEP, "depth_one_ply_too_deep"),
     (solutions.DEPTH_ONE_TOO_SHALLOW, "depth_off_by_one"),
     (solutions.PLAIN_MINIMAX, "no_pruning"),
+    (solutions.LAST_BEST_MOVE, "last_best_move"),
 ])
 def test_typical_mistakes_are_wrong_and_named(sandbox_config: SandboxConfig, source: str,
                                               code: str) -> None:
