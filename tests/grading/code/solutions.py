@@ -193,3 +193,16 @@ def ucb1_select(game, state, stats, parent_visits, c):
 '''
 
 LAST_BEST_MOVE = ALPHABETA.replace("        if v > best:\n", "        if v >= best:\n")
+
+PRINTING = '''
+def alphabeta_decision(game, state, depth):
+    while True:
+        print("thinking " * 1000)
+'''
+
+HOARDING = '''
+def alphabeta_decision(game, state, depth):
+    hoard = []
+    while True:
+        hoard.append(bytearray(50 * 1024 * 1024))
+'''

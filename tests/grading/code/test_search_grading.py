@@ -95,6 +95,18 @@ def test_an_endless_loop_is_a_time_limit(sandbox_config: SandboxConfig) -> None:
     assert result.fraction == 0
 
 
+@pytest.mark.parametrize(("source", "verdict"), [
+    (solutions.PRINTING, "output_limit"),
+    (solutions.HOARDING, "memory_limit"),
+])
+def test_resource_limits_are_verdicts_of_their_own(sandbox_config: SandboxConfig, source: str,
+                                                   verdict: str) -> None:
+    result = grade(source, config=sandbox_config, test_sets=["fixed_trees"])
+
+    assert [test["verdict"] for test in result.tests] == [verdict, verdict]
+    assert result.fraction == 0
+
+
 def test_tests_left_without_time_are_not_run(sandbox_config: SandboxConfig) -> None:
     result = grade_code("code_alphabeta", {}, SEED, solutions.LOOPING, limits=LIMITS,
                         budget_seconds=2, config=sandbox_config)
