@@ -171,8 +171,10 @@ CONTRACTS: dict[str, CodeContract] = {
         returns="action: the column to play in ``state``",
         task="Play Connect Four against a random player and a depth-2 alpha-beta searcher, "
              "as X and as O; a win scores 1, a draw 1/2. ``game.evaluate(state, player)`` "
-             "offers a window heuristic for depth-limited searches. Keep each move quick: "
-             "one round of moves in all games shares the time limit.",
+             "offers a window heuristic for depth-limited searches. Every game call crosses "
+             "into the grader (tens of microseconds each) and the whole series must finish "
+             "within about a minute: about a thousand calls per move (a depth-3 alpha-beta) "
+             "is safe, a depth-5 search is not.",
         conventions="",
         grading=AGENT_GRADING,
     ),
