@@ -38,7 +38,8 @@ class GameError(Exception):
 
 
 class State:
-    """An opaque handle to a game state the grader issued; equal handles are equal states."""
+    """Stand for a game state the grader issued, by an opaque handle (equal handles, equal
+    states)."""
 
     __slots__ = ("_handle",)
 
@@ -56,7 +57,7 @@ class State:
 
 
 class Action:
-    """An opaque handle to an action; ``label`` is the action's printable name."""
+    """Stand for an action by an opaque handle; ``label`` is the action's printable name."""
 
     __slots__ = ("_handle", "label")
 
@@ -225,7 +226,7 @@ def _player(value: object) -> str:
 
 
 class Game:
-    """The game as the student sees it: every method is answered by the grader.
+    """Present the game to the student: the grader answers every method.
 
     Answers are typed ``Any`` because they are decoded from the grader's frames at run time.
     """

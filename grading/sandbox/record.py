@@ -19,7 +19,7 @@ CALL_KINDS = ("players", "to_move", "actions", "result", "is_terminal", "utility
 
 @dataclass(frozen=True)
 class CallEvent:
-    """One game call the student's code made, in the order the grader answered them.
+    """Record one game call the student's code made; ``index`` is its place in the run.
 
     ``state`` is the grader's real state (``handle`` is the id the student saw); ``value`` is
     what the game answered (for ``result``, the new state, whose id is ``child_handle``);

@@ -4,8 +4,9 @@ The process chain, each link exec'ing the next so they share one pid and process
 ``sh`` (joins the run's cgroup, only when there is one) -> ``prlimit`` -> ``setpriv`` (drops
 to the unprivileged sandbox uid/gid with no groups, capabilities or bounding set) -> ``bwrap``
 (new namespaces of every kind, read-only ``/usr``, only the run directory, seccomp) ->
-``/usr/bin/python3 -I -S -B bootstrap.py``. bubblewrap is never started as root because it
-would keep capabilities inside the sandbox.
+``/usr/bin/python3 -I -S -B bootstrap.pyc``. bubblewrap is never started as root because it
+would keep capabilities inside the sandbox; a grader that is not root itself skips ``setpriv``
+and the sandbox runs as the grader's own uid.
 
 Safe to call from a Celery worker running as root: nothing here changes the worker's own
 credentials, signal handlers or cgroup, and the run directory is removed afterwards.
@@ -14,13 +15,18 @@ credentials, signal handlers or cgroup, and the run directory is removed afterwa
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import functools
 import os
 import secrets
 import select
 import shutil
 import signal
 import stat
+import struct
 import subprocess
+import tempfile
+import termios
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -37,6 +43,7 @@ from .protocol import FrameReader, encode_frame
 from .record import CallEvent, RunRecord, Verdict
 
 BOOTSTRAP = Path(__file__).with_name("bootstrap.py")
+BOOTSTRAP_PYC = "bootstrap.pyc"
 MOUNT_POINT = "/sandbox"
 PYTHON_FLAGS = ("-I", "-S", "-B", "-u", "-X", "utf8")
 """``-I``: no environment variables, user site or script directory on ``sys.path``; ``-S``: no
@@ -50,9 +57,10 @@ the sandbox is inside its cgroup before its first instruction (no race, no preex
 CGROUP_JOIN_FAILED = 125
 TMP_FILES = 4
 """The sandbox's ``/tmp`` holds this many files of the largest size ``max_file_bytes`` allows."""
-CPU_MEASURE_SLACK = 0.9
+CPU_MEASURE_SLACK = 0.5
 """Fraction of the CPU limit the measured time must reach for a SIGKILL to count as the CPU
-limit: cgroup accounting and the kernel's rlimit check sample at different moments."""
+limit. The kernel's RLIMIT_CPU check and rusage/cpuacct disagree by up to ~20% on a loaded
+host, so this only rules out a kill that cannot have been the CPU limit."""
 
 
 def check_host(config: SandboxConfig) -> dict[str, str]:
@@ -69,7 +77,24 @@ def check_host(config: SandboxConfig) -> dict[str, str]:
         raise SandboxUnavailable(
             f"{config.python} not found; install Debian's python3 (apt-get install python3)")
     seccomp.build_filter()
+    _compiled_bootstrap(config.python)
     return tools
+
+
+@functools.cache
+def _compiled_bootstrap(python: str) -> bytes:
+    """Return bootstrap.py compiled by the sandbox's own interpreter, once per worker process:
+    compiling it inside every run cost a few milliseconds of CPU at each start."""
+    script = ("import py_compile, sys; py_compile.compile(sys.argv[1], cfile=sys.argv[2], "
+              f"dfile='{MOUNT_POINT}/bootstrap.py', doraise=True)")
+    with tempfile.TemporaryDirectory() as scratch:
+        target = Path(scratch) / BOOTSTRAP_PYC
+        done = subprocess.run([python, "-I", "-S", "-c", script, str(BOOTSTRAP), str(target)],
+                              capture_output=True, text=True, env={})
+        if done.returncode != 0:
+            raise SandboxUnavailable(f"{python} cannot compile the sandbox bootstrap: "
+                                     f"{done.stderr.strip()[-500:]}")
+        return target.read_bytes()
 
 
 def run_in_sandbox(source: str, entry_point: str, args: Sequence[object], game: Game[Any, Any],
@@ -111,7 +136,7 @@ def run_in_sandbox(source: str, entry_point: str, args: Sequence[object], game: 
 
 @dataclass(frozen=True)
 class _Usage:
-    """What the run's cgroup measured; ``None`` where it could not (then rusage is used)."""
+    """Hold what the run's cgroup measured; ``None`` where it could not (rusage is used)."""
 
     cpu_seconds: float | None = None
     peak_memory: int | None = None
@@ -142,11 +167,11 @@ def _make_run_dir(config: SandboxConfig, run_id: str, source: str) -> Path:
     run_dir = base / f"run-{run_id}"
     run_dir.mkdir(mode=0o700)
     (run_dir / "solution.py").write_text(source, encoding="utf-8")
-    shutil.copyfile(BOOTSTRAP, run_dir / "bootstrap.py")
+    (run_dir / BOOTSTRAP_PYC).write_bytes(_compiled_bootstrap(config.python))
     if os.geteuid() == 0:
-        for path in (run_dir, run_dir / "solution.py", run_dir / "bootstrap.py"):
+        for path in (run_dir, run_dir / "solution.py", run_dir / BOOTSTRAP_PYC):
             os.chown(path, config.uid, config.gid)
-    for name in ("solution.py", "bootstrap.py"):
+    for name in ("solution.py", BOOTSTRAP_PYC):
         (run_dir / name).chmod(0o400)
     return run_dir
 
@@ -196,7 +221,7 @@ def _command(tools: dict[str, str], config: SandboxConfig, limits: SandboxLimits
         # cgroup they would be an unbounded store, so only the sized /tmp stays writable.
         "--remount-ro", "/dev", "--remount-ro", "/",
         "--seccomp", "{seccomp_fd}",
-        "--", config.python, *PYTHON_FLAGS, f"{MOUNT_POINT}/bootstrap.py",
+        "--", config.python, *PYTHON_FLAGS, f"{MOUNT_POINT}/{BOOTSTRAP_PYC}",
         "{read_fd}", "{write_fd}",
     ]
     return cmd
@@ -233,6 +258,7 @@ class _Session:
         self.stdout = _Stream(limits.max_output_bytes)
         self.stderr = _Stream(limits.max_output_bytes)
         self.outbox = bytearray()
+        self.channel_w = -1
         self.said_hello = False
         self.result: dict[str, Any] | None = None
         self.killed_for: Verdict | None = None
@@ -280,6 +306,7 @@ class _Session:
         assert proc.stdout is not None and proc.stderr is not None
         streams = {proc.stdout.fileno(): self.stdout, proc.stderr.fileno(): self.stderr}
         readers = {channel_r, *streams}
+        self.channel_w = channel_w
         for fd in (channel_r, channel_w, *streams):
             os.set_blocking(fd, False)
         pidfd = os.pidfd_open(proc.pid)
@@ -350,9 +377,10 @@ class _Session:
                 raise ProtocolViolation(f"expected hello, got {op!r}")
             self.said_hello = True
             return
-        if self.reader.pending or self.outbox:
-            # The bootstrap reads each reply (the start frame first) before writing again:
-            # bytes queued behind a message, or sent while ours is unread, are out of turn.
+        if self.reader.pending or self.outbox or _unread_bytes(self.channel_w):
+            # The bootstrap reads each reply (the start frame first) in full before writing
+            # again: bytes queued behind a message, or a message sent while our last reply
+            # still sits in the pipe or in our outbox, were written out of turn.
             raise ProtocolViolation("message written before the previous reply was read")
         if op == "call":
             if len(self.server.calls) >= self.limits.max_game_calls:
@@ -441,6 +469,13 @@ class _Session:
             hint = " (for example recursion too deep)" if signum == signal.SIGSEGV else ""
             return "runtime_error", f"crashed with {name}{hint}", None
         return "runtime_error", f"exited with status {status} without returning a result", None
+
+
+def _unread_bytes(pipe_fd: int) -> int:
+    """Return how many bytes sit in a pipe not yet read by its other end (FIONREAD works on
+    either end of a Linux pipe)."""
+    answer = fcntl.ioctl(pipe_fd, termios.FIONREAD, b"\0\0\0\0")
+    return int(struct.unpack("i", answer)[0])
 
 
 class _TooManyCalls(Exception):

@@ -298,7 +298,7 @@ def test_unsafe_base_directories_are_refused(sandbox_host: SandboxConfig,
 
 def test_broken_sandbox_start_is_a_sandbox_error(run: Runner,
                                                  sandbox_host: SandboxConfig) -> None:
-    config = SandboxConfig(base_dir=sandbox_host.base_dir, python="/usr/bin/false")
+    config = SandboxConfig(base_dir=sandbox_host.base_dir, bwrap="/usr/bin/false")
     record = run("def solve(game, state):\n    return 1\n", config=config)
     assert record.verdict == "sandbox_error"
     assert "did not start" in record.message
