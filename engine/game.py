@@ -73,14 +73,18 @@ Successors = Callable[[StateT], Sequence[tuple[ActionT, StateT]]]
 TerminalUtility = Callable[[StateT], Utility | None]
 """Return a state's utility for one fixed player if it is terminal, else ``None``."""
 
+ScoredSuccessors = Callable[[StateT], Sequence[tuple[ActionT, StateT, Utility | None]]]
+"""Expand a state: ``(action, child, terminal utility of child or None)`` for one player."""
+
 
 class Expanding(Protocol[StateT, ActionT_co]):
-    """Two optional :class:`Game` methods that let a search ask fewer, cheaper questions.
+    """Optional :class:`Game` methods that let a search ask fewer, cheaper questions.
 
-    A game may implement either or both; searches fall back on the plain protocol for the
-    one it lacks (see :func:`successor_function` and :func:`terminal_utility_function`).
-    Their answers must agree with the plain protocol's. A game that tabulates its positions
-    can answer them with a single look-up (``engine.games.tictactoe`` does).
+    A game may implement any of them; searches fall back on the plain protocol for those it
+    lacks (see :func:`successor_function`, :func:`terminal_utility_function` and
+    :func:`scored_successor_function`). Their answers must agree with the plain protocol's.
+    A game that tabulates its positions can answer each with a single look-up
+    (``engine.games.tictactoe`` does).
     """
 
     def successors(self, state: StateT) -> Sequence[tuple[ActionT_co, StateT]]:
@@ -94,6 +98,15 @@ class Expanding(Protocol[StateT, ActionT_co]):
         """Return a function giving ``utility(state, player)`` at terminal states, else None.
 
         Asked once per search, so the function it returns may be a bound table look-up.
+        """
+        ...
+
+    def scored_successors(self, player: str) -> ScoredSuccessors[StateT, ActionT_co]:
+        """Return a function giving a non-chance state's successors with their utilities.
+
+        For ``state`` it returns ``(action, child, terminal_utility(child))`` for each of
+        ``successors(state)``, where ``terminal_utility`` is ``terminal_utilities(player)``.
+        Asked once per search, like :meth:`terminal_utilities`.
         """
         ...
 
@@ -127,6 +140,27 @@ def terminal_utility_function(
         return utility(state, player) if is_terminal(state) else None
 
     return terminal_utility
+
+
+def scored_successor_function(
+    game: Game[StateT, ActionT], player: str
+) -> ScoredSuccessors[StateT, ActionT]:
+    """Return ``game.scored_successors(player)`` if the game has it, else an equivalent.
+
+    The fallback pairs :func:`successor_function` with :func:`terminal_utility_function`.
+    """
+    own: Callable[[str], ScoredSuccessors[StateT, ActionT]] | None = _optional(
+        game, "scored_successors"
+    )
+    if own is not None:
+        return own(player)
+    successors = successor_function(game)
+    terminal = terminal_utility_function(game, player)
+
+    def scored(state: StateT) -> Sequence[tuple[ActionT, StateT, Utility | None]]:
+        return [(action, child, terminal(child)) for action, child in successors(state)]
+
+    return scored
 
 
 def _optional(game: object, name: str) -> Any:

@@ -19,7 +19,7 @@ from functools import cache
 from typing import NamedTuple
 
 from engine.errors import GameError
-from engine.game import TerminalUtility
+from engine.game import ScoredSuccessors, TerminalUtility
 
 X = "X"
 O = "O"  # noqa: E741 -- the player's name, as written on the board
@@ -111,12 +111,20 @@ def _play(state: TicTacToeState, square: int) -> TicTacToeState:
 
 
 Successor = tuple[int, TicTacToeState]
+ScoredSuccessor = tuple[int, TicTacToeState, int | None]
 
 
 class _Successors(dict[TicTacToeState, tuple[Successor, ...]]):
     """Map each reachable position to its ``(square, child)`` pairs; refuse any other."""
 
     def __missing__(self, state: TicTacToeState) -> tuple[Successor, ...]:
+        raise _unreachable(state)
+
+
+class _ScoredSuccessors(dict[TicTacToeState, tuple[ScoredSuccessor, ...]]):
+    """Map each reachable position to ``(square, child, child's utility or None)``."""
+
+    def __missing__(self, state: TicTacToeState) -> tuple[ScoredSuccessor, ...]:
         raise _unreachable(state)
 
 
@@ -131,12 +139,17 @@ class _Tables:
     x_utility: dict[TicTacToeState, int]
     terminal_utility: dict[str, dict[TicTacToeState, int]]
     """Per player, that player's utility at each terminal position (no other position)."""
+    scored_successors: dict[str, _ScoredSuccessors]
+    """Per player, each position's successors with that player's utility of each child."""
 
 
 @cache
 def _tables() -> _Tables:
     """Walk the 5,478 positions reachable from the empty board once and tabulate them."""
-    tables = _Tables({}, {}, _Successors(), {}, {}, {X: {}, O: {}})
+    tables = _Tables(
+        {}, {}, _Successors(), {}, {}, {X: {}, O: {}},
+        {X: _ScoredSuccessors(), O: _ScoredSuccessors()},
+    )  # fmt: skip
     pending = [EMPTY_BOARD]
     while pending:
         state = pending.pop()
@@ -156,6 +169,10 @@ def _tables() -> _Tables:
             tables.terminal_utility[X][state] = x_utility
             tables.terminal_utility[O][state] = -x_utility
         pending.extend(children.values())
+    for player, scored in tables.scored_successors.items():
+        utility = tables.terminal_utility[player].get
+        for state, pairs in tables.successors.items():
+            scored[state] = tuple((square, child, utility(child)) for square, child in pairs)
     return tables
 
 
@@ -192,6 +209,7 @@ class TicTacToe:
         self._terminal = tables.terminal
         self._x_utility = tables.x_utility
         self._terminal_utility = tables.terminal_utility
+        self._scored_successors = tables.scored_successors
         self.successors = tables.successors.__getitem__
 
     def to_move(self, state: TicTacToeState) -> str:
@@ -239,6 +257,14 @@ class TicTacToe:
         None; its successors then raise :class:`GameError`.
         """
         return self._terminal_utility[X if player == X else O].get
+
+    def scored_successors(self, player: str) -> ScoredSuccessors[TicTacToeState, int]:
+        """Return a look-up of each position's ``(square, child, child's utility or None)``.
+
+        The optional :meth:`engine.game.Expanding.scored_successors`: the successors with
+        ``player``'s utility of each terminal child (None for the others), tabulated.
+        """
+        return self._scored_successors[X if player == X else O].__getitem__
 
     def chance_outcomes(self, state: TicTacToeState) -> Sequence[tuple[int, Fraction]]:
         """Return no outcomes: tic-tac-toe has no chance nodes."""

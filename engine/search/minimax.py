@@ -21,7 +21,7 @@ from engine.game import (
     StateT,
     Utility,
     as_utility,
-    successor_function,
+    scored_successor_function,
     terminal_utility_function,
 )
 from engine.search.common import (
@@ -82,11 +82,12 @@ def _counted_minimax(
 ) -> SearchResult[ActionT]:
     """Search the whole tree below ``root`` as :class:`_Minimax` does, counting in bulk.
 
-    Every node is visited: its terminal utility asked of the game, and, unless terminal,
-    its children generated and each searched in turn. The node and leaf totals go to
-    ``count`` once, when the search ends (also when it ends in an error).
+    Every node is visited: the game gives each parent's children with their terminal
+    utilities (None for a non-terminal child), and each non-terminal child is searched in
+    turn. The node and leaf totals go to ``count`` once, when the search ends (also when it
+    ends in an error).
     """
-    successors = successor_function(game)
+    successors = scored_successor_function(game, max_player)
     terminal = terminal_utility_function(game, max_player)
     to_move, result, chance_outcomes = game.to_move, game.result, game.chance_outcomes
     nodes = 0  # entered below the root
@@ -103,8 +104,7 @@ def _counted_minimax(
         if mover == max_player:
             children = successors(state)
             nodes += len(children)
-            for action, child in children:
-                found = terminal(child)
+            for action, child, found in children:
                 if found is None:
                     found, below = value(child)
                 else:
@@ -114,8 +114,7 @@ def _counted_minimax(
         elif mover != CHANCE:
             children = successors(state)
             nodes += len(children)
-            for action, child in children:
-                found = terminal(child)
+            for action, child, found in children:
                 if found is None:
                     found, below = value(child)
                 else:

@@ -16,7 +16,11 @@ from typing import Any
 import pytest
 
 from engine.errors import GameError
-from engine.game import successor_function, terminal_utility_function
+from engine.game import (
+    scored_successor_function,
+    successor_function,
+    terminal_utility_function,
+)
 from engine.games.tictactoe import EMPTY_BOARD, O, TicTacToe, TicTacToeState, X, parse_board
 from engine.search.common import SearchResult
 from engine.search.minimax import minimax
@@ -152,6 +156,8 @@ def test_tictactoe_optional_methods_match_the_protocol() -> None:
     game = TicTacToe()
     seen, pending = set(), [EMPTY_BOARD]
     terminal = {p: game.terminal_utilities(p) for p in (X, O)}
+    scored = {p: game.scored_successors(p) for p in (X, O)}
+    plain = PlainProtocol(game)
     while pending:
         state = pending.pop()
         if state in seen:
@@ -164,7 +170,12 @@ def test_tictactoe_optional_methods_match_the_protocol() -> None:
             expected = game.utility(state, player) if game.is_terminal(state) else None
             assert terminal[player](state) == expected
             assert terminal_utility_function(game, player)(state) == expected
+            assert terminal_utility_function(plain, player)(state) == expected
+            triples = [(a, c, terminal[player](c)) for a, c in pairs]
+            assert list(scored[player](state)) == triples
+            assert list(scored_successor_function(plain, player)(state)) == triples
         assert successor_function(game)(state) == pairs
+        assert list(successor_function(plain)(state)) == list(pairs)
         pending.extend(c for _, c in pairs)
     assert len(seen) == 5_478
 
@@ -173,6 +184,8 @@ def test_unreachable_tictactoe_state_is_refused_on_the_fast_path() -> None:
     bad = TicTacToeState(0b111, 0, O)  # X has a line, yet it's O's turn with no O marks
     with pytest.raises(GameError, match="cannot arise in play"):
         TicTacToe().successors(bad)
+    with pytest.raises(GameError, match="cannot arise in play"):
+        TicTacToe().scored_successors(X)(bad)
     with pytest.raises(GameError, match="cannot arise in play"):
         minimax(TicTacToe(), bad, max_player=X, tracer=NodeCounter())
 
