@@ -32,6 +32,8 @@ from accounts.models import Course, Role, User
 from accounts.services import create_account, create_course, enroll
 from config.api import ApiError
 from exercises.models import ProblemSet
+from exercises.selectors import students_missing_variants
+from exercises.services import publish_problem_set
 from lti.models import (
     LineItem,
     LtiContext,
@@ -324,6 +326,20 @@ def _remember_grade_service(link: LtiResourceLink, endpoint: Any) -> None:
         )
 
 
+def generate_missing_variants(problem_set: ProblemSet) -> bool:
+    """Start generating the variants of students enrolled after the problem set was published
+    (LMS users arrive at their first launch or roster sync); return whether it started.
+
+    Only a published (ready) set is extended: a draft stays the instructor's to publish.
+    """
+    if problem_set.status != ProblemSet.Status.READY:
+        return False
+    if not students_missing_variants(problem_set):
+        return False
+    publish_problem_set(problem_set)
+    return True
+
+
 # --- deep linking ----------------------------------------------------------------------------
 
 
@@ -388,7 +404,8 @@ class RosterSync:
 
 def sync_roster(*, context: LtiContext) -> RosterSync:
     """Enrol every active member of the LMS course (Names and Role Provisioning Service) in
-    its Cutoff course, creating and linking accounts as launches do."""
+    its Cutoff course, creating and linking accounts as launches do, and start generating
+    the newcomers' variants of the course's published problem sets."""
     if not context.memberships_url:
         raise LtiException("the platform offered no roster service (NRPS) for this course")
     platform = context.platform
@@ -408,6 +425,8 @@ def sync_roster(*, context: LtiContext) -> RosterSync:
         enrolled += 1
     context.roster_synced_at = timezone.now()
     context.save(update_fields=["roster_synced_at"])
+    for problem_set in ProblemSet.objects.filter(course=context.course):
+        generate_missing_variants(problem_set)
     return RosterSync(enrolled=enrolled, skipped=skipped)
 
 

@@ -135,6 +135,11 @@ def _resource_page(
     request: HttpRequest, launch: services.Launch, link: LtiResourceLink, roster_sync_queued: bool
 ) -> HttpResponse:
     variant = Variant.objects.filter(problem_set=link.problem_set, student=launch.user).first()
+    generating = (
+        variant is None
+        and launch.role == Role.STUDENT
+        and services.generate_missing_variants(link.problem_set)
+    )
     return render(
         request,
         "lti/launched.html",
@@ -144,6 +149,7 @@ def _resource_page(
             "user": launch.user,
             "variant": variant,
             "roster_sync_queued": roster_sync_queued,
+            "generating": generating,
         },
     )
 

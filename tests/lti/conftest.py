@@ -95,13 +95,15 @@ def make_problem_set(
     course: Any, owner: Any, title: str = "Minimax quiz", points: str = "10"
 ) -> Any:
     """Create a problem set with one item worth ``points`` in ``course``."""
+    from exercises.kinds import get_kind
     from exercises.models import Item, ProblemSet
 
     problem_set = ProblemSet.objects.create(
         course=course, title=title, seed="seed-1", created_by=owner
     )
+    params = get_kind("minimax").clean_params({"ask_nodes": 0})
     Item.objects.create(
-        problem_set=problem_set, position=1, kind="minimax", params={}, points=Decimal(points)
+        problem_set=problem_set, position=1, kind="minimax", params=params, points=Decimal(points)
     )
     return problem_set
 

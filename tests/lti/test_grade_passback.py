@@ -236,15 +236,12 @@ def test_grading_a_submission_through_grading_sends_the_score(
     django_capture_on_commit_callbacks: Any,
 ) -> None:
     from exercises.generation import generate_item
-    from exercises.kinds import get_kind
     from exercises.models import Variant, VariantItem
     from grading.models import Submission
     from grading.services import grade_submission as grade_with_grading
 
     problem_set, student = linked_student()
     item = problem_set.items.get()
-    item.params = get_kind("minimax").clean_params({"ask_nodes": 0})
-    item.save()
     generated = generate_item("minimax", item.params, "passback")
     variant = Variant.objects.create(problem_set=problem_set, student=student, seed="v")
     variant_item = VariantItem.objects.create(

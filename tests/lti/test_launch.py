@@ -125,6 +125,39 @@ def test_a_learner_seen_before_becomes_instructor_when_the_lms_says_so(
     assert user.enrollments.get().role == Role.INSTRUCTOR
 
 
+def test_a_student_new_to_a_published_problem_set_gets_a_variant_generated(
+    simulator: PlatformSimulator,
+    platform: Any,
+    instructor: Any,
+    celery_eager: None,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    from exercises.models import ProblemSet, Variant
+
+    link = bind_link(platform, simulator, instructor[0])
+    problem_set = link["problem_set"]
+    ProblemSet.objects.filter(pk=problem_set.pk).update(status=ProblemSet.Status.READY)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = launch(Client(), simulator, "learner-1", ["Learner"], custom=link["custom"])
+    assert b"being generated" in response.content
+    user = LtiUserLink.objects.get(subject="learner-1").user
+    variant = Variant.objects.get(problem_set=problem_set, student=user)
+    assert ProblemSet.objects.get(pk=problem_set.pk).status == ProblemSet.Status.READY
+    again = launch(Client(), simulator, "learner-1", ["Learner"], custom=link["custom"])
+    assert f'data-assignment="{variant.pk}"'.encode() in again.content
+
+
+def test_a_draft_problem_set_is_left_for_the_instructor_to_publish(
+    simulator: PlatformSimulator, platform: Any, instructor: Any
+) -> None:
+    from exercises.models import Variant
+
+    link = bind_link(platform, simulator, instructor[0])
+    response = launch(Client(), simulator, "learner-1", ["Learner"], custom=link["custom"])
+    assert b"your instructor publishes it" in response.content
+    assert not Variant.objects.exists()
+
+
 def test_roles_cutoff_does_not_serve_are_refused(
     simulator: PlatformSimulator, platform: Any
 ) -> None:

@@ -206,3 +206,27 @@ def test_an_admin_revokes_api_clients(instructor: Any) -> None:
     )
     assert response.status_code == 302
     assert ApiClient.objects.get().revoked_at is not None
+
+
+def test_a_roster_sync_generates_the_newcomers_variants_of_published_sets(
+    simulator: PlatformSimulator,
+    platform: Any,
+    instructor: Any,
+    celery_eager: None,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    from exercises.models import ProblemSet, Variant
+
+    simulator.members = ROSTER[:3]
+    link = bind_link(platform, simulator, instructor[0])
+    ProblemSet.objects.filter(pk=link["problem_set"].pk).update(status=ProblemSet.Status.READY)
+    with django_capture_on_commit_callbacks(execute=True):
+        launch(
+            Client(), simulator, "teacher-1", ["Instructor"], custom=link["custom"], with_nrps=True
+        )
+    students = set(
+        Variant.objects.filter(problem_set=link["problem_set"]).values_list(
+            "student__lti_links__subject", flat=True
+        )
+    )
+    assert students == {"ana", "bo"}
