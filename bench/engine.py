@@ -217,12 +217,17 @@ def main() -> None:
     """Run both sections and print the machine they ran on."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--repeat", type=int, default=5, help="timed runs of each search")
+    parser.add_argument(
+        "--only", choices=("tictactoe", "connect4"), help="run one section, not both"
+    )
     args = parser.parse_args()
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     print(f"Python {platform.python_version()} on {platform.machine()} {platform.system()}, "
           f"{os.cpu_count()} CPUs, load average {load} (other work skews the timings)")  # fmt: skip
-    tictactoe_section(args.repeat)
-    connect4_section(args.repeat)
+    if args.only != "connect4":
+        tictactoe_section(args.repeat)
+    if args.only != "tictactoe":
+        connect4_section(args.repeat)
     peak_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print(f"Process peak RSS (aima3's imports included): {peak_rss / 1024:.0f} MiB")
 
