@@ -173,8 +173,8 @@ CONTRACTS: dict[str, CodeContract] = {
              "as X and as O; a win scores 1, a draw 1/2. ``game.evaluate(state, player)`` "
              "offers a window heuristic for depth-limited searches. Every game call crosses "
              "into the grader (tens of microseconds each) and the whole series must finish "
-             "within about a minute: about a thousand calls per move (a depth-3 alpha-beta) "
-             "is safe, a depth-5 search is not.",
+             "within about a minute: a depth-4 alpha-beta (about 10 s for the series) is "
+             "safe, a depth-5 one (about 40 s) is not.",
         conventions="",
         grading=AGENT_GRADING,
     ),
