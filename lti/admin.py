@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin
+from django.db import models
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
@@ -32,6 +33,8 @@ class PlatformAdmin(admin.ModelAdmin):
     search_fields = ["name", "issuer", "client_id"]
     readonly_fields = ["kid", "created_at"]
     exclude = ["tool_key"]
+    # LMS endpoints are HTTPS; a URL typed without a scheme means https.
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
 
     @admin.display(description="our key id (kid)")
     def kid(self, platform: Platform) -> str:
