@@ -1,0 +1,140 @@
+"""A small classroom with one of every object the API exposes, for the hardening tests.
+
+Two courses (each with its instructor), two students of the first course, a ready problem set
+with a typed-answer item and a code item, both students' variants, a graded submission and a
+code submission of the owner, a regrade, a webhook with a delivery, an LMS platform with a
+course context and a passback, and API clients of the instructor with and without scopes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from accounts.models import Course
+from accounts.services import create_account
+from exercises.generation import generate_item, item_seed, variant_seed
+from exercises.kinds import get_kind
+from exercises.models import Item, ProblemSet, Variant, VariantItem
+from exercises.services import split_points
+from grading import services as grading_services
+from grading.models import Regrade, Submission, Webhook, WebhookDelivery
+from lti.clients import create_api_client
+from lti.models import ApiClient, LtiContext
+from lti.services import register_platform
+
+TYPED_POSITION = 1
+CODE_POSITION = 2
+PERSONAS = ("anonymous", "owner", "classmate", "instructor", "outsider", "lms", "lms_unscoped")
+"""Who asks: nobody; the student whose objects they are; another student of the course; the
+course's instructor; another course's instructor; an LMS client of the instructor with every
+scope; the same instructor's LMS client with no scope any endpoint asks for."""
+
+
+@dataclass
+class World:
+    """Hold the ids of the objects and the Authorization header of each persona."""
+
+    ids: dict[str, int] = field(default_factory=dict)
+    authorization: dict[str, str] = field(default_factory=dict)
+    key_of_owner: dict[str, Any] = field(default_factory=dict)
+
+
+def _variant(problem_set: ProblemSet, student: Any) -> Variant:
+    variant = Variant.objects.create(
+        problem_set=problem_set, student=student,
+        seed=variant_seed(problem_set.seed, student.pk),
+    )
+    for item in problem_set.items.all():
+        seed = item_seed(problem_set.seed, student.pk, item.position)
+        generated = generate_item(item.kind, item.params, seed)
+        VariantItem.objects.create(
+            variant=variant, item=item, position=item.position, seed=seed,
+            problem=generated.problem, prompt=generated.prompt,
+            answer_key=generated.answer_key, trace=generated.trace,
+            engine_version=generated.engine_version,
+        )
+    return variant
+
+
+def _item(problem_set: ProblemSet, position: int, kind: str, points: str) -> Item:
+    params = get_kind(kind).clean_params({})
+    return Item.objects.create(
+        problem_set=problem_set, position=position, kind=kind, params=params,
+        points=Decimal(points), part_points=split_points(kind, params, Decimal(points)),
+    )
+
+
+def build_world(**problem_set_settings: Any) -> World:
+    """Create the classroom and return the ids and credentials the tests address it by."""
+    world = World()
+    course = Course.objects.create(slug="search-101", title="Adversarial search")
+    other_course = Course.objects.create(slug="other-101", title="Another course")
+    instructor, instructor_token = create_account(
+        username="ines", role="instructor", course=course
+    )
+    _, outsider_token = create_account(username="otto", role="instructor", course=other_course)
+    owner, owner_token = create_account(username="sara", role="student", course=course)
+    classmate, classmate_token = create_account(username="tomas", role="student", course=course)
+
+    problem_set = ProblemSet.objects.create(
+        course=course, title="Week 3", seed="hardening", created_by=instructor,
+        status=ProblemSet.Status.READY, max_attempts=5, **problem_set_settings,
+    )
+    _item(problem_set, TYPED_POSITION, "alphabeta", "4")
+    _item(problem_set, CODE_POSITION, "code_minimax", "3")
+    variant = _variant(problem_set, owner)
+    classmate_variant = _variant(problem_set, classmate)
+    typed_item = variant.items.get(position=TYPED_POSITION)
+    world.key_of_owner = dict(typed_item.answer_key)
+
+    submission = Submission.objects.create(
+        variant_item=typed_item, student=owner, attempt_number=1,
+        kind=Submission.Kind.ANSWER, answer=dict(typed_item.answer_key),
+    )
+    grading_services.grade_submission(submission.pk)
+    code_submission = Submission.objects.create(
+        variant_item=variant.items.get(position=CODE_POSITION), student=owner,
+        attempt_number=1, kind=Submission.Kind.CODE, source="def f():\n    return 1\n",
+    )
+    regrade = Regrade.objects.create(problem_set=problem_set, requested_by=instructor)
+    webhook = Webhook.objects.create(owner=instructor, url="http://127.0.0.1:9/hook",
+                                     course=course)
+    WebhookDelivery.objects.create(webhook=webhook, event_type="submission.graded",
+                                   submission=submission, payload={"id": "x"})
+    platform = register_platform(
+        owner=instructor, name="Moodle", issuer="https://lms.invalid",
+        client_id="cutoff", deployment_ids=["1"],
+        auth_login_url="https://lms.invalid/auth", auth_token_url="https://lms.invalid/token",
+        key_set_url="https://lms.invalid/jwks",
+    )
+    context = LtiContext.objects.create(
+        platform=platform, context_id="ctx-1", title="Search", course=course,
+        memberships_url="https://lms.invalid/memberships",
+    )
+    _, lms_token = create_api_client(owner=instructor, name="LMS",
+                                     scopes=list(ApiClient.Scope.values))
+    _, unscoped_token = create_api_client(owner=instructor, name="LMS without scopes",
+                                          scopes=[ApiClient.Scope.PROBLEM_SETS_WRITE])
+    spare_client, _ = create_api_client(owner=instructor, name="spare",
+                                        scopes=[ApiClient.Scope.GRADES_READ])
+
+    world.ids = {
+        "course_id": course.pk, "other_course_id": other_course.pk,
+        "problem_set_id": problem_set.pk, "variant_id": variant.pk,
+        "classmate_variant_id": classmate_variant.pk,
+        "submission_id": submission.pk, "code_submission_id": code_submission.pk,
+        "regrade_id": regrade.pk, "webhook_id": webhook.pk, "platform_id": platform.pk,
+        "context_id": context.pk, "client_id": spare_client.pk,
+    }
+    world.authorization = {
+        "anonymous": "",
+        "owner": f"Token {owner_token}",
+        "classmate": f"Token {classmate_token}",
+        "instructor": f"Token {instructor_token}",
+        "outsider": f"Token {outsider_token}",
+        "lms": f"Bearer {lms_token}",
+        "lms_unscoped": f"Bearer {unscoped_token}",
+    }
+    return world
