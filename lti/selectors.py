@@ -10,6 +10,7 @@ from accounts.models import User
 from accounts.selectors import courses_taught_by
 from exercises.models import ProblemSet
 from grading.models import Submission
+from grading.selectors import counted_submission
 from lti.models import ApiClient, LtiContext, LtiResourceLink, Platform, ScorePassback, ToolKey
 
 AGS_SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
@@ -47,22 +48,19 @@ def problem_set_max_score(problem_set: ProblemSet) -> Decimal:
 
 
 def problem_set_score(problem_set: ProblemSet, student: User) -> Decimal:
-    """Return ``student``'s score on ``problem_set``: per item, the best or the last graded
-    submission (the set's score policy), summed."""
-    graded = Submission.objects.filter(
-        student=student,
-        variant_item__variant__problem_set=problem_set,
-        status=Submission.Status.GRADED,
-        score__isnull=False,
-    ).order_by("graded_at", "id")
-    per_item: dict[int, Decimal] = {}
-    for submission in graded.only("variant_item_id", "score"):
-        previous = per_item.get(submission.variant_item_id)
-        if problem_set.score_policy == ProblemSet.ScorePolicy.LAST or previous is None:
-            per_item[submission.variant_item_id] = submission.score
-        else:
-            per_item[submission.variant_item_id] = max(previous, submission.score)
-    return sum(per_item.values(), Decimal(0))
+    """Return ``student``'s total on ``problem_set`` as the gradebook counts it: per item, the
+    submission the set's score policy picks (best or last), summed."""
+    by_item: dict[int, list[Submission]] = {}
+    submissions = Submission.objects.filter(
+        student=student, variant_item__variant__problem_set=problem_set
+    ).only("variant_item_id", "status", "score", "attempt_number")
+    for submission in submissions:
+        by_item.setdefault(submission.variant_item_id, []).append(submission)
+    counted = [counted_submission(group, problem_set.score_policy) for group in by_item.values()]
+    return sum(
+        (chosen.score for chosen in counted if chosen is not None and chosen.score is not None),
+        Decimal(0),
+    )
 
 
 def resource_links_for_passback(problem_set_id: int, student_id: int) -> list[LtiResourceLink]:
