@@ -151,6 +151,7 @@ class StarterFileApi(APIView):
 
     @extend_schema(
         tags=["code"],
+        operation_id="code_starter_file",
         summary="Starter file of a code item",
         description=(
             "The Python file to start from: the game interface, the function to write, what it "
@@ -193,6 +194,7 @@ class CodeSubmissionCreateApi(APIView):
 
     @extend_schema(
         tags=["code"],
+        operation_id="code_submission_create",
         summary="Submit code",
         description=(
             "Stores the code before answering 202 and runs it in the sandbox on the item's "
@@ -262,6 +264,7 @@ class CodeSubmissionDetailApi(APIView):
 
     @extend_schema(
         tags=["code"],
+        operation_id="code_submission_retrieve",
         summary="A code submission and its report",
         responses={200: CodeSubmissionOutputSerializer,
                    404: OpenApiResponse(description="not found")},
