@@ -8,6 +8,8 @@ from typing import Any
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.openapi import AutoSchema
 
+from lti.authentication import declared_scopes
+
 
 class QualifiedNameAutoSchema(AutoSchema):
     """Name a nested serializer's component after its outer class too.
@@ -29,6 +31,10 @@ class ApiClientTokenScheme(OpenApiAuthenticationExtension):
 
     target_class = "lti.authentication.ApiClientTokenAuthentication"
     name = "apiClientToken"
+
+    def get_security_requirement(self, auto_schema: Any) -> dict[str, list[str]] | None:
+        """Offer client tokens only on operations that accept them (declare a scope)."""
+        return {self.name: []} if declared_scopes(auto_schema.view) else None
 
     def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
         """Return the bearer security scheme."""
