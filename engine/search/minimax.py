@@ -32,7 +32,15 @@ from engine.search.common import (
     ordered,
     root_player,
 )
-from engine.search.trace import NEG_INF, POS_INF, BulkCount, NullTracer, Tracer, bulk_count
+from engine.search.trace import (
+    NEG_INF,
+    POS_INF,
+    BulkCount,
+    NullTracer,
+    Tracer,
+    bulk_count,
+    listens,
+)
 
 
 def minimax(
@@ -67,7 +75,12 @@ def minimax(
     if count is not None and depth_limit is None and order is None and terminal_value is None:
         return _counted_minimax(game, state, player, count)
     search = _Minimax(
-        game, player, Horizon(depth_limit, evaluator, terminal_value), order, tracer
+        game,
+        player,
+        Horizon(depth_limit, evaluator, terminal_value),
+        order,
+        tracer,
+        listens(tracer, "exit"),
     )
     value, line = search.value(state, 0)
     return SearchResult(value, line[0] if line else None, line)
@@ -154,6 +167,8 @@ class _Minimax(Generic[StateT, ActionT]):
     horizon: Horizon[StateT]
     order: Order[StateT, ActionT] | None
     tracer: Tracer
+    exits: bool = True
+    """Whether to send ``exit`` events (not to a tracer that ignores them)."""
 
     def value(self, state: StateT, depth: int) -> tuple[Utility, tuple[ActionT, ...]]:
         """Return ``state``'s value and the best line of actions below it."""
@@ -162,7 +177,8 @@ class _Minimax(Generic[StateT, ActionT]):
         stop = self.horizon.stop_value(game, state, depth, self.max_player)
         if stop is not None:
             tracer.leaf(state, depth, stop)
-            tracer.exit(state, depth, stop, None)
+            if self.exits:
+                tracer.exit(state, depth, stop, None)
             return stop, ()
         mover = game.to_move(state)
         best: Utility
@@ -184,7 +200,8 @@ class _Minimax(Generic[StateT, ActionT]):
             if found is None:
                 raise GameError(f"non-terminal state {state!r} has no legal actions")
             best = found
-        tracer.exit(state, depth, best, None)
+        if self.exits:
+            tracer.exit(state, depth, best, None)
         return best, line
 
 

@@ -73,6 +73,15 @@ def bulk_count(tracer: Tracer) -> BulkCount | None:
     return None
 
 
+def listens(tracer: Tracer, event: str) -> bool:
+    """Return whether ``tracer`` may act on ``event`` (``"enter"``, ``"leaf"``, ...).
+
+    False only when its class keeps :class:`NullTracer`'s do-nothing method for that event,
+    so a search may skip sending it.
+    """
+    return getattr(type(tracer), event, None) is not getattr(NullTracer, event)
+
+
 class NullTracer:
     """Ignore every event (the default tracer)."""
 

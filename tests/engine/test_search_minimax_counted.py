@@ -31,6 +31,7 @@ from engine.search.trace import (
     RecordingTracer,
     TeeTracer,
     bulk_count,
+    listens,
 )
 from engine.tree import TreeGame, parse_tree
 
@@ -94,6 +95,14 @@ def test_bulk_count_only_for_tracers_that_declare_it() -> None:
     counter.count(5, 3)
     counter.count(2, 1)
     assert (counter.nodes, counter.leaves, counter.cutoffs) == (7, 4, 0)
+
+
+def test_listens_only_where_a_tracer_overrides_the_no_op() -> None:
+    assert not listens(NodeCounter(), "exit")
+    assert listens(NodeCounter(), "enter") and listens(NodeCounter(), "leaf")
+    assert not any(listens(NullTracer(), e) for e in ("enter", "leaf", "cutoff", "exit"))
+    assert all(listens(RecordingTracer(), e) for e in ("enter", "leaf", "cutoff", "exit"))
+    assert listens(TeeTracer(), "exit")
 
 
 def test_full_tictactoe_tree_on_both_paths() -> None:
