@@ -71,3 +71,14 @@ def test_connect4_series_is_scored_by_results_and_reproducible(
     assert versus_random["verdict"] == "passed" and versus_random["score"] == 1
     assert all("your agent won" in message for message in versus_random["messages"])
     assert 0 < first.fraction <= 1
+
+
+def test_a_series_that_outlasts_the_budget_ends_in_a_time_limit(
+        sandbox_config: SandboxConfig) -> None:
+    source = ("import time\n\n\ndef choose_move(game, state):\n    time.sleep(0.5)\n"
+              "    return game.actions(state)[0]\n")
+    result = grade_code("code_connect4_agent", {}, "seed", source, limits=AGENT_LIMITS,
+                        budget_seconds=1.0, config=sandbox_config)
+
+    assert [test["verdict"] for test in result.tests] == ["time_limit", "time_limit"]
+    assert result.fraction == 0
