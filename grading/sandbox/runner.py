@@ -59,7 +59,7 @@ TMP_FILES = 4
 """The sandbox's ``/tmp`` holds this many files of the largest size ``max_file_bytes`` allows."""
 CPU_MEASURE_SLACK = 0.5
 """Fraction of the CPU limit the measured time must reach for a SIGKILL to count as the CPU
-limit. The kernel's RLIMIT_CPU check and rusage/cpuacct disagree by up to ~20% on a loaded
+limit. The kernel's RLIMIT_CPU clock runs up to a third ahead of rusage/cpuacct on a loaded
 host, so this only rules out a kill that cannot have been the CPU limit."""
 
 
@@ -115,10 +115,11 @@ def run_in_sandbox(source: str, entry_point: str, args: Sequence[object], game: 
     server = GameServer(game, evaluator=evaluator, players=players, recorder=recorder)
     start = {"entry": entry_point, "args": server.start_args(args)}
     run_id = secrets.token_hex(8)
-    run_dir = _make_run_dir(config, run_id, source)
+    run_dir = _prepare_base_dir(config.base_dir.absolute()) / f"run-{run_id}"
     cgroup: cgroups.RunCgroup | str = "unavailable: disabled in SandboxConfig"
     usage = _Usage()
     try:
+        _make_run_dir(run_dir, config, source)
         if config.use_cgroup:
             cgroup = cgroups.create_run_cgroup(f"cutoff-{run_id}", limits, config.cgroup_parent)
         session = _Session(server, start, limits,
@@ -143,9 +144,12 @@ class _Usage:
     oom_killed: bool = False
 
 
-def _check_base_dir(base: Path) -> None:
-    """Refuse a base directory another user could swap or fill (it may sit in /tmp), or one
-    the sandbox uid cannot reach to bind its run directory."""
+def _prepare_base_dir(base: Path) -> Path:
+    """Create the base directory if needed and return it; refuse one another user could swap
+    or fill (it may sit in /tmp), or one the sandbox uid cannot reach to bind its run dir."""
+    # Root-owned and not listable, so one run's directory name is not discoverable from another
+    # user on the host; the sandbox uid needs only to traverse it.
+    base.mkdir(mode=0o711, parents=True, exist_ok=True)
     info = base.lstat()
     if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o022:
         raise SandboxUnavailable(
@@ -156,15 +160,10 @@ def _check_base_dir(base: Path) -> None:
             raise SandboxUnavailable(
                 f"the sandbox uid cannot reach {base}: {directory} lacks o+x; "
                 "set SandboxConfig.base_dir to a directory under /tmp or /var")
+    return base
 
 
-def _make_run_dir(config: SandboxConfig, run_id: str, source: str) -> Path:
-    base = config.base_dir.absolute()
-    # Root-owned and not listable, so one run's directory name is not discoverable from another
-    # user on the host; the sandbox uid needs only to traverse it.
-    base.mkdir(mode=0o711, parents=True, exist_ok=True)
-    _check_base_dir(base)
-    run_dir = base / f"run-{run_id}"
+def _make_run_dir(run_dir: Path, config: SandboxConfig, source: str) -> None:
     run_dir.mkdir(mode=0o700)
     (run_dir / "solution.py").write_text(source, encoding="utf-8")
     (run_dir / BOOTSTRAP_PYC).write_bytes(_compiled_bootstrap(config.python))
@@ -173,7 +172,6 @@ def _make_run_dir(config: SandboxConfig, run_id: str, source: str) -> Path:
             os.chown(path, config.uid, config.gid)
     for name in ("solution.py", BOOTSTRAP_PYC):
         (run_dir / name).chmod(0o400)
-    return run_dir
 
 
 def _command(tools: dict[str, str], config: SandboxConfig, limits: SandboxLimits,
@@ -309,7 +307,12 @@ class _Session:
         self.channel_w = channel_w
         for fd in (channel_r, channel_w, *streams):
             os.set_blocking(fd, False)
+        # poll, not select: a long-lived worker's descriptors can be numbered past 1024.
+        poller = select.poll()
+        for fd in readers:
+            poller.register(fd, select.POLLIN)
         pidfd = os.pidfd_open(proc.pid)
+        poller.register(pidfd, select.POLLIN)
         deadline = began + self.limits.wall_seconds
         exited_at: float | None = None
         try:
@@ -322,23 +325,24 @@ class _Session:
                 if exited_at is not None and now >= exited_at + DRAIN_SECONDS:
                     return
                 timeout = (deadline if exited_at is None else exited_at + DRAIN_SECONDS) - now
-                writers = [channel_w] if self.outbox else []
-                watched = [*readers] + ([pidfd] if exited_at is None else [])
-                readable, writable, _ = select.select(watched, writers, [], max(timeout, 0))
-                if pidfd in readable:
+                if self.outbox:
+                    poller.register(channel_w, select.POLLOUT)
+                events = dict(poller.poll(max(timeout, 0) * 1000))
+                if self.outbox:
+                    poller.unregister(channel_w)
+                if pidfd in events and exited_at is None:
                     exited_at = time.monotonic()
-                if channel_w in writable:
-                    with contextlib.suppress(BlockingIOError, BrokenPipeError):
-                        del self.outbox[:os.write(channel_w, self.outbox)]
-                for fd in readable:
-                    if fd == pidfd:
-                        continue
+                    poller.unregister(pidfd)
+                if channel_w in events:
+                    self._flush(channel_w)
+                for fd in events.keys() & readers:
                     try:
                         chunk = os.read(fd, 65536)
                     except BlockingIOError:
                         continue
                     if not chunk:
                         readers.discard(fd)
+                        poller.unregister(fd)
                     elif fd == channel_r:
                         self._on_channel(proc, chunk)
                     else:
@@ -351,6 +355,15 @@ class _Session:
                         return
         finally:
             os.close(pidfd)
+
+    def _flush(self, channel_w: int) -> None:
+        try:
+            del self.outbox[:os.write(channel_w, self.outbox)]
+        except BlockingIOError:
+            pass
+        except BrokenPipeError:
+            # The student closed its end: nobody will read the rest, and retrying would spin.
+            self.outbox.clear()
 
     def _on_channel(self, proc: subprocess.Popen[bytes], chunk: bytes) -> None:
         if self.killed_for is not None:

@@ -678,3 +678,21 @@ def solve(game, state):
 ''')
     assert i386.verdict == "runtime_error"
     assert "SIGSYS" in i386.message
+
+
+def test_closing_the_channel_ends_the_run_cleanly(run: Runner) -> None:
+    record = run('''
+import os, sys, time
+def solve(game, state):
+    os.close(int(sys.argv[1]))
+    try:
+        game.actions(state)
+    except OSError:
+        pass
+    time.sleep(1)
+    return "still here"
+''')
+    # The reply could not be delivered; the student's own result still arrives on fd 4.
+    assert record.verdict == "ok"
+    assert record.return_value == "still here"
+    assert record.wall_seconds < FAST.wall_seconds
