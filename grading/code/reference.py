@@ -74,6 +74,7 @@ class _PathRecorder:
         return getattr(self._game, name)
 
     def result(self, state: Hashable, action: Hashable) -> Hashable:
+        """Return the game's result, noting the moves that reach it."""
         child = self._game.result(state, action)
         if state == self._root:
             self.root_moves[child] = action
