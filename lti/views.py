@@ -165,9 +165,13 @@ def deep_link_select_view(request: HttpRequest) -> HttpResponse:
         return error_page(
             request, "This selection has expired; choose “Select content” again in the LMS.", 403
         )
-    context = LtiContext.objects.select_related("platform__tool_key", "course").get(
-        pk=pending[launch_id]
+    context = (
+        LtiContext.objects.select_related("platform__tool_key", "course")
+        .filter(pk=pending[launch_id])
+        .first()
     )
+    if context is None:
+        return error_page(request, "This LMS course is no longer linked to Cutoff.", status=404)
     problem_set_id = request.POST.get("problem_set", "")
     problem_set = (
         problem_sets_for_deep_linking(context).filter(pk=problem_set_id).first()

@@ -259,6 +259,19 @@ def test_a_replayed_launch_is_refused(
     assert b"already used" in replay.content
 
 
+def test_a_launch_posted_from_another_browser_is_refused(
+    simulator: PlatformSimulator, platform: Any
+) -> None:
+    redirect = start_login(Client(), simulator, "learner-1")
+    claims = simulator.launch_claims(
+        nonce=redirect.params["nonce"], subject="learner-1", roles=["Learner"]
+    )
+    response = Client().post(
+        "/lti/launch/", {"id_token": simulator.sign(claims), "state": redirect.params["state"]}
+    )
+    assert response.status_code == 403 and b"blocked Cutoff&#x27;s cookies" in response.content
+
+
 def test_a_nonce_the_tool_never_issued_is_refused(
     simulator: PlatformSimulator, platform: Any
 ) -> None:
@@ -304,17 +317,17 @@ def test_a_launch_from_an_unknown_deployment_is_refused(
 def test_a_launch_from_a_deactivated_platform_is_refused(
     simulator: PlatformSimulator, platform: Any
 ) -> None:
-    redirect = start_login(Client(), simulator, "learner-1")
+    browser = Client()
+    redirect = start_login(browser, simulator, "learner-1")
     platform.is_active = False
     platform.save()
-    browser = Client()
     claims = simulator.launch_claims(
         nonce=redirect.params["nonce"], subject="learner-1", roles=["Learner"]
     )
     response = browser.post(
         "/lti/launch/", {"id_token": simulator.sign(claims), "state": redirect.params["state"]}
     )
-    assert 400 <= response.status_code < 500
+    assert response.status_code == 403 and b"no active platform" in response.content
 
 
 @pytest.mark.parametrize(
@@ -347,6 +360,24 @@ def test_a_launch_with_a_garbled_token_body_gets_a_4xx_page(
         "/lti/launch/", {"id_token": f"{header}.{body}.c2ln", "state": redirect.params["state"]}
     )
     assert response.status_code == 400 and b"malformed id_token" in response.content
+
+
+@pytest.mark.parametrize(
+    ("id_token", "message"),
+    [
+        ("not-a-jwt", b"JWT must contain 3 parts"),
+        ("a.b.c", b"can&#x27;t be decoded"),
+    ],
+)
+def test_a_launch_with_an_id_token_that_is_no_jwt_is_refused(
+    simulator: PlatformSimulator, platform: Any, id_token: str, message: bytes
+) -> None:
+    browser = Client()
+    redirect = start_login(browser, simulator, "learner-1")
+    response = browser.post(
+        "/lti/launch/", {"id_token": id_token, "state": redirect.params["state"]}
+    )
+    assert response.status_code == 403 and message in response.content
 
 
 def test_get_on_the_launch_url_is_not_allowed(platform: Any) -> None:
