@@ -169,10 +169,13 @@ def _tables() -> _Tables:
             tables.terminal_utility[X][state] = x_utility
             tables.terminal_utility[O][state] = -x_utility
         pending.extend(children.values())
-    for player, scored in tables.scored_successors.items():
-        utility = tables.terminal_utility[player].get
-        for state, pairs in tables.successors.items():
-            scored[state] = tuple((square, child, utility(child)) for square, child in pairs)
+    x_terminal, x_scored, o_scored = (
+        tables.terminal_utility[X].get, tables.scored_successors[X], tables.scored_successors[O]
+    )
+    for state, pairs in tables.successors.items():
+        scored = [(square, child, x_terminal(child)) for square, child in pairs]
+        x_scored[state] = tuple(scored)
+        o_scored[state] = tuple((s, c, None if u is None else -u) for s, c, u in scored)
     return tables
 
 
@@ -187,7 +190,7 @@ class TicTacToe:
     """Implement :class:`engine.game.Game` for tic-tac-toe; actions are square indices 0..8.
 
     Every answer is a dictionary look-up in tables of all 5,478 reachable positions, built
-    once per process (a few milliseconds): the full 549,945-node minimax tree asks these
+    once per process (about 35 ms): the full 549,945-node minimax tree asks these
     questions about the same few thousand positions over and over.
     """
 
