@@ -17,6 +17,8 @@ from pathlib import Path
 
 from .limits import SandboxLimits
 
+MOUNTINFO = Path("/proc/self/mountinfo")
+PROC_CGROUP = Path("/proc/self/cgroup")
 CONTROLLERS = ("memory", "pids")
 ACCOUNTING = ("cpuacct",)
 """v1 controllers used only to measure (the CPU time of every process of the run); on v2 the
@@ -187,8 +189,8 @@ def create_run_cgroup(name: str, limits: SandboxLimits,
     hierarchies are used when their directories are writable.
     """
     try:
-        mounts = _mounts(Path("/proc/self/mountinfo").read_text())
-        own = _own_paths(Path("/proc/self/cgroup").read_text())
+        mounts = _mounts(MOUNTINFO.read_text())
+        own = _own_paths(PROC_CGROUP.read_text())
     except OSError as exc:
         return f"unavailable: cannot read /proc/self cgroup information ({exc.strerror})"
     reasons = []

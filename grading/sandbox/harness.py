@@ -104,7 +104,8 @@ class GameServer:
             elif kind == "action":
                 action = self._actions.value(_ref(raw, "a"))
             elif not isinstance(raw, str):
-                raise ProtocolViolation(f"{method}() player must be a string, got {raw!r}")
+                raise ProtocolViolation(
+                    f"{method}() player must be a string, got {_excerpt(raw)}")
             else:
                 player = raw
         event = dict(kind=method, state=state, handle=handle, action=action, player=player)
@@ -113,7 +114,10 @@ class GameServer:
         except _Refused as refusal:
             self._record(event, error=str(refusal))
             return {"error": str(refusal)}
-        answer = self._encode_answer(method, value)
+        try:
+            answer = self._encode_answer(method, value)
+        except TypeError as exc:  # an unhashable state or action from the reference game
+            raise GameFailure(f"the reference game answered {method}() with {exc}") from exc
         child_handle = answer["s"] if method == "result" else None
         self._record(event, value=value, child_handle=child_handle)
         return {"value": answer}
