@@ -106,6 +106,10 @@ def check_node_values(part: str, value: Any, names: TreeNames) -> None:
     """Refuse anything but an object mapping node names to numbers (or payoff vectors)."""
     if not isinstance(value, Mapping):
         raise AnswerFormatError(part, _('must be an object of node name → value, e.g. {"B": 3}'))
+    if len(value) > MAX_LIST_LENGTH:
+        raise AnswerFormatError(
+            part, _("must have at most %(count)d entries") % {"count": MAX_LIST_LENGTH}
+        )
     for name, node_value in value.items():
         check_name(part, name, names.nodes)
         if isinstance(node_value, list):
@@ -139,6 +143,10 @@ def check_cutoffs(part: str, value: Any, names: TreeNames) -> None:
 def check_records(part: str, value: Any, names: TreeNames) -> None:
     """Refuse anything but rows ``[{"name": n, field: number}]`` or name → fields (or null)."""
     rows = value.items() if isinstance(value, Mapping) else None
+    if rows is not None and len(value) > MAX_LIST_LENGTH:
+        raise AnswerFormatError(
+            part, _("must have at most %(count)d entries") % {"count": MAX_LIST_LENGTH}
+        )
     if rows is None:
         check_list(part, value)
         if not all(isinstance(row, Mapping) and "name" in row for row in value):

@@ -210,3 +210,13 @@ def test_submissions_are_throttled_per_student(alphabeta_set, student, graded_in
              for _ in range(3)]
     assert codes == [202, 202, 429]
     assert Submission.objects.count() == 2
+
+
+def test_oversized_answers_are_refused_before_anything_is_read(alphabeta_set, student,
+                                                               graded_inline) -> None:
+    _, variant = alphabeta_set
+    huge = {"windows": {f"N{i}": None for i in range(1001)}}
+    response = graded_inline(student[1], submit_url(variant), huge)
+    assert response.status_code == 400
+    assert response.json()["error"]["details"] == {
+        "part": "windows", "rule": "must have at most 1000 entries"}
