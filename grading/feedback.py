@@ -281,7 +281,8 @@ def first_wrong_step(
     if not tree.nodes:
         return None
     trace = ReferenceTrace(context.engine_answer.get("trace"))
-    if part.name in ("pruned_leaves", "evaluated_leaves") and trace.events:
+    pruning_parts = ("pruned_leaves", "evaluated_leaves", "cutoffs")
+    if part.name in pruning_parts and trace.events:
         pruned = student_pruned(part.name, answer[part.name], tree)
         cut_on_equality = bool(context.item.params.get("cut_on_equality", True))
         return pruning_step(tree, trace, pruned, cut_on_equality)
@@ -380,9 +381,17 @@ class ReferenceTrace:
 
 
 def student_pruned(part_name: str, value: Any, tree: TreeIndex) -> set[str]:
-    """Return the leaves a student's answer says are pruned."""
+    """Return the leaves a student's answer says are pruned.
+
+    Cutoffs prune every leaf below the children they skip.
+    """
     if part_name == "pruned_leaves":
         return set(value)
+    if part_name == "cutoffs":
+        return {
+            leaf for cut in value for child in cut.get("pruned", [])
+            if child in tree.nodes for leaf in tree.leaves_under(child)
+        }
     return set(tree.leaves()) - set(value)
 
 

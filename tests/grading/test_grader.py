@@ -181,3 +181,14 @@ def test_feedback_is_translated_when_rendered(language: str, start: str) -> None
         rendered = render_results([part], labels={}, show_expected=False)[0]
     assert rendered["messages"][0]["text"].startswith(start)
     assert rendered["messages"][0]["params"]["node"] == "C"
+
+
+def test_a_wrong_cutoff_is_explained_by_the_window_where_it_was_placed() -> None:
+    context = context_for("alphabeta", ALPHABETA_NO_CUT_AT_C)
+    answer = {"cutoffs": [{"node": "C", "pruned": ["C3"]}, *context.expected["cutoffs"]]}
+    part = by_part(grade_answer(context, answer))["cutoffs"]
+    assert part["verdict"] == "partial"
+    assert part["messages"][0]["code"] == "pruned_too_early_min"
+    assert part["messages"][0]["params"]["pruned"] == "C3"
+    assert part["messages"][1] == {"code": "cutoff_wrong_node",
+                                   "params": {"number": 1, "given": "C"}}
