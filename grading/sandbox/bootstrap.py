@@ -1,12 +1,13 @@
 """Run one student entry point inside the sandbox, reaching the game only through the grader.
 
-This file is copied into the run directory and executed by the system ``python3`` as the
-unprivileged sandbox user, so it uses the standard library only and holds nothing secret:
+This file is compiled into each run directory as ``bootstrap.pyc`` and executed by the system
+``python3`` as the unprivileged sandbox user, so it uses the standard library only and holds
+nothing secret:
 the reference game, the answer and the call record all live in the grader process. Anything
 here can be tampered with by the student's code; the grader trusts none of it and validates
 every frame it receives.
 
-Usage: ``python3 -I -S bootstrap.py READ_FD WRITE_FD``
+Usage: ``python3 -I -S bootstrap.pyc READ_FD WRITE_FD``
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ SOLUTION = "/sandbox/solution.py"
 HEADER = struct.Struct(">I")
 MAX_TRACEBACK_FRAMES = 40
 MAX_TEXT = 16 * 1024
+MAX_FRAME_BYTES = 1024 * 1024
+"""The grader's limit on one frame (``protocol.MAX_FRAME_BYTES``); a bigger one is a violation."""
 CHANCE = "chance"
 MAIN_PID = os.getpid()
 
@@ -323,6 +326,10 @@ def run(channel: Channel) -> None:
             stream.flush()
         except Exception:  # a closed or replaced stream must not hide the result
             pass
+    if payload["op"] == "return" and len(dumps(payload)) > MAX_FRAME_BYTES - 1024:
+        # An honest but huge answer is the student's error, not a forged frame.
+        payload = {"op": "error", "type": "ValueError", "traceback": (
+            f"ValueError: the return value is larger than {MAX_FRAME_BYTES} bytes\n")}
     channel.send(payload)
 
 

@@ -59,8 +59,9 @@ DEFAULT_LIMITS = SandboxLimits()
 class SandboxConfig:
     """Say where the sandbox's tools live, which unprivileged ids it runs as, and where runs go.
 
-    ``cgroup_parent`` names a delegated cgroup (v2) or a directory inside each v1 hierarchy's
-    own cgroup under which per-run cgroups are created; ``None`` uses the worker's own cgroup.
+    ``cgroup_parent`` names a delegated cgroup v2 directory (``memory`` and ``pids`` enabled in
+    its ``cgroup.subtree_control``) under which per-run cgroups are created; ``None`` uses the
+    worker's own cgroup, which on v1 hierarchies is enough when it is writable.
     """
 
     base_dir: Path = Path("/tmp/cutoff-sandbox")

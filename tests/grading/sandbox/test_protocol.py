@@ -62,6 +62,7 @@ def test_oversized_frame_is_rejected_from_its_header_alone() -> None:
 def test_bootstrap_speaks_the_same_framing() -> None:
     bootstrap = load_bootstrap()
     assert bootstrap.HEADER.format == HEADER.format
+    assert bootstrap.MAX_FRAME_BYTES == MAX_FRAME_BYTES
     to_grader_r, to_grader_w = os.pipe()
     to_child_r, to_child_w = os.pipe()
     try:

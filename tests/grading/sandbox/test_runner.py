@@ -320,3 +320,9 @@ def test_limits_validate_and_override() -> None:
 def test_entry_point_arguments_must_be_plain_or_states(sandbox_host: SandboxConfig) -> None:
     with pytest.raises(TypeError, match="StateArg"):
         run_in_sandbox("", "solve", [object()], TreeGame())
+
+
+def test_huge_return_value_is_a_runtime_error(run: Runner) -> None:
+    record = run("def solve(game, state):\n    return ['x' * 1000] * 2000\n")
+    assert record.verdict == "runtime_error"
+    assert "larger than 1048576 bytes" in (record.traceback or "")
