@@ -3,9 +3,11 @@ in the shared LTI cache, and a nonce is accepted once only."""
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 from django.conf import settings
+from django.core.cache import caches
 from django.http import HttpRequest
 from pylti1p3.contrib.django import DjangoMessageLaunch, DjangoOIDCLogin
 from pylti1p3.contrib.django.launch_data_storage.cache import DjangoCacheDataStorage
@@ -13,10 +15,14 @@ from pylti1p3.contrib.django.request import DjangoRequest
 from pylti1p3.contrib.django.session import DjangoSessionService
 from pylti1p3.deployment import Deployment
 from pylti1p3.exception import LtiException
+from pylti1p3.launch_data_storage.base import DisableSessionId
 from pylti1p3.registration import Registration
 from pylti1p3.tool_config.abstract import ToolConfAbstract
 
 from lti.models import Platform
+
+# Seconds between two refetches of a platform's keys for tokens signed with an unknown kid.
+KEY_REFETCH_INTERVAL = 60
 
 
 def registration_for(platform: Platform) -> Registration:
@@ -110,6 +116,35 @@ class SingleUseNonceSessionService(DjangoSessionService):
         return self.data_storage.consume_value(self._get_key("nonce", nonce))
 
 
+class RotationAwareMessageLaunch(DjangoMessageLaunch):
+    """Fetch the platform's keys again when a token's kid is not among the cached ones: the
+    platform may have rotated its key. At most once a minute per key set URL, so tokens with
+    made-up kids cannot make us hammer the platform."""
+
+    def get_public_key(self) -> tuple[str, str]:
+        """Return the key matching the token's kid, refetching the key set once if needed."""
+        try:
+            return super().get_public_key()
+        except LtiException:
+            if not self._refetch_allowed():
+                raise
+            self._registration.set_key_set(None)
+            return super().get_public_key()
+
+    def _refetch_allowed(self) -> bool:
+        storage = self._public_key_cache_data_storage
+        key_set_url = self._registration.get_key_set_url() if self._registration else None
+        if not isinstance(storage, SharedCacheLaunchStorage) or not key_set_url:
+            return False
+        digest = hashlib.md5(key_set_url.encode()).hexdigest()  # noqa: S324 - pylti1p3's key
+        cache = caches[settings.LTI_CACHE_ALIAS]
+        if not cache.add(f"lti1p3-key-set-refetch-{digest}", True, KEY_REFETCH_INTERVAL):
+            return False
+        with DisableSessionId(storage):
+            storage.consume_value(f"key-set-url-{digest}")
+        return True
+
+
 def _storage_and_session(request: HttpRequest) -> tuple[SharedCacheLaunchStorage, Any]:
     storage = SharedCacheLaunchStorage()
     session_service = SingleUseNonceSessionService(DjangoRequest(request))
@@ -131,10 +166,10 @@ def oidc_login(request: HttpRequest) -> DjangoOIDCLogin:
     return login
 
 
-def message_launch(request: HttpRequest) -> DjangoMessageLaunch:
+def message_launch(request: HttpRequest) -> RotationAwareMessageLaunch:
     """Return a pylti1p3 message launch for ``request`` (validated on first use)."""
     storage, session_service = _storage_and_session(request)
-    launch = DjangoMessageLaunch(
+    launch = RotationAwareMessageLaunch(
         request,
         PlatformToolConf(),
         session_service=session_service,
@@ -145,10 +180,10 @@ def message_launch(request: HttpRequest) -> DjangoMessageLaunch:
     return launch
 
 
-def cached_launch(request: HttpRequest, launch_id: str) -> DjangoMessageLaunch:
+def cached_launch(request: HttpRequest, launch_id: str) -> RotationAwareMessageLaunch:
     """Return the already validated launch ``launch_id`` (e.g. to answer a deep link)."""
     storage, session_service = _storage_and_session(request)
-    return DjangoMessageLaunch.from_cache(
+    return RotationAwareMessageLaunch.from_cache(
         launch_id,
         request,
         PlatformToolConf(),

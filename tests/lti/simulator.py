@@ -71,10 +71,14 @@ class PlatformSimulator:
     token_requests: list[dict[str, Any]] = field(default_factory=list)
     deep_link_responses: list[dict[str, Any]] = field(default_factory=list)
     roster_requests: int = 0
+    jwks_requests: int = 0
 
     def __post_init__(self) -> None:
         self.private_key_pem, self.public_jwk = new_rsa_key()
         self.kid = self.public_jwk["kid"]
+        # Tools cache a platform's keys by URL and a port may be reused by a later simulator
+        # with another key, so every simulator serves its JWKS at a path of its own.
+        self.jwks_path = f"/jwks/{uuid.uuid4().hex}"
         self._tokens: dict[str, list[str]] = {}
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
@@ -124,7 +128,7 @@ class PlatformSimulator:
             "deployment_ids": [self.deployment_id],
             "auth_login_url": self.url("/auth"),
             "auth_token_url": self.url("/token"),
-            "key_set_url": self.url("/jwks"),
+            "key_set_url": self.url(self.jwks_path),
         }
 
     # --- messages it signs --------------------------------------------------------------
@@ -201,6 +205,11 @@ class PlatformSimulator:
             }
         return claims
 
+    def rotate_key(self) -> None:
+        """Replace the platform's signing key (its JWKS then lists only the new one)."""
+        self.private_key_pem, self.public_jwk = new_rsa_key()
+        self.kid = self.public_jwk["kid"]
+
     def add_line_item(self, label: str = "Minimax quiz", maximum: float = 10) -> str:
         """Create a line item as the platform does for a graded deep link; return its URL."""
         item_id = self.url(f"/lineitems/{uuid.uuid4().hex[:8]}")
@@ -214,7 +223,7 @@ class PlatformSimulator:
         length = int(handler.headers.get("Content-Length") or 0)
         body = handler.rfile.read(length) if length else b""
         routes: list[tuple[str, Callable[[str], bool], Callable[..., tuple[int, Any, dict]]]] = [
-            ("GET", lambda p: p == "/jwks", self._jwks),
+            ("GET", lambda p: p == self.jwks_path, self._jwks),
             ("POST", lambda p: p == "/token", self._token),
             ("POST", lambda p: p == "/deep-links", self._deep_link_response),
             ("POST", lambda p: p.endswith("/scores"), self._score),
@@ -240,6 +249,8 @@ class PlatformSimulator:
         handler.wfile.write(data)
 
     def _jwks(self, handler: Any, body: bytes) -> tuple[int, Any, dict]:
+        with self._lock:
+            self.jwks_requests += 1
         return 200, {"keys": [self.public_jwk]}, {}
 
     def _tool_keys(self) -> dict[str, Any]:

@@ -230,6 +230,30 @@ def test_a_launch_signed_with_an_unknown_key_is_refused(
     assert response.status_code == 403 and b"Unable to find public key" in response.content
 
 
+def test_a_platform_that_rotated_its_key_is_trusted_after_one_refetch(
+    simulator: PlatformSimulator, platform: Any, instructor: Any
+) -> None:
+    link = bind_link(platform, simulator, instructor[0])
+    assert simulator.jwks_requests == 1  # fetched once, then cached
+    simulator.rotate_key()
+    response = launch(Client(), simulator, "learner-1", ["Learner"], custom=link["custom"])
+    assert response.status_code == 200, response.content
+    assert simulator.jwks_requests == 2
+
+    # Made-up kids do not make Cutoff fetch the platform's keys again and again.
+    other_key, _ = new_rsa_key()
+    for _ in range(3):
+        response = launch(
+            Client(),
+            simulator,
+            "learner-1",
+            ["Learner"],
+            sign=lambda claims: simulator.sign(claims, private_key_pem=other_key, kid="made-up"),
+        )
+        assert response.status_code == 403
+    assert simulator.jwks_requests == 2
+
+
 def test_an_expired_launch_is_refused(simulator: PlatformSimulator, platform: Any) -> None:
     def expire(claims: dict[str, Any]) -> None:
         claims["iat"] = int(time.time()) - 3600
