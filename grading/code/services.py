@@ -176,21 +176,21 @@ def enqueue_code_submission(submission_id: int) -> bool:
 def grade_code_submission(submission_id: int) -> Submission | None:
     """Run and grade a code submission once: queued/running → running → graded (or error).
 
-    Safe to call again for the same submission (a redelivered task): a graded or failed
-    submission is left alone. A sandbox that cannot run marks it ``error``
-    (``sandbox_unavailable`` or ``sandbox_failed``), which uses no attempt.
+    Safe to run again for the same submission (a redelivered task): a graded or failed
+    submission is left alone, and of two concurrent runs only the first records the grade
+    (each transition is one conditional UPDATE). A sandbox that cannot run marks it
+    ``error`` (``sandbox_unavailable`` or ``sandbox_failed``), which uses no attempt.
     """
-    with transaction.atomic():
-        submission = Submission.objects.select_for_update().filter(
-            pk=submission_id, kind=Submission.Kind.CODE).first()
-        if submission is None or submission.status in (Submission.Status.GRADED,
-                                                       Submission.Status.ERROR):
-            return submission
-        submission.status = Submission.Status.RUNNING
-        submission.started_at = timezone.now()
-        submission.save(update_fields=["status", "started_at"])
-    variant_item = VariantItem.objects.select_related("item").get(pk=submission.variant_item_id)
-    item = variant_item.item
+    unfinished = Submission.objects.filter(
+        pk=submission_id, kind=Submission.Kind.CODE,
+        status__in=[Submission.Status.QUEUED, Submission.Status.RUNNING],
+    )
+    if not unfinished.update(status=Submission.Status.RUNNING, started_at=timezone.now()):
+        return Submission.objects.filter(pk=submission_id).first()
+    submission = Submission.objects.select_related(
+        "student", "variant_item__item", "variant_item__variant__problem_set__course"
+    ).get(pk=submission_id)
+    variant_item, item = submission.variant_item, submission.variant_item.item
     try:
         grade = grade_code(item.kind, item.params, variant_item.seed, submission.source,
                            limits=limits_for(item.kind, item.params),
@@ -202,21 +202,26 @@ def grade_code_submission(submission_id: int) -> Submission | None:
     except Exception:
         logger.exception("grading code submission %s failed", submission_id)
         return _fail(submission_id, "grading_failed")
+    points = Fraction(str(item.points))
+    raw = points * grade.fraction
+    submission.raw_score = as_decimal(raw)
+    submission.score = as_decimal(raw * (1 - Fraction(str(submission.late_penalty))))
+    submission.max_score = as_decimal(points)
+    submission.results = grade.tests
+    submission.graded_engine_version = engine_version()
+    submission.status = Submission.Status.GRADED
+    submission.graded_at = timezone.now()
     with transaction.atomic():
-        submission = Submission.objects.select_for_update().get(pk=submission_id)
-        if submission.status == Submission.Status.GRADED:
-            return submission
-        points = Fraction(str(item.points))
-        raw = points * grade.fraction
-        submission.raw_score = as_decimal(raw)
-        submission.score = as_decimal(raw * (1 - Fraction(str(submission.late_penalty))))
-        submission.max_score = as_decimal(points)
-        submission.results = grade.tests
-        submission.graded_engine_version = engine_version()
-        submission.status = Submission.Status.GRADED
-        submission.graded_at = timezone.now()
-        submission.save()
-        queue_webhook_events(submission, "submission.graded")
+        recorded = Submission.objects.filter(
+            pk=submission_id, status=Submission.Status.RUNNING
+        ).update(
+            status=submission.status, graded_at=submission.graded_at,
+            raw_score=submission.raw_score, score=submission.score,
+            max_score=submission.max_score, results=submission.results,
+            graded_engine_version=submission.graded_engine_version,
+        )
+        if recorded:
+            queue_webhook_events(submission, "submission.graded")
     return submission
 
 
