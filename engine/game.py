@@ -32,7 +32,11 @@ CHANCE = "chance"
 
 
 class Game(Protocol[StateT, ActionT]):
-    """Describe a finite, perfect-information game, possibly with chance moves."""
+    """Describe a finite, perfect-information game, possibly with chance moves.
+
+    A game may also offer the optional methods of :class:`Expanding`, which some searches
+    use for speed when present.
+    """
 
     def to_move(self, state: StateT) -> str:
         """Return the name of the player to move, or :data:`CHANCE` at a chance node."""
