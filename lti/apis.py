@@ -24,6 +24,7 @@ from accounts.permissions import IsInstructor
 from config.api import ApiError
 from exercises.selectors import problem_sets_taught_by
 from lti import clients, exports, services
+from lti.authentication import HasScope
 from lti.models import ApiClient, Platform, ScorePassback
 from lti.selectors import (
     api_clients_owned_by,
@@ -292,9 +293,12 @@ class PassbackOutputSerializer(serializers.Serializer):
 
 
 class PassbackListApi(APIView):
-    """List grade passbacks to the LMS for my courses, newest first (the last 200)."""
+    """List grade passbacks to the LMS for my courses, newest first (the last 200).
 
-    permission_classes = [IsInstructor]
+    API clients with the ``grades:read`` scope may read it too.
+    """
+
+    permission_classes = [IsInstructor, HasScope(ApiClient.Scope.GRADES_READ)]
 
     @extend_schema(
         operation_id="lti_passback_list",

@@ -87,9 +87,11 @@ def test_lms_paths_are_in_the_schema(schema: dict[str, Any]) -> None:
 
 
 def test_client_tokens_are_a_documented_security_scheme(schema: dict[str, Any]) -> None:
-    # Offered only where an endpoint declares a scope (none of the LMS admin endpoints do).
+    # Offered only where an endpoint declares a scope.
     create = schema["paths"]["/api/v1/api-clients/create/"]["post"]
     assert {"apiClientToken": []} not in create["security"]
+    passbacks = schema["paths"]["/api/v1/lti/passbacks/"]["get"]
+    assert {"apiClientToken": []} in passbacks["security"]
     scheme = schema["components"]["securitySchemes"]["apiClientToken"]
     assert scheme == {
         "type": "http",

@@ -203,6 +203,20 @@ def test_instructors_read_the_passback_log_of_their_courses(
     _, other = other_instructor
     assert other.get("/api/v1/lti/passbacks/").json() == []
 
+    # An LMS client with the grades:read scope reads it too; other scopes do not.
+    from rest_framework.test import APIClient
+
+    from lti.clients import create_api_client
+
+    for scopes, expected in ((["grades:read"], 200), (["webhooks:write"], 403)):
+        _, token = create_api_client(owner=instructor[0], name="LMS", scopes=scopes)
+        lms = APIClient()
+        lms.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
+        response = lms.get("/api/v1/lti/passbacks/")
+        assert response.status_code == expected
+        if expected == 200:
+            assert [e["student"] for e in response.json()] == [student.username]
+
 
 @pytest.mark.django_db
 def test_the_score_changed_signal_queues_passbacks(
