@@ -65,7 +65,7 @@ def minimax(
 
     Without a depth limit, move order or terminal rescoring, and with a tracer that only
     counts (see :func:`engine.search.trace.bulk_count`), the same search runs in a tighter
-    loop: it uses the game's optional ``successors`` and ``terminal_utilities`` (see
+    loop: it uses the game's optional ``scored_successors`` and ``terminal_utilities`` (see
     :class:`engine.game.Expanding`) and reports its node and leaf totals in one ``count``.
     It visits the same nodes in the same order and returns the same result.
     """
@@ -98,7 +98,8 @@ def _counted_minimax(
     Every node is visited: the game gives each parent's children with their terminal
     utilities (None for a non-terminal child), and each non-terminal child is searched in
     turn. The node and leaf totals go to ``count`` once, when the search ends (also when it
-    ends in an error).
+    ends in an error; then they may include children of the failing parents not yet reached,
+    since a parent's children are counted as it is expanded).
     """
     successors = scored_successor_function(game, max_player)
     terminal = terminal_utility_function(game, max_player)
