@@ -17,6 +17,8 @@ import pytest
 
 from engine.errors import GameError
 from engine.game import (
+    Expanding,
+    Game,
     scored_successor_function,
     successor_function,
     terminal_utility_function,
@@ -163,6 +165,8 @@ def test_terminal_tictactoe_root_is_one_leaf() -> None:
 
 def test_tictactoe_optional_methods_match_the_protocol() -> None:
     game = TicTacToe()
+    typed: tuple[Game[TicTacToeState, int], Expanding[TicTacToeState, int]] = (game, game)
+    assert typed  # mypy checks that TicTacToe implements both protocols
     seen, pending = set(), [EMPTY_BOARD]
     terminal = {p: game.terminal_utilities(p) for p in (X, O)}
     scored = {p: game.scored_successors(p) for p in (X, O)}
