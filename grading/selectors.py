@@ -10,7 +10,7 @@ from decimal import Decimal
 from django.db.models import Count, Q, QuerySet
 
 from accounts.models import User
-from accounts.selectors import course_students, courses_taught_by
+from accounts.selectors import course_students, courses_taught_by, is_course_instructor
 from exercises.models import ProblemSet, Variant, VariantItem
 from exercises.selectors import answers_visible as due_date_passed
 from grading.models import Regrade, Submission, Webhook, WebhookDelivery
@@ -50,27 +50,34 @@ def answers_visible(variant: Variant, now: datetime) -> bool:
 
 def submission_for(user: User, submission_id: int) -> Submission | None:
     """Return submission ``submission_id`` if ``user`` owns it or teaches its course."""
-    visible = Q(student=user) | Q(
-        variant_item__variant__problem_set__course__in=courses_taught_by(user)
-    )
-    return (
-        Submission.objects.filter(visible, pk=submission_id)
-        .select_related(
-            "variant_item__item",
-            "variant_item__variant__problem_set",
-            "student",
-        )
+    submission = (
+        Submission.objects.filter(pk=submission_id)
+        .select_related("variant_item__item", "variant_item__variant__problem_set__course")
         .first()
     )
+    if submission is None:
+        return None
+    if submission.student_id == user.pk or is_course_instructor(
+        user, submission.variant_item.variant.problem_set.course
+    ):
+        return submission
+    return None
 
 
 def submission_by_idempotency_key(student: User, key: str) -> Submission | None:
     """Return the submission ``student`` made with ``key``, if any."""
     if not key:
         return None
+    return Submission.objects.filter(student=student, idempotency_key=key).first()
+
+
+def student_variant_item(student: User, variant_id: int, position: int) -> VariantItem | None:
+    """Return item ``position`` of ``student``'s variant ``variant_id`` (None if not theirs)."""
     return (
-        Submission.objects.filter(student=student, idempotency_key=key)
-        .select_related("variant_item__variant")
+        VariantItem.objects.filter(
+            variant_id=variant_id, variant__student=student, position=position
+        )
+        .select_related("item", "variant__problem_set")
         .first()
     )
 

@@ -26,12 +26,11 @@ from accounts.models import User
 from config.api import ApiError
 from exercises.kinds.engine_bridge import engine_version
 from exercises.models import ProblemSet, Variant, VariantItem
-from exercises.selectors import variant_of
 from exercises.services import open_variant, resolve_item
 from grading.answers import AnswerFormatError, validate_answer
 from grading.grader import GradingContext, grade_answer
 from grading.models import Regrade, ScoreChange, Submission
-from grading.selectors import submission_by_idempotency_key
+from grading.selectors import student_variant_item, submission_by_idempotency_key
 from grading.webhooks import queue_webhook_events
 
 logger = logging.getLogger(__name__)
@@ -75,13 +74,13 @@ def submit_answer(
     limit or with no attempts left, and 409 when the key was used for another request.
     """
     now = now or timezone.now()
-    variant = variant_of(student, variant_id)
-    if variant is None:
-        raise ApiError("no such assignment", code="not_found", status_code=404)
-    variant_item = next((vi for vi in variant.items.all() if vi.position == position), None)
+    variant_item = student_variant_item(student, variant_id, position)
     if variant_item is None:
+        if not Variant.objects.filter(pk=variant_id, student=student).exists():
+            raise ApiError("no such assignment", code="not_found", status_code=404)
         raise ApiError(f"assignment {variant_id} has no item {position}", code="not_found",
                        status_code=404)
+    variant = variant_item.variant
     context = GradingContext(variant_item.item, variant_item.problem,
                              variant_item.answer_key or {}, variant_item.trace)
     if not context.parts:
