@@ -23,6 +23,7 @@ from engine.game import Evaluator
 from engine.games import connect4, tictactoe
 from engine.search.alphabeta import alphabeta
 from grading.code.cases import tests_rng
+from grading.code.feedback import message, shown
 from grading.code.runs import Budget, Outcome, run_within
 from grading.sandbox import SandboxConfig, SandboxLimits, StateArg
 
@@ -65,14 +66,11 @@ def ask_agent(source: str, entry_point: str, game: Any, states: Sequence[Hashabl
         return AgentBatch(failure=Outcome.of(record))
     moves = record.return_value
     if not isinstance(moves, list) or len(moves) != len(states):
-        return AgentBatch(failure=Outcome("illegal_operation",
-                                          "the agent's moves did not come back"))
+        return AgentBatch(failure=Outcome("illegal_operation", message("agent_moves_missing")))
     for state, move in zip(states, moves, strict=True):
         if not record.was_offered(move, state):
             return AgentBatch(failure=Outcome(
-                "illegal_operation",
-                f"your agent returned {move!r} without the game having offered it in that "
-                "position: choose among game.actions(state)"))
+                "illegal_operation", message("agent_move_not_offered", move=shown(move))))
     return AgentBatch(moves=moves)
 
 
@@ -163,15 +161,15 @@ class _Side:
     def passed(self) -> dict[str, Any]:
         """Return the report of a side that never lost."""
         return {"test": self.test_name, "verdict": "passed", "score": 1.0, "max_score": 1.0,
-                "messages": [f"never lost: {self.asked} positions asked, {self.finished} games "
-                             "played to the end"], "misconceptions": []}
+                "messages": [message("never_lost", asked=self.asked, finished=self.finished)],
+                "misconceptions": []}
 
 
 def _lost(name: str, line: list[int], final: tictactoe.TicTacToeState) -> dict[str, Any]:
     board = final.board.replace(" ", "_")
     return {"test": name, "verdict": "wrong", "score": 0.0, "max_score": 1.0, "misconceptions": [],
-            "messages": [f"your agent loses the game {', '.join(map(str, line))} (squares 0-8, "
-                         f"row by row), ending {board[:3]}/{board[3:6]}/{board[6:]}"]}
+            "messages": [message("agent_lost", moves=", ".join(map(str, line)),
+                                 board=f"{board[:3]}/{board[3:6]}/{board[6:]}")]}
 
 
 # --- Connect Four: a seeded series ----------------------------------------------------------
@@ -255,11 +253,10 @@ def _series_report(opponent: str, matches: list[Match], game: connect4.Connect4
     points, messages = 0.0, []
     for match in matches:
         utility = game.utility(match.state, match.agent_side)
-        result, earned = ("won", 1.0) if utility > 0 else ("lost", 0.0) if utility < 0 \
-            else ("drew", 0.5)
+        code, earned = ("series_won", 1.0) if utility > 0 else ("series_lost", 0.0) \
+            if utility < 0 else ("series_drew", 0.5)
         points += earned
-        messages.append(f"as {match.agent_side} your agent {result}: {match.record()} "
-                        "(1-based columns)")
+        messages.append(message(code, side=match.agent_side, moves=match.record()))
     score = round(points / len(matches), 4)
     return {"test": f"Connect Four vs {opponent}", "verdict": "passed" if score == 1 else "wrong",
             "score": score, "max_score": 1.0, "messages": messages, "misconceptions": []}

@@ -21,6 +21,7 @@ from rest_framework.views import APIView
 
 from config.api import ApiError
 from grading.code import services
+from grading.code.feedback import render_tests
 from grading.code.grader import summarise
 from grading.models import Submission
 from grading.sandbox import VERDICTS
@@ -33,11 +34,14 @@ TEST_EXAMPLE = {
     "test": "textbook tree", "verdict": "wrong", "score": 0.7167, "max_score": 1.0,
     "checks": {"value": True, "decision": True, "generated": 0.5, "evaluated": 0.5556},
     "messages": [
-        "your 5th evaluated state was B2; the reference evaluates C1 there",
-        "you generated B2, B3, C2, C3, which the reference never generates (pruned or beyond "
-        "the depth limit)",
-        "Your search matches a known mistake: You did not raise alpha at the root, so you "
-        "searched every root child with the full window.",
+        {"code": "evaluated_differs", "params": {"n": 5, "yours": "B2", "reference": "C1"},
+         "text": "Your 5th evaluated state was B2; the reference evaluates C1 there."},
+        {"code": "generated_extra", "params": {"states": "B2, B3, C2, C3"},
+         "text": "You generated B2, B3, C2, C3, which the reference never generates (pruned "
+                 "or beyond the depth limit)."},
+        {"code": "matches_misconception", "params": {"misconception": "root_alpha_not_raised"},
+         "text": "Your search matches a known mistake: You did not raise alpha at the root, so "
+                 "you searched every root child with the full window."},
     ],
     "misconceptions": ["root_alpha_not_raised", "no_pruning"],
 }
@@ -59,7 +63,9 @@ CODE_SUBMISSION_EXAMPLE = {
         TEST_EXAMPLE,
         {"test": "Connect Four after 4522 (1-based columns), X to move",
          "verdict": "runtime_error", "score": 0.0, "max_score": 1.0,
-         "messages": ["raised IndexError"], "misconceptions": [],
+         "messages": [{"code": "run_ended", "params": {"detail": "raised IndexError"},
+                       "text": "raised IndexError"}],
+         "misconceptions": [],
          "traceback": 'Traceback (most recent call last):\n  File "solution.py", line 9, in '
                       "alphabeta_decision\n    return moves[7], 0\nIndexError: list index out "
                       "of range\n"},
@@ -77,6 +83,14 @@ class CodeSubmissionOutputSerializer(serializers.Serializer):
     """A code submission with its report: one entry per hidden test, and a summary."""
 
     class TestSerializer(serializers.Serializer):
+        class MessageSerializer(serializers.Serializer):
+            code = serializers.CharField()
+            params = JsonObjectField()
+            text = serializers.CharField(help_text="in the reader's language")
+
+            class Meta:
+                ref_name = "CodeTestMessage"
+
         test = serializers.CharField(help_text="what the test plays: a tree, a position, a series")
         verdict = serializers.ChoiceField(choices=TEST_VERDICTS)
         score = serializers.FloatField(help_text="fraction of the test earned, 0 to 1")
@@ -86,8 +100,7 @@ class CodeSubmissionOutputSerializer(serializers.Serializer):
             help_text="decision and value (true/false), generated states and evaluation order "
                       "(0 to 1)",
         )
-        messages = serializers.ListField(child=serializers.CharField(),
-                                         help_text="the first divergence first")
+        messages = MessageSerializer(many=True, help_text="the first divergence first")
         misconceptions = serializers.ListField(child=serializers.CharField(),
                                                help_text="named mistakes the trace matches")
         traceback = serializers.CharField(required=False,
@@ -127,7 +140,8 @@ class CodeSubmissionOutputSerializer(serializers.Serializer):
 
 
 def code_submission_output(submission: Submission) -> dict[str, Any]:
-    """Return a code submission as the API shows it."""
+    """Return a code submission as the API shows it, feedback in the reader's language."""
+    submission.results = render_tests(submission.results)
     return CodeSubmissionOutputSerializer(submission).data
 
 

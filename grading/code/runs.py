@@ -27,6 +27,7 @@ from typing import Any
 from engine.errors import GameError
 from engine.game import Game
 from grading.code.cases import SearchCase
+from grading.code.feedback import message
 from grading.sandbox import (
     CallEvent,
     RunRecord,
@@ -75,25 +76,26 @@ class Budget:
         return limits if limits.wall_seconds <= left else limits.override(wall_seconds=left)
 
     @property
-    def exhausted_message(self) -> str:
+    def exhausted_message(self) -> dict[str, Any]:
         """Return why a test did not run."""
-        return (f"not run: your submission used up the {self.seconds:g} s all its tests may "
-                "take together")
+        return message("not_run", seconds=f"{self.seconds:g}")
 
 
 @dataclass(frozen=True)
 class Outcome:
-    """How a sandbox run ended: its verdict, message, the student's traceback, its answer."""
+    """How a sandbox run ended: its verdict, a message (as data), the student's traceback and
+    the run's answer."""
 
     verdict: str
-    message: str
+    message: dict[str, Any]
     traceback: str | None = None
     return_value: Any = None
 
     @classmethod
     def of(cls, record: RunRecord) -> Outcome:
         """Return the outcome of a finished run."""
-        return cls(record.verdict, record.message, record.traceback, record.return_value)
+        return cls(record.verdict, message("run_ended", detail=record.message),
+                   record.traceback, record.return_value)
 
 
 class SuiteGame:

@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from grading.code.feedback import message, shown
 from grading.code.reference import (
     Method,
     Trace,
     collapse_repeats,
-    explain,
     misconception_traces,
     run_reference,
 )
@@ -45,19 +45,21 @@ class StudentTrace:
     paths: dict[Hashable, str]
 
 
-def student_trace(run: CaseRun, *, returns_move: bool) -> tuple[StudentTrace, str | None]:
+def student_trace(run: CaseRun, *, returns_move: bool
+                  ) -> tuple[StudentTrace, dict[str, Any] | None]:
     """Return the student's trace on ``run`` and a complaint about the return value's shape."""
-    answer, complaint = run.return_value, None
+    answer = run.return_value
+    complaint: dict[str, Any] | None = None
     move: Hashable | None = None
     value: Any = answer
     if returns_move:
         if isinstance(answer, list | tuple) and len(answer) == 2:
             move, value = answer
         else:
-            complaint = f"return (action, value), not {_shown(answer)}"
+            complaint = message("return_shape", returned=shown(answer))
             value = None
     if value is not None and not _is_number(value):
-        complaint = complaint or f"the value must be a number, not {_shown(value)}"
+        complaint = complaint or message("value_not_number", returned=shown(value))
         value = None
     paths: dict[Hashable, str] = {run.case.root: ""}
     generated = set()
@@ -92,9 +94,7 @@ def grade_case(run: CaseRun, method: Method, *, returns_move: bool) -> dict[str,
     trace, complaint = student_trace(run, returns_move=returns_move)
     if returns_move and trace.move is not None and not run.was_offered(trace.move):
         report["verdict"] = "illegal_operation"
-        report["messages"].append(
-            f"you returned the move {trace.move} without the game having offered it: ask "
-            "game.actions(state) for the root and search the moves it gives")
+        report["messages"].append(message("move_not_offered", move=str(trace.move)))
         return report
     reference = run_reference(run.case, method)
     paths = {**trace.paths, **reference.paths}
@@ -112,7 +112,7 @@ def grade_case(run: CaseRun, method: Method, *, returns_move: bool) -> dict[str,
     codes = matching_misconceptions(run, method, trace, reference)
     report["misconceptions"] = codes
     if codes:
-        report["messages"].append(f"Your search matches a known mistake: {explain(codes[0])}")
+        report["messages"].append(message("matches_misconception", misconception=codes[0]))
     return report
 
 
@@ -132,7 +132,7 @@ def _score(checks: dict[str, Any], returns_move: bool) -> float:
 
 
 def divergence_messages(run: CaseRun, trace: StudentTrace, reference: Trace,
-                        paths: dict[Hashable, str]) -> list[str]:
+                        paths: dict[Hashable, str]) -> list[dict[str, Any]]:
     """Return what first went wrong, most telling first: evaluation order, states, answer."""
 
     def name(state: Hashable) -> str:
@@ -143,29 +143,26 @@ def divergence_messages(run: CaseRun, trace: StudentTrace, reference: Trace,
     first = next((i for i, (a, b) in enumerate(zip(mine, theirs, strict=False)) if a != b),
                  min(len(mine), len(theirs)))
     if first < len(mine) and first < len(theirs):
-        messages.append(f"your {_ordinal(first + 1)} evaluated state was {name(mine[first])}; "
-                        f"the reference evaluates {name(theirs[first])} there")
+        messages.append(message("evaluated_differs", n=first + 1, yours=name(mine[first]),
+                                reference=name(theirs[first])))
     elif first < len(theirs):
-        messages.append(f"you evaluated {len(mine)} states; the reference goes on to evaluate "
-                        f"{name(theirs[first])}")
+        messages.append(message("evaluated_too_few", count=len(mine),
+                                reference=name(theirs[first])))
     elif first < len(mine):
-        messages.append(f"the reference stops after {len(theirs)} evaluations; your "
-                        f"{_ordinal(first + 1)} evaluated state, {name(mine[first])}, is one "
-                        "too many")
+        messages.append(message("evaluated_too_many", count=len(theirs), n=first + 1,
+                                yours=name(mine[first])))
     extra = sorted(trace.generated - reference.generated, key=name)
     missing = sorted(reference.generated - trace.generated, key=name)
     if extra:
-        messages.append(f"you generated {_listed(extra, name)}, which the reference never "
-                        "generates (pruned or beyond the depth limit)")
+        messages.append(message("generated_extra", states=_listed(extra, name)))
     if missing:
-        messages.append(f"you never generated {_listed(missing, name)}, which the reference "
-                        "generates")
+        messages.append(message("generated_missing", states=_listed(missing, name)))
     if trace.move != reference.move and trace.move is not None:
-        messages.append(f"your decision was {trace.move}; the reference decides "
-                        f"{reference.move}")
+        messages.append(message("decision_differs", yours=str(trace.move),
+                                reference=str(reference.move)))
     if not _same_number(trace.value, reference.value) and trace.value is not None:
-        messages.append(f"your value was {_number_text(trace.value)}; the reference's is "
-                        f"{_number_text(reference.value)}")
+        messages.append(message("value_differs", yours=_number_text(trace.value),
+                                reference=_number_text(reference.value)))
     return messages
 
 
@@ -240,17 +237,8 @@ def _number_text(value: Fraction | float) -> str:
     return str(value)
 
 
-def _ordinal(n: int) -> str:
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
-
-
-def _listed(states: list[Hashable], name: Any, shown: int = 5) -> str:
-    names = [name(state) for state in states[:shown]]
-    more = len(states) - shown
+def _listed(states: list[Hashable], name: Any, limit: int = 5) -> str:
+    names = [name(state) for state in states[:limit]]
+    more = len(states) - limit
     return ", ".join(names) + (f" and {more} more" if more > 0 else "")
 
-
-def _shown(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."

@@ -16,7 +16,7 @@ from typing import Any
 
 from engine.search.bandit import SQRT2, UCB1_FORMS, Arm, most_visited, select, ucb1
 from grading.code.cases import SearchCase, tests_rng, tree_case
-from grading.code.reference import explain
+from grading.code.feedback import message, shown
 from grading.code.runs import Budget, CaseRun, run_cases
 from grading.code.search_grading import new_report
 from grading.sandbox import SandboxConfig, SandboxLimits
@@ -91,9 +91,7 @@ def grade_selection(run: CaseRun) -> dict[str, Any]:
     chosen = run.return_value
     if not run.was_offered(chosen):
         report["verdict"] = "illegal_operation"
-        report["messages"].append(
-            f"you returned {chosen!r} without the game having offered it: return one of "
-            "game.actions(state)")
+        report["messages"].append(message("selection_not_offered", returned=shown(chosen)))
         return report
     arms, parent_visits, constant = arms_of(run.case), run.case.args[1], run.case.args[2]
     right = select(arms, parent_visits, constant)
@@ -102,15 +100,16 @@ def grade_selection(run: CaseRun) -> dict[str, Any]:
         return report
     report["verdict"] = "wrong"
     scores = {arm.name: ucb1(arm.wins, arm.visits, parent_visits, constant) for arm in arms}
-    report["messages"].append(
-        f"you selected {chosen} (UCB1 {_score_text(scores[chosen])}); UCB1 selects {right} "
-        f"({_score_text(scores[right])})")
+    report["messages"].append(message(
+        "selection_differs", yours=str(chosen), your_score=_score_text(scores[chosen]),
+        reference=str(right), reference_score=_score_text(scores[right])))
     codes = [code for code, mistake in MISTAKES.items()
              if mistake(arms, parent_visits, constant) == chosen]
     report["misconceptions"] = codes
     if codes:
-        report["messages"].append(f"Your selection matches a known mistake: {explain(codes[0])}")
+        report["messages"].append(message("matches_misconception", misconception=codes[0]))
     return report
+
 
 
 def _score_text(score: float) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from grading.code.feedback import message, render_message
 from grading.code.grader import grade_code
 from grading.sandbox import SandboxConfig, SandboxLimits
 from tests.grading.code import solutions
@@ -19,7 +20,7 @@ def test_a_perfect_tictactoe_agent_never_loses(sandbox_config: SandboxConfig) ->
 
     assert result.fraction == 1
     assert [test["verdict"] for test in result.tests] == ["passed", "passed"]
-    assert "never lost" in result.tests[1]["messages"][0]
+    assert result.tests[1]["messages"][0]["code"] == "never_lost"
 
 
 def test_a_losing_tictactoe_agent_is_caught_with_the_line(sandbox_config: SandboxConfig) -> None:
@@ -29,9 +30,11 @@ def test_a_losing_tictactoe_agent_is_caught_with_the_line(sandbox_config: Sandbo
     assert result.fraction == 0
     as_x, as_o = result.tests
     assert as_x["verdict"] == as_o["verdict"] == "wrong"
-    assert as_x["messages"] == [
-        "your agent loses the game 0, 1, 2, 4, 3, 7 (squares 0-8, row by row), ending "
-        "XOX/XO_/_O_"]
+    assert as_x["messages"] == [message("agent_lost", moves="0, 1, 2, 4, 3, 7",
+                                        board="XOX/XO_/_O_")]
+    assert render_message(as_x["messages"][0]) == (
+        "Your agent loses the game 0, 1, 2, 4, 3, 7 (squares 0-8, row by row), ending "
+        "XOX/XO_/_O_.")
 
 
 def test_an_agent_crash_shows_only_the_students_frames(sandbox_config: SandboxConfig) -> None:
@@ -69,7 +72,7 @@ def test_connect4_series_is_scored_by_results_and_reproducible(
     assert first.tests == again.tests
     versus_random = first.tests[0]
     assert versus_random["verdict"] == "passed" and versus_random["score"] == 1
-    assert all("your agent won" in message for message in versus_random["messages"])
+    assert [m["code"] for m in versus_random["messages"]] == ["series_won", "series_won"]
     assert 0 < first.fraction <= 1
 
 

@@ -76,8 +76,9 @@ def test_code_is_stored_before_the_202_and_graded_with_a_report(
     assert detail["summary"]["misconception"]["code"] == "root_alpha_not_raised"
     textbook = detail["tests"][0]
     assert textbook["test"] == "textbook tree" and textbook["verdict"] == "wrong"
-    assert textbook["messages"][0] == (
-        "your 5th evaluated state was B2; the reference evaluates C1 there")
+    assert textbook["messages"][0] == {
+        "code": "evaluated_differs", "params": {"n": 5, "yours": "B2", "reference": "C1"},
+        "text": "Your 5th evaluated state was B2; the reference evaluates C1 there."}
 
 
 def test_an_idempotency_key_replays_and_refuses_other_code(student: Any,

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from grading.code.feedback import message, render_message
 from grading.code.grader import CodeGrade, grade_code
 from grading.sandbox import SandboxConfig
 from tests.grading.code import solutions
@@ -57,9 +58,15 @@ def test_the_first_divergence_names_both_states(sandbox_config: SandboxConfig) -
 
     textbook = result.tests[0]
     assert textbook["verdict"] == "wrong"
-    assert textbook["messages"][0] == (
-        "your 5th evaluated state was B2; the reference evaluates C1 there")
-    assert "you generated B2, B3, C2, C3" in textbook["messages"][1]
+    first, extra = textbook["messages"][:2]
+    assert first == message("evaluated_differs", n=5, yours="B2", reference="C1")
+    assert render_message(first) == (
+        "Your 5th evaluated state was B2; the reference evaluates C1 there.")
+    assert extra == message("generated_extra", states="B2, B3, C2, C3")
+    assert textbook["messages"][-1] == message("matches_misconception",
+                                               misconception="root_alpha_not_raised")
+    assert render_message(textbook["messages"][-1]).startswith(
+        "Your search matches a known mistake: You did not raise alpha at the root")
     assert textbook["checks"]["decision"] is True and textbook["checks"]["value"] is True
 
 
@@ -68,7 +75,7 @@ def test_a_move_the_game_never_offered_is_illegal(sandbox_config: SandboxConfig)
 
     assert result.fraction == 0
     assert {test["verdict"] for test in result.tests} == {"illegal_operation"}
-    assert "without the game having offered it" in result.tests[0]["messages"][0]
+    assert result.tests[0]["messages"] == [message("move_not_offered", move="A")]
 
 
 def test_a_runtime_error_shows_only_the_students_traceback(
@@ -112,8 +119,8 @@ def test_tests_left_without_time_are_not_run(sandbox_config: SandboxConfig) -> N
                         budget_seconds=2, config=sandbox_config)
 
     assert {test["verdict"] for test in result.tests} == {"time_limit"}
-    assert result.tests[-1]["messages"] == [
-        "not run: your submission used up the 2 s all its tests may take together"]
+    assert [render_message(m) for m in result.tests[-1]["messages"]] == [
+        "Not run: your submission used up the 2 s all its tests may take together."]
 
 
 def test_item_conventions_change_the_reference(sandbox_config: SandboxConfig) -> None:

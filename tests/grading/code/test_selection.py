@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from grading.code.feedback import render_message
 from grading.code.grader import grade_code
 from grading.code.selection import selection_cases
 from grading.sandbox import SandboxConfig
@@ -31,7 +32,8 @@ def test_wrong_selections_are_named(sandbox_config: SandboxConfig, source: str,
     assert {test["verdict"] for test in drawn} == {"wrong"}
     assert all(code in test["misconceptions"] for test in drawn)
     assert result.summary["misconception"]["code"] == code
-    assert drawn[0]["messages"][0].startswith("you selected ")
+    assert drawn[0]["messages"][0]["code"] == "selection_differs"
+    assert render_message(drawn[0]["messages"][0]).startswith("You selected ")
 
 
 def test_drawn_statistics_depend_on_the_seed_only() -> None:

@@ -1,0 +1,95 @@
+"""Feedback of code tests as data (a code and its parameters), rendered in the reader's language.
+
+Reports store messages as ``{"code", "params"}`` like typed answers' feedback
+(:func:`grading.feedback.message`), so a stored report can be shown in any language and read
+by machines; :func:`render_tests` adds each message's text when the API shows it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from django.utils.translation import gettext_lazy as _
+
+from grading.code.reference import explain
+
+MESSAGES: dict[str, Any] = {
+    "run_ended": _("%(detail)s"),
+    "not_run": _("Not run: your submission used up the %(seconds)s s all its tests may take "
+                 "together."),
+    "return_shape": _("Return (action, value), not %(returned)s."),
+    "value_not_number": _("The value must be a number, not %(returned)s."),
+    "move_not_offered": _("You returned the move %(move)s without the game having offered it: "
+                          "ask game.actions(state) for the root and search the moves it "
+                          "gives."),
+    "evaluated_differs": _("Your %(nth)s evaluated state was %(yours)s; the reference "
+                           "evaluates %(reference)s there."),
+    "evaluated_too_few": _("You evaluated %(count)s states; the reference goes on to evaluate "
+                           "%(reference)s."),
+    "evaluated_too_many": _("The reference stops after %(count)s evaluations; your %(nth)s "
+                            "evaluated state, %(yours)s, is one too many."),
+    "generated_extra": _("You generated %(states)s, which the reference never generates "
+                         "(pruned or beyond the depth limit)."),
+    "generated_missing": _("You never generated %(states)s, which the reference generates."),
+    "decision_differs": _("Your decision was %(yours)s; the reference decides %(reference)s."),
+    "value_differs": _("Your value was %(yours)s; the reference's is %(reference)s."),
+    "matches_misconception": _("Your search matches a known mistake: %(explanation)s"),
+    "selection_differs": _("You selected %(yours)s (UCB1 %(your_score)s); UCB1 selects "
+                           "%(reference)s (%(reference_score)s)."),
+    "selection_not_offered": _("You returned %(returned)s without the game having offered it: "
+                               "return one of game.actions(state)."),
+    "agent_move_not_offered": _("Your agent returned %(move)s without the game having offered "
+                                "it in that position: choose among game.actions(state)."),
+    "agent_moves_missing": _("Your agent's moves did not come back."),
+    "never_lost": _("Never lost: %(asked)s positions asked, %(finished)s games played to the "
+                    "end."),
+    "agent_lost": _("Your agent loses the game %(moves)s (squares 0-8, row by row), ending "
+                    "%(board)s."),
+    "series_won": _("As %(side)s your agent won: %(moves)s (1-based columns)."),
+    "series_drew": _("As %(side)s your agent drew: %(moves)s (1-based columns)."),
+    "series_lost": _("As %(side)s your agent lost: %(moves)s (1-based columns)."),
+}
+"""Message code → its text, with ``%(name)s`` parameters."""
+
+
+def message(code: str, **params: Any) -> dict[str, Any]:
+    """Return a message as data: its code and its named parameters (JSON values)."""
+    return {"code": code, "params": params}
+
+
+def shown(value: Any) -> str:
+    """Return ``value`` as feedback quotes it: its repr, cut to 60 characters."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def ordinal(n: int) -> str:
+    """Return ``n`` as an English ordinal: 1st, 2nd, 3rd, 4th, 11th, 21st…"""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def render_message(data: Mapping[str, Any]) -> str:
+    """Return one message in the active language (unknown codes show the code)."""
+    template = MESSAGES.get(str(data.get("code", "")))
+    if template is None:
+        return str(data.get("code", ""))
+    params = dict(data.get("params") or {})
+    if "n" in params:
+        params["nth"] = ordinal(int(params["n"]))
+    if "misconception" in params:
+        params["explanation"] = explain(str(params["misconception"]))
+    try:
+        return str(template) % params
+    except (KeyError, TypeError, ValueError):
+        return str(data.get("code", ""))
+
+
+def render_tests(tests: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Return test reports with every message's text rendered in the active language."""
+    return [
+        {**test, "messages": [{**msg, "text": render_message(msg)}
+                              for msg in test.get("messages", [])]}
+        for test in tests
+    ]
