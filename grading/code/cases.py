@@ -20,11 +20,6 @@ from engine.game import Evaluator, Game
 from engine.games import connect4, tictactoe
 from engine.tree import TreeGame, parse_tree
 
-TREE_PLAYERS = ("max", "min")
-
-TEST_SETS = ("fixed_trees", "generated_trees", "tictactoe", "connect4")
-"""The groups of hidden tests an item may ask for (the ``test_sets`` param)."""
-
 CHANCE_SPLITS = (("1/2", "1/2"), ("1/3", "2/3"), ("3/4", "1/4"), ("1/2", "1/4", "1/4"))
 """Probabilities of generated chance nodes: few, exact and easy to average by hand."""
 
@@ -173,7 +168,7 @@ def random_position(rng: random.Random, game: Game[Any, Any], start: Hashable, p
 def tictactoe_case(rng: random.Random, *, plies: int, depth: int | None) -> SearchCase:
     """Return a tic-tac-toe case from a random position ``plies`` moves into a game."""
     game = tictactoe.TicTacToe()
-    root, moves = random_position(rng, game, tictactoe.EMPTY_BOARD, plies)
+    root, _ = random_position(rng, game, tictactoe.EMPTY_BOARD, plies)
     board = root.board.replace(" ", "_")
     name = f"tic-tac-toe {board[:3]}/{board[3:6]}/{board[6:]}, {root.player} to move"
     return SearchCase(name, game, root, depth, tictactoe.open_lines)
