@@ -1,10 +1,13 @@
 """The LTI 1.3 endpoints a platform (and the user's browser inside it) talks to: OIDC login
 initiation, launch, the deep-linking picker, and our JWKS. They answer HTML (or JSON for the
-JWKS); a refused launch is a clear 4xx page, never a 500."""
+JWKS); a refused launch is a clear 4xx page, never a 500 (a 503 while the cache is down)."""
 
 from __future__ import annotations
 
+import functools
 import logging
+from collections.abc import Callable
+from typing import Any
 
 from django.contrib.auth import login
 from django.db import transaction
@@ -15,6 +18,7 @@ from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from pylti1p3.exception import LtiException, OIDCException
+from redis.exceptions import RedisError
 
 from accounts.models import Role
 from exercises.models import Variant
@@ -49,6 +53,22 @@ def error_page(request: HttpRequest, message: str, status: int) -> HttpResponse:
     return render(request, "lti/error.html", {"message": message}, status=status)
 
 
+def needs_launch_cache(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Answer 503 with a clear page while the shared cache holding launch state is down."""
+
+    @functools.wraps(view)
+    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        try:
+            return view(request, *args, **kwargs)
+        except RedisError:
+            logger.exception("the LTI launch cache is unreachable")
+            return error_page(
+                request, "Cutoff cannot open LMS launches right now; try again in a minute.", 503
+            )
+
+    return wrapper
+
+
 def launch_url(request: HttpRequest) -> str:
     """Return our absolute launch (redirect) URL."""
     return request.build_absolute_uri(reverse("lti-launch"))
@@ -57,6 +77,7 @@ def launch_url(request: HttpRequest) -> str:
 @csrf_exempt
 @xframe_options_exempt
 @require_http_methods(["GET", "POST"])
+@needs_launch_cache
 def login_view(request: HttpRequest) -> HttpResponse:
     """Start an LTI launch (OIDC third-party login): send the browser back to the platform's
     authorization endpoint with a fresh state and nonce."""
@@ -69,6 +90,7 @@ def login_view(request: HttpRequest) -> HttpResponse:
 @csrf_exempt
 @xframe_options_exempt
 @require_POST
+@needs_launch_cache
 def launch_view(request: HttpRequest) -> HttpResponse:
     """Accept a signed launch from a platform: resource links open their problem set, deep
     linking requests show the instructor's problem sets to pick from."""
@@ -156,6 +178,7 @@ def _resource_page(
 
 @xframe_options_exempt
 @require_POST
+@needs_launch_cache
 def deep_link_select_view(request: HttpRequest) -> HttpResponse:
     """Answer a deep-linking launch with the problem set the instructor picked: a page that
     posts our signed LtiDeepLinkingResponse back to the platform."""

@@ -408,6 +408,29 @@ def test_get_on_the_launch_url_is_not_allowed(platform: Any) -> None:
     assert Client().get("/lti/launch/").status_code == 405
 
 
+def test_launches_answer_503_while_the_launch_cache_is_down(
+    simulator: PlatformSimulator, platform: Any, settings: Any
+) -> None:
+    from django.core.cache import caches
+
+    settings.CACHES = {
+        **settings.CACHES,
+        "unreachable": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": "redis://127.0.0.1:1/0",
+        },
+    }
+    settings.LTI_CACHE_ALIAS = "unreachable"
+    try:
+        response = Client().post(
+            "/lti/login/",
+            {"iss": simulator.issuer, "client_id": simulator.client_id, "login_hint": "x"},
+        )
+        assert response.status_code == 503 and b"try again in a minute" in response.content
+    finally:
+        caches["unreachable"].close()
+
+
 def test_production_keeps_launch_state_in_the_shared_redis_cache() -> None:
     import subprocess
     import sys
