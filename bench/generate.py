@@ -25,6 +25,7 @@ from urllib.parse import urlparse
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DATABASE = "postgres://postgres@127.0.0.1:5432/cutoff_bench_generate"
 DEFAULT_BROKER = "redis://127.0.0.1:6379/13"
+TIMEOUT_SECONDS = 120
 ITEMS = [
     {"kind": "minimax", "params": {"depth": 3, "max_leaves": 18}, "points": 2},
     {"kind": "alphabeta", "params": {"depth": 3, "max_leaves": 18, "min_cuts": 2}, "points": 4},
@@ -120,11 +121,11 @@ def main() -> None:
     try:
         start = time.perf_counter()
         publish_problem_set(problem_set)
-        while True:
-            problem_set.refresh_from_db()
-            if problem_set.status != ProblemSet.Status.GENERATING:
-                break
+        while problem_set.status == ProblemSet.Status.GENERATING:
+            if time.perf_counter() - start > TIMEOUT_SECONDS:
+                sys.exit(f"still generating after {TIMEOUT_SECONDS} s; see the worker's log")
             time.sleep(0.05)
+            problem_set.refresh_from_db()
         seconds = time.perf_counter() - start
     finally:
         worker.terminate()

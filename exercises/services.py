@@ -5,15 +5,16 @@ from __future__ import annotations
 import logging
 import math
 import secrets
+import time
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
-from django.db import transaction
+from django.db import OperationalError, transaction
 from django.utils import timezone
-from kombu.exceptions import OperationalError
+from kombu.exceptions import OperationalError as BrokerError
 from rest_framework import status
 
 from accounts.models import Course, User
@@ -36,6 +37,9 @@ logger = logging.getLogger(__name__)
 
 STUDENTS_PER_TASK = 25
 """Students whose variants one Celery task generates: few tasks, yet both cores kept busy."""
+
+STORE_RETRY_DELAYS = (0.05, 0.1, 0.2, 0.4, 0.8, 1.6, 3.2)
+"""Seconds to wait before each new attempt at storing a chunk on a locked database."""
 
 STALE_GENERATION = timedelta(minutes=10)
 """A set generating without progress for this long has lost its tasks: it may be republished."""
@@ -164,7 +168,7 @@ def _enqueue_generation(problem_set_id: int, chunks: list[list[int]]) -> None:
     try:
         for chunk in chunks:
             generate_variants_task.delay(problem_set_id, chunk)
-    except OperationalError as error:
+    except BrokerError as error:
         logger.warning("could not queue generation of problem set %s: %s", problem_set_id, error)
         fail_problem_set(
             problem_set_id, f"the task queue is unreachable ({error}); publish again"
@@ -175,8 +179,8 @@ def generate_variants(problem_set_id: int, student_ids: Sequence[int]) -> int:
     """Generate and store the variants of ``student_ids`` that do not exist yet; return how many.
 
     Safe to run twice (a redelivered task): existing variants are skipped. A generation
-    error marks the whole set ``failed`` with the reason; the set turns ``ready`` when the
-    last variant is stored.
+    error, or any other, marks the whole set ``failed`` with the reason, so it never stays
+    ``generating``; the set turns ``ready`` when the last variant is stored.
     """
     problem_set = ProblemSet.objects.get(pk=problem_set_id)
     if problem_set.status != ProblemSet.Status.GENERATING:
@@ -191,6 +195,7 @@ def generate_variants(problem_set_id: int, student_ids: Sequence[int]) -> int:
             for student_id in student_ids
             if student_id not in existing
         }
+        return _store_with_retries(problem_set, generated)
     except GenerationError as error:
         fail_problem_set(problem_set_id, str(error))
         return 0
@@ -198,6 +203,21 @@ def generate_variants(problem_set_id: int, student_ids: Sequence[int]) -> int:
         logger.exception("generating problem set %s failed", problem_set_id)
         fail_problem_set(problem_set_id, f"internal error while generating: {error!r}")
         raise
+
+
+def _store_with_retries(
+    problem_set: ProblemSet, generated: dict[int, list[tuple[Item, str, GeneratedItem]]]
+) -> int:
+    """Store the variants, retrying when the database is momentarily locked.
+
+    SQLite (local runs) lets one writer in at a time and refuses a second one at once rather
+    than make it wait, so concurrent chunks take turns here.
+    """
+    for delay in STORE_RETRY_DELAYS:
+        try:
+            return _store_variants(problem_set, generated)
+        except OperationalError:
+            time.sleep(delay)
     return _store_variants(problem_set, generated)
 
 

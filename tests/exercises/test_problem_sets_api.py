@@ -331,3 +331,46 @@ def test_publishing_twice_while_generating_is_a_conflict_until_stale(
     )
     assert publish(client, problem_set["id"], django_capture_on_commit_callbacks)[
         "status"] == "generating"
+
+
+def test_a_locked_database_is_retried_and_other_errors_fail_the_set(
+    instructor: Any, student: Any, course: Any, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from django.db import OperationalError
+
+    from exercises import services
+
+    _, client = instructor
+    problem_set = ProblemSet.objects.get(pk=create_set(client, course)["id"])
+    ProblemSet.objects.filter(pk=problem_set.pk).update(status="generating", progress_total=1)
+    store, calls = services._store_variants, []
+
+    def locked_once(*args: Any) -> int:
+        calls.append(1)
+        if len(calls) == 1:
+            raise OperationalError("database is locked")
+        return store(*args)
+
+    monkeypatch.setattr(services, "_store_variants", locked_once)
+    assert services.generate_variants(problem_set.pk, [student[0].pk]) == 1
+    assert len(calls) == 2
+    problem_set.refresh_from_db()
+    assert problem_set.status == "ready"
+
+    ProblemSet.objects.filter(pk=problem_set.pk).update(status="generating", progress_total=2)
+    other = make_student("vera", course)
+
+    def broken(*args: Any) -> int:
+        raise ValueError("unexpected")
+
+    monkeypatch.setattr(services, "_store_variants", broken)
+    with pytest.raises(ValueError):
+        services.generate_variants(problem_set.pk, [other.pk])
+    problem_set.refresh_from_db()
+    assert problem_set.status == "failed" and "unexpected" in problem_set.failure_reason
+
+
+def make_student(username: str, course: Any) -> Any:
+    from tests.conftest import make_account
+
+    return make_account(username, "student", course)[0]
