@@ -61,7 +61,7 @@ def search_params(kind_name: str) -> tuple[Param, ...]:
 class CodeKind(Kind):
     """A code item: no typed parts; the problem names the function and its conventions."""
 
-    params = (LIMITS_PARAM,)
+    params: tuple[Param, ...] = (LIMITS_PARAM,)
 
     def open_parts(self, params: dict[str, Any]) -> list[AnswerPart]:
         """Return no parts: the answer is code."""

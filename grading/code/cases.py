@@ -150,8 +150,8 @@ def random_tree(rng: random.Random, layers: tuple[str, ...], *, branching: tuple
     return build("root", 0)
 
 
-def random_position(rng: random.Random, game: Game[Any, Any], start: Hashable, plies: int
-                    ) -> tuple[Hashable, list[Any]]:
+def random_position(rng: random.Random, game: Game[Any, Any], start: Any, plies: int
+                    ) -> tuple[Any, list[Any]]:
     """Return a non-terminal position ``plies`` random moves from ``start``, and the moves."""
     while True:
         state, moves = start, []
