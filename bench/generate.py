@@ -120,7 +120,7 @@ def main() -> None:
     worker = start_worker(env, args.concurrency)
     try:
         start = time.perf_counter()
-        publish_problem_set(problem_set)
+        problem_set = publish_problem_set(problem_set)
         while problem_set.status == ProblemSet.Status.GENERATING:
             if time.perf_counter() - start > TIMEOUT_SECONDS:
                 sys.exit(f"still generating after {TIMEOUT_SECONDS} s; see the worker's log")
