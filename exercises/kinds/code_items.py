@@ -10,7 +10,7 @@ to ``/api/v1/assignments/{id}/items/{n}/code-submissions/``.
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, ClassVar
 
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -61,7 +61,7 @@ def search_params(kind_name: str) -> tuple[Param, ...]:
 class CodeKind(Kind):
     """A code item: no typed parts; the problem names the function and its conventions."""
 
-    params: tuple[Param, ...] = (LIMITS_PARAM,)
+    params: ClassVar[tuple[Param, ...]] = (LIMITS_PARAM,)
 
     def open_parts(self, params: dict[str, Any]) -> list[AnswerPart]:
         """Return no parts: the answer is code."""
