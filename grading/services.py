@@ -188,7 +188,7 @@ def _store(
     return submission, True
 
 
-CODE_SUBMISSION_TASK = "grading.tasks.run_code_submission"
+CODE_SUBMISSION_TASK = "grading.code.tasks.run_code_submission"
 """Code submissions run in the sandbox (a task of its own, routed to the sandbox queue)."""
 
 
