@@ -22,8 +22,11 @@ def run_regrade_task(regrade_id: int) -> None:
 
 @shared_task(name="grading.tasks.requeue_stale_submissions")
 def requeue_stale_submissions() -> int:
-    """Send again the grading tasks that never reached the broker or were lost (for beat)."""
-    return len(services.requeue_stale_submissions())
+    """Send again the grading and delivery tasks that never reached the broker or were lost.
+
+    Meant for Celery beat, every minute; returns how many tasks were sent.
+    """
+    return len(services.requeue_stale_submissions()) + len(webhooks.requeue_overdue_deliveries())
 
 
 @shared_task(bind=True, name="grading.tasks.deliver_webhook_task",

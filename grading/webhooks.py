@@ -17,9 +17,10 @@ import hashlib
 import hmac
 import ipaddress
 import json
+import logging
 import socket
 import time
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -40,6 +41,10 @@ MAX_ATTEMPTS = 8
 BACKOFF_BASE_SECONDS = 10
 """Retry n waits BASE·2ⁿ⁻¹ seconds: 10 s, 20 s, … about 21 minutes over eight attempts."""
 MAX_WEBHOOKS_PER_OWNER = 20
+OVERDUE_AFTER = timedelta(minutes=5)
+"""A pending delivery this late past its next attempt has lost its task."""
+
+logger = logging.getLogger(__name__)
 
 
 def sign(secret: str, timestamp: int, body: bytes) -> str:
@@ -148,7 +153,6 @@ def _number(value: Any) -> float | None:
 def queue_webhook_events(submission: Submission, event_type: str) -> list[WebhookDelivery]:
     """Create one delivery per interested webhook and send them once the transaction commits."""
     from grading.selectors import webhooks_for_submission
-    from grading.tasks import deliver_webhook_task
 
     webhooks = list(webhooks_for_submission(submission))
     if not webhooks:
@@ -166,8 +170,35 @@ def queue_webhook_events(submission: Submission, event_type: str) -> list[Webhoo
         deliveries.append(delivery)
     WebhookDelivery.objects.bulk_create(deliveries)
     for delivery in deliveries:
-        transaction.on_commit(lambda pk=delivery.pk: deliver_webhook_task.delay(pk))
+        transaction.on_commit(lambda pk=delivery.pk: send_delivery(pk))
     return deliveries
+
+
+def send_delivery(delivery_id: int) -> bool:
+    """Enqueue a delivery's task; return False (it stays pending) when the broker is down."""
+    from grading.tasks import deliver_webhook_task
+
+    try:
+        deliver_webhook_task.delay(delivery_id)
+    except Exception:  # kombu raises transport-specific errors; every one means "not sent"
+        logger.warning("broker unavailable; webhook delivery %s stays pending", delivery_id,
+                       exc_info=True)
+        return False
+    return True
+
+
+def requeue_overdue_deliveries(now: datetime | None = None) -> list[int]:
+    """Enqueue again the pending deliveries whose next attempt is long overdue.
+
+    Their task was lost (the broker was down when it should have been sent, or a retry
+    could not be scheduled). A delivery sent twice is harmless: receivers recognise it by
+    its ``X-Cutoff-Delivery`` id.
+    """
+    now = now or timezone.now()
+    overdue = WebhookDelivery.objects.filter(
+        status=WebhookDelivery.Status.PENDING, next_attempt_at__lt=now - OVERDUE_AFTER
+    ).values_list("pk", flat=True)
+    return [pk for pk in overdue if send_delivery(pk)]
 
 
 def attempt_delivery(delivery_id: int) -> WebhookDelivery | None:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import io
 import json
 import threading
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -222,3 +224,30 @@ def test_private_addresses_are_refused_by_default(instructor, settings, url) -> 
     response = instructor[1].post("/api/v1/webhooks/", {"url": url}, format="json")
     assert response.status_code == 400
     assert "public internet address" in response.json()["error"]["message"]
+
+
+def test_the_sweep_resends_deliveries_whose_task_was_lost(instructor, receiver,
+                                                          eager_retrying) -> None:
+    from datetime import timedelta
+
+    from django.core.management import call_command
+    from django.utils import timezone
+
+    from grading.models import Webhook
+
+    webhook = Webhook.objects.create(owner=instructor[0], url=receiver.url)
+    event_id = uuid.uuid4()
+    lost = WebhookDelivery.objects.create(
+        webhook=webhook, event_type="submission.graded", event_id=event_id,
+        payload={"id": str(event_id), "type": "submission.graded"},
+        next_attempt_at=timezone.now() - timedelta(minutes=6))
+    recent = WebhookDelivery.objects.create(
+        webhook=webhook, event_type="submission.graded", payload={"id": "e2"},
+        next_attempt_at=timezone.now())
+    out = io.StringIO()
+    call_command("requeue_stale_submissions", stdout=out)
+    assert out.getvalue().strip() == "requeued 0 submission(s), 1 webhook delivery(ies)"
+    lost.refresh_from_db()
+    recent.refresh_from_db()
+    assert lost.status == "succeeded" and recent.status == "pending"
+    assert assert_signed(receiver.received[0], webhook.secret)["id"] == str(event_id)

@@ -7,19 +7,26 @@ from typing import Any
 from django.core.management.base import BaseCommand
 
 from grading.services import requeue_stale_submissions
+from grading.webhooks import requeue_overdue_deliveries
 
 
 class Command(BaseCommand):
-    """Send again the grading tasks of submissions the broker never got or lost.
+    """Send again the tasks the broker never got or lost: gradings and webhook deliveries.
 
     Run it from cron every minute (or schedule the ``grading.tasks.requeue_stale_submissions``
     task with Celery beat): after a broker outage it is what grades the submissions stored
-    meanwhile.
+    meanwhile and delivers their events.
     """
 
-    help = "Enqueue again the grading of submissions stuck in queued/running."
+    help = (
+        "Enqueue again the grading of submissions stuck in queued/running and the webhook "
+        "deliveries whose next attempt is overdue."
+    )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        """Requeue and print how many submissions were sent."""
-        sent = requeue_stale_submissions()
-        self.stdout.write(f"requeued {len(sent)} submission(s)")
+        """Requeue and print how many submissions and deliveries were sent."""
+        submissions = requeue_stale_submissions()
+        deliveries = requeue_overdue_deliveries()
+        self.stdout.write(
+            f"requeued {len(submissions)} submission(s), {len(deliveries)} webhook delivery(ies)"
+        )
