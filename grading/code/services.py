@@ -29,7 +29,7 @@ from grading.code.sandboxing import grading_budget_seconds, limits_for, sandbox_
 from grading.models import Submission
 from grading.sandbox import SandboxUnavailable
 from grading.selectors import attempts_used, submission_by_idempotency_key
-from grading.services import as_decimal, check_deadlines
+from grading.services import as_decimal, check_deadlines, enqueue_submission
 from grading.webhooks import queue_webhook_events
 
 logger = logging.getLogger(__name__)
@@ -151,26 +151,8 @@ def _store(variant: Variant, variant_item: VariantItem, student: User, source: s
             kind=Submission.Kind.CODE, source=source, idempotency_key=idempotency_key,
             is_late=is_late, late_penalty=penalty,
         )
-        transaction.on_commit(lambda: enqueue_code_submission(submission.pk))
+        transaction.on_commit(lambda: enqueue_submission(submission.pk, Submission.Kind.CODE))
     return submission
-
-
-def enqueue_code_submission(submission_id: int) -> bool:
-    """Send a code submission's run to the sandbox queue; return whether the broker took it.
-
-    When the broker is down the submission stays queued without ``enqueued_at`` and the
-    request that stored it still succeeds.
-    """
-    from grading.code.tasks import run_code_submission
-
-    try:
-        run_code_submission.delay(submission_id)
-    except Exception:  # kombu raises transport-specific errors; every one means "not sent"
-        logger.warning("broker unavailable; code submission %s stays queued", submission_id,
-                       exc_info=True)
-        return False
-    Submission.objects.filter(pk=submission_id).update(enqueued_at=timezone.now())
-    return True
 
 
 def grade_code_submission(submission_id: int) -> Submission | None:

@@ -55,10 +55,12 @@ def test_someone_elses_starter_file_is_not_found(other_student: Any,
 
 
 def test_code_is_stored_before_the_202_and_graded_with_a_report(
-        student: Any, alphabeta_code: Variant, celery_eager: None,
-        sandbox_config: SandboxConfig, monkeypatch: pytest.MonkeyPatch,
-        django_capture_on_commit_callbacks: Any) -> None:
+        student: Any, alphabeta_code: Variant, sandbox_config: SandboxConfig,
+        monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any) -> None:
     monkeypatch.setattr(services, "sandbox_config", lambda: sandbox_config)
+    sent: list[tuple[int, str]] = []
+    monkeypatch.setattr(services, "enqueue_submission",
+                        lambda pk, kind: sent.append((pk, kind)) or True)
 
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         response = submit(student[1], alphabeta_code, solutions.ROOT_ALPHA_NOT_RAISED)
@@ -68,8 +70,11 @@ def test_code_is_stored_before_the_202_and_graded_with_a_report(
     assert response["Location"] == f"/api/v1/code-submissions/{body['id']}/"
     assert Submission.objects.get(pk=body["id"]).source == solutions.ROOT_ALPHA_NOT_RAISED
 
+    assert sent == []
     for callback in callbacks:
         callback()
+    assert sent == [(body["id"], "code")]
+    services.grade_code_submission(body["id"])
     detail = student[1].get(f"/api/v1/code-submissions/{body['id']}/").json()
     assert detail["status"] == "graded"
     assert 0 < detail["score"] < detail["max_score"] == 3
@@ -175,10 +180,11 @@ def test_from_problem_set_to_graded_code_through_the_api(
     assert item["problem"]["entry_point"] == "minimax_decision"
     assert item["answer_parts"] == []
 
-    with django_capture_on_commit_callbacks(execute=True):
-        response = student[1].post(
-            f"/api/v1/assignments/{assignment['id']}/items/1/code-submissions/",
-            {"source": solutions.MINIMAX}, format="json")
+    monkeypatch.setattr(services, "enqueue_submission", lambda pk, kind: True)
+    response = student[1].post(
+        f"/api/v1/assignments/{assignment['id']}/items/1/code-submissions/",
+        {"source": solutions.MINIMAX}, format="json")
+    services.grade_code_submission(response.json()["id"])
 
     detail = student[1].get(f"/api/v1/code-submissions/{response.json()['id']}/").json()
     assert detail["status"] == "graded"
