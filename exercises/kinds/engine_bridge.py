@@ -28,7 +28,8 @@ def solve_problem(problem: dict[str, Any]) -> dict[str, Any]:
     from engine.solve import solve
 
     try:
-        return as_json(solve(problem))
+        # solve() returns plain JSON data (the CLI prints it as is); the caller stores it.
+        return solve(problem)
     except EngineError as error:
         raise EngineFailure(f"the engine rejected a generated {problem.get('kind')} problem: "
                             f"{error}") from error
