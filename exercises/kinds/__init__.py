@@ -1,6 +1,20 @@
 """The registry of exercise kinds: every kind module registers one :class:`Kind` instance.
 
-Grading, pages and the API look kinds up here by name; nothing else lists them.
+Grading, pages and the API look kinds up here by name; nothing else lists them. For a stored
+item and one student's generated copy of it (``Item``, ``VariantItem``):
+
+* ``kind = get_kind(item.kind)``; ``kind.answer_parts(item.params)`` lists the parts to
+  answer (name, :class:`~exercises.kinds.base.PartType`, label, default weight, tolerance);
+  ``item.part_points`` holds each part's share of the item's points.
+* ``variant_item.answer_key[part.name]`` is the expected value of each part, projected by
+  ``kind.project(problem, answer)`` from the engine's answer, which is kept whole in
+  ``variant_item.trace["answer"]`` (for alpha-beta with the engine's event trace).
+* ``kind.misconception_answers(problem)`` asks the engine what each applicable named
+  misconception answers; ``kind.project`` turns each into part values comparable with a
+  student's. Multiple-choice items store ``trace["option_misconceptions"]`` (option id →
+  misconception code, ``None`` for the key).
+* ``kind.convention_names()`` are the params that change keys but not problems;
+  ``exercises.services.update_item`` and ``resolve_item`` recompute keys when they change.
 """
 
 from __future__ import annotations
