@@ -8,11 +8,12 @@ say which mistake a wrong part matches.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 from exercises.kinds import get_kind
@@ -73,24 +74,35 @@ class GradingContext:
 
     @cached_property
     def misconception_expectations(self) -> dict[str, dict[str, Any]]:
-        """Return misconception code → the part values that misconception produces.
+        """Return misconception code → the part values that misconception produces."""
+        problem_json = json.dumps(self.problem, sort_keys=True)
+        return json.loads(misconception_expectations(self.kind.name, problem_json))
 
-        Diagnosis is a bonus: a misconception the kind cannot answer or project for this
-        problem is left out rather than failing the grade.
-        """
+
+@lru_cache(maxsize=1024)
+def misconception_expectations(kind_name: str, problem_json: str) -> str:
+    """Return (as JSON) misconception code → part values, for one kind and problem.
+
+    Cached per worker process: a student's attempts at one item share the same problem,
+    and the misconceptions' answers are its costliest part to grade. Diagnosis is a
+    bonus: a misconception the kind cannot answer or project is left out rather than
+    failing the grade.
+    """
+    kind = get_kind(kind_name)
+    problem = json.loads(problem_json)
+    try:
+        answers = kind.misconception_answers(problem)
+    except Exception:
+        logger.warning("misconceptions of %s failed", kind_name, exc_info=True)
+        return "{}"
+    expectations = {}
+    for code, answer in answers.items():
         try:
-            answers = self.kind.misconception_answers(self.problem)
+            expectations[code] = kind.project(problem, answer)
         except Exception:
-            logger.warning("misconceptions of %s failed", self.kind.name, exc_info=True)
-            return {}
-        expectations = {}
-        for code, answer in answers.items():
-            try:
-                expectations[code] = self.kind.project(self.problem, answer)
-            except Exception:
-                logger.warning("projecting misconception %s of %s failed", code,
-                               self.kind.name, exc_info=True)
-        return expectations
+            logger.warning("projecting misconception %s of %s failed", code, kind_name,
+                           exc_info=True)
+    return json.dumps(expectations, default=str)
 
 
 def grade_answer(context: GradingContext, answer: Mapping[str, Any]) -> GradeResult:
