@@ -110,6 +110,8 @@ def test_instructor_launch_maps_to_an_instructor_of_the_course(
     assert response.status_code == 200, response.content
     user = LtiUserLink.objects.get(subject="teacher-2").user
     assert user.role == Role.INSTRUCTOR
+    problem_set = link["problem_set"]
+    assert f'href="/teach/problem-sets/{problem_set.pk}/"'.encode() in response.content
     course = LtiContext.objects.get(platform=platform).course
     assert Enrollment.objects.get(user=user, course=course).role == Role.INSTRUCTOR
 
@@ -145,6 +147,7 @@ def test_a_student_new_to_a_published_problem_set_gets_a_variant_generated(
     assert ProblemSet.objects.get(pk=problem_set.pk).status == ProblemSet.Status.READY
     again = launch(Client(), simulator, "learner-1", ["Learner"], custom=link["custom"])
     assert f'data-assignment="{variant.pk}"'.encode() in again.content
+    assert f'href="/assignments/{variant.pk}/items/1/"'.encode() in again.content
 
 
 def test_a_draft_problem_set_is_left_for_the_instructor_to_publish(
