@@ -533,7 +533,7 @@ def render_results(
     rendered = []
     for result in results:
         out = {key: value for key, value in result.items() if key != "expected"}
-        out["label"] = labels.get(result["part"], result["part"])
+        out["label"] = labels.get(result.get("part", ""), result.get("part", ""))
         out["messages"] = [
             {**msg, "text": render_message(msg)} for msg in result.get("messages", [])
         ]
