@@ -99,10 +99,14 @@ def submit_answer(
     try:
         return _store(variant, variant_item, student, cleaned, idempotency_key, now)
     except IntegrityError:
-        # A concurrent request with the same key (to another item) won the race.
+        # A concurrent request with the same key (to another item) won the race; or, on a
+        # database without row locks (SQLite), another attempt took the same number.
         replay = _replay(student, idempotency_key, variant_item, answer)
         if replay is None:
-            raise
+            raise ApiError(
+                "another submission to this item was stored at the same moment; send it again",
+                code="conflict", status_code=status.HTTP_409_CONFLICT,
+            ) from None
         return replay, False
 
 
