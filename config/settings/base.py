@@ -176,8 +176,9 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
 }
 
-# Per-user throttles; views opt in with `throttle_scope` (ScopedRateThrottle).
-REST_FRAMEWORK["DEFAULT_THROTTLE_CLASSES"] = ["rest_framework.throttling.ScopedRateThrottle"]
+# Per-user throttles; views opt in with `throttle_scope` (ScopedRateThrottle; it lets requests
+# through while its Redis cache is down).
+REST_FRAMEWORK["DEFAULT_THROTTLE_CLASSES"] = ["config.throttling.AvailableScopedRateThrottle"]
 REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {
     "submissions": env_str("THROTTLE_SUBMISSIONS", "30/min"),
     "code_runs": env_str("THROTTLE_CODE_RUNS", "6/min"),
