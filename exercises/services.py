@@ -65,19 +65,23 @@ def validate_item(kind_name: Any, params: Any, *, prefix: str = "") -> dict[str,
 def split_points(kind_name: str, params: dict[str, Any], points: Decimal) -> dict[str, str]:
     """Return answer part → points (decimal strings), in proportion to the parts' weights.
 
-    Shares are rounded down to the cent and the leftover goes to the first part, so they add
+    Shares are in cents, rounded by largest remainder (ties to the earlier part), so they add
     up exactly to ``points``.
     """
     parts = get_kind(kind_name).answer_parts(params)
     if not parts:
         return {}  # e.g. code items: the answer is a program, scored as a whole
     total_weight = sum((Fraction(part.points) for part in parts), Fraction(0))
-    cents = [
-        math.floor(Fraction(points) * 100 * Fraction(part.points) / total_weight)
-        for part in parts
-    ]
-    cents[0] += int(points * 100) - sum(cents)
-    return {part.name: str(Decimal(c) / 100) for part, c in zip(parts, cents, strict=True)}
+    exact = [Fraction(points) * 100 * Fraction(part.points) / total_weight for part in parts]
+    cents = [math.floor(share) for share in exact]
+    leftover = round(Fraction(points) * 100) - sum(cents)
+    by_remainder = sorted(range(len(parts)), key=lambda i: (cents[i] - exact[i], i))
+    for index in by_remainder[:leftover]:
+        cents[index] += 1
+    return {
+        part.name: str((Decimal(c) / 100).quantize(Decimal("0.01")))
+        for part, c in zip(parts, cents, strict=True)
+    }
 
 
 def create_problem_set(

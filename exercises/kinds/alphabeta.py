@@ -22,6 +22,9 @@ from exercises.kinds.trees import (
     pick_names,
 )
 
+TRIVIAL_WINDOW = {"alpha": "-inf", "beta": "inf"}
+"""The window every search starts with: asking only for it teaches nothing."""
+
 CONVENTION_PARAMS = (
     BoolParam(
         "cut_on_equality", True, "cut when alpha >= beta (true) or only when alpha > beta",
@@ -152,8 +155,11 @@ class AlphaBetaKind(Kind):
         issues = []
         if len(answer["cutoffs"]) < params["min_cuts"]:
             issues.append(f"{len(answer['cutoffs'])} cutoffs, fewer than min_cuts")
-        if any(name not in answer["windows"] for name in problem["ask"]["windows"]):
+        asked = problem["ask"]["windows"]
+        if any(name not in answer["windows"] for name in asked):
             issues.append("a node whose window is asked is never entered")
+        elif asked and all(answer["windows"][name] == TRIVIAL_WINDOW for name in asked):
+            issues.append("every asked window is the initial (-inf, inf)")
         if not params["allow_ties"]:
             issues += tie_issues(answer, [child["name"] for child in problem["tree"]["children"]])
         return issues

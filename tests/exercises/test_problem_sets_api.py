@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -41,7 +42,9 @@ def test_create_stores_params_with_every_default(instructor: Any, course: Any) -
     assert alphabeta["depth"] == 3 and alphabeta["allow_ties"] is False
     assert body["status"] == "draft" and body["progress"] == {"done": 0, "total": 0}
     points = body["items"][1]["part_points"]
-    assert sum(float(p) for p in points.values()) == pytest.approx(3)
+    assert sum(Decimal(p) for p in points.values()) == 3
+    assert points == {"value": "0.38", "move": "0.38", "evaluated_count": "0.37",
+                      "pruned_leaves": "0.75", "cutoffs": "0.75", "windows": "0.37"}
 
 
 @pytest.mark.parametrize(
