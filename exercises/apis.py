@@ -154,7 +154,7 @@ class KindPreviewApi(APIView):
         params = JsonField()
         problem = JsonField()
         prompt = serializers.CharField()
-        answer_parts = JsonField()
+        answer_parts = serializers.ListField(child=JsonField())
         answer_key = JsonField()
         engine_version = serializers.CharField()
         generation_attempt = serializers.IntegerField()
@@ -240,7 +240,7 @@ class ProblemSetOutputSerializer(serializers.Serializer):
 
         id = serializers.IntegerField()
         student = serializers.CharField(source="student.username")
-        opened_at = serializers.DateTimeField()
+        opened_at = serializers.DateTimeField(allow_null=True)
         items = ItemKeySerializer(many=True)
 
     id = serializers.IntegerField()
@@ -250,13 +250,13 @@ class ProblemSetOutputSerializer(serializers.Serializer):
     status = serializers.CharField()
     failure_reason = serializers.CharField()
     progress = ProgressSerializer(source="*")
-    due_at = serializers.DateTimeField()
-    max_attempts = serializers.IntegerField()
+    due_at = serializers.DateTimeField(allow_null=True)
+    max_attempts = serializers.IntegerField(allow_null=True)
     late_policy = serializers.CharField()
     late_penalty = serializers.DecimalField(max_digits=4, decimal_places=3)
     score_policy = serializers.CharField()
-    time_limit_minutes = serializers.IntegerField()
-    published_at = serializers.DateTimeField()
+    time_limit_minutes = serializers.IntegerField(allow_null=True)
+    published_at = serializers.DateTimeField(allow_null=True)
     items = ItemOutputSerializer(many=True)
     variants = VariantKeysSerializer(many=True)
 
@@ -428,10 +428,12 @@ class AssignmentSummarySerializer(serializers.Serializer):
     problem_set = serializers.IntegerField(source="problem_set_id")
     title = serializers.CharField(source="problem_set.title")
     course = serializers.CharField(source="problem_set.course.slug")
-    due_at = serializers.DateTimeField(source="problem_set.due_at")
-    max_attempts = serializers.IntegerField(source="problem_set.max_attempts")
-    time_limit_minutes = serializers.IntegerField(source="problem_set.time_limit_minutes")
-    opened_at = serializers.DateTimeField()
+    due_at = serializers.DateTimeField(source="problem_set.due_at", allow_null=True)
+    max_attempts = serializers.IntegerField(source="problem_set.max_attempts", allow_null=True)
+    time_limit_minutes = serializers.IntegerField(
+        source="problem_set.time_limit_minutes", allow_null=True
+    )
+    opened_at = serializers.DateTimeField(allow_null=True)
 
 
 class AssignmentListApi(APIView):
@@ -473,7 +475,7 @@ class AssignmentDetailApi(APIView):
                 """Return the parts to answer."""
                 return parts_of(variant_item.item.kind, variant_item.item.params)
 
-            @extend_schema_field(OpenApiTypes.OBJECT)
+            @extend_schema_field({"type": "object", "nullable": True})
             def get_answer_key(self, variant_item: VariantItem) -> dict[str, Any] | None:
                 """Return the key only when the context allows it (else null)."""
                 return variant_item.answer_key if self.context["answers_visible"] else None

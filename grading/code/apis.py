@@ -131,7 +131,7 @@ class CodeSubmissionOutputSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
     graded_at = serializers.DateTimeField(allow_null=True)
 
-    @extend_schema_field(OpenApiTypes.OBJECT)
+    @extend_schema_field({"type": "object", "nullable": True})
     def get_summary(self, submission: Submission) -> dict[str, Any] | None:
         """Return verdict counts and the main misconception once graded (else null)."""
         if submission.status != Submission.Status.GRADED:
