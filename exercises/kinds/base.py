@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, ClassVar
 
+from engine.misconceptions import applicable
 from exercises.kinds.engine_bridge import as_json
 from exercises.kinds.params import (
     ChoiceParam,
@@ -154,8 +155,6 @@ class Kind:
 
         Only the engine's misconceptions that apply to ``problem`` are asked.
         """
-        from engine.misconceptions import applicable
-
         return {m.code: as_json(m.answer(problem)) for m in applicable(problem)}
 
     # --- prompt -------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from engine.games.dice import two_dice_rolls
 from exercises.kinds import register
 from exercises.kinds.base import AnswerPart, Kind, PartType
 from exercises.kinds.engine_bridge import solve_problem
@@ -41,8 +42,6 @@ BIASED_SPLITS: tuple[tuple[str, ...], ...] = (
 
 def dice_outcomes() -> list[tuple[str, str]]:
     """Return (roll label like "25", probability) for the 21 unordered rolls, from the engine."""
-    from engine.games.dice import two_dice_rolls
-
     return [(f"{low}{high}", str(p)) for (low, high), p in two_dice_rolls()]
 
 

@@ -6,6 +6,8 @@ import json
 from typing import Any
 
 import engine
+from engine.errors import EngineError
+from engine.solve import solve
 
 
 class EngineFailure(RuntimeError):
@@ -24,9 +26,6 @@ def as_json(value: Any) -> Any:
 
 def solve_problem(problem: dict[str, Any]) -> dict[str, Any]:
     """Return the engine's answer (``python -m engine solve``'s JSON) to a gametree/1 problem."""
-    from engine.errors import EngineError
-    from engine.solve import solve
-
     try:
         # solve() returns plain JSON data (the CLI prints it as is); the caller stores it.
         return solve(problem)

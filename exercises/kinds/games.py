@@ -9,6 +9,10 @@ from typing import Any
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from engine.games import connect4, tictactoe
+from engine.search.alphabeta import AlphaBetaConventions, alphabeta
+from engine.search.minimax import minimax
+from engine.search.trace import Bound, NodeCounter, RecordingTracer, TeeTracer
 from exercises.kinds import register
 from exercises.kinds.alphabeta import CONVENTION_PARAMS, render_conventions
 from exercises.kinds.base import AnswerPart, Kind, PartType
@@ -17,16 +21,17 @@ from exercises.kinds.params import BoolParam, ChoiceParam, IntParam, ParamError
 NODE_COUNTINGS = ("root_excluded", "root_included")
 
 
-def _counter(root_included: bool) -> Any:
-    """Return an engine node counter, counting the root too when ``root_included``."""
-    from engine.search.trace import Bound, NodeCounter
+class RootIncludedCounter(NodeCounter):
+    """Count nodes as the engine's counter does, the root included."""
 
-    class Counter(NodeCounter):
-        def enter(self, state: Hashable, depth: int, alpha: Bound, beta: Bound) -> None:
-            if root_included or depth:
-                self.nodes += 1
+    def enter(self, state: Hashable, depth: int, alpha: Bound, beta: Bound) -> None:
+        """Count every node entered."""
+        self.nodes += 1
 
-    return Counter()
+
+def node_counter(root_included: bool) -> NodeCounter:
+    """Return the engine's node counter for the stated counting convention."""
+    return RootIncludedCounter() if root_included else NodeCounter()
 
 
 def _child_values(game: Any, state: Any, values: dict[Hashable, Any]) -> list[Any]:
@@ -76,13 +81,11 @@ class TicTacToePositionKind(Kind):
 
     def generate(self, rng: random.Random, params: dict[str, Any]) -> dict[str, Any]:
         """Play random legal moves from the empty board until ``empty_squares`` remain."""
-        from engine.games.tictactoe import EMPTY_BOARD, TicTacToe
-
-        game = TicTacToe()
-        state = EMPTY_BOARD
+        game = tictactoe.TicTacToe()
+        state = tictactoe.EMPTY_BOARD
         while 9 - (state.x | state.o).bit_count() > params["empty_squares"]:
             if game.is_terminal(state):
-                state = EMPTY_BOARD  # the game ended early: start a new one
+                state = tictactoe.EMPTY_BOARD  # the game ended early: start a new one
                 continue
             actions = game.actions(state)
             state = game.result(state, actions[rng.randint(0, len(actions) - 1)])
@@ -99,24 +102,19 @@ class TicTacToePositionKind(Kind):
 
     def solve(self, problem: dict[str, Any]) -> dict[str, Any]:
         """Return the engine's minimax and alpha-beta results with the node counts."""
-        from engine.games.tictactoe import ORDERINGS, TicTacToe, X, parse_board
-        from engine.search.alphabeta import AlphaBetaConventions, alphabeta
-        from engine.search.minimax import minimax
-        from engine.search.trace import RecordingTracer, TeeTracer
-
         params = problem["params"]
-        game = TicTacToe()
-        state = parse_board(problem["board"], problem["to_move"])
-        order = ORDERINGS[params["order"]]
+        game = tictactoe.TicTacToe()
+        state = tictactoe.parse_board(problem["board"], problem["to_move"])
+        order = tictactoe.ORDERINGS[params["order"]]
         root_included = params["node_counting"] == "root_included"
         if game.is_terminal(state):
             return {"terminal": True}
-        full_counter, recorder = _counter(root_included), RecordingTracer()
-        full = minimax(game, state, max_player=X, order=order,
+        full_counter, recorder = node_counter(root_included), RecordingTracer()
+        full = minimax(game, state, max_player=tictactoe.X, order=order,
                        tracer=TeeTracer(full_counter, recorder))
-        pruned_counter = _counter(root_included)
+        pruned_counter = node_counter(root_included)
         pruned = alphabeta(
-            game, state, max_player=X, order=order, tracer=pruned_counter,
+            game, state, max_player=tictactoe.X, order=order, tracer=pruned_counter,
             conventions=AlphaBetaConventions(params["cut_on_equality"],
                                              params["root_raises_alpha"]),
         )
@@ -211,14 +209,12 @@ class Connect4EvalKind(Kind):
 
     def generate(self, rng: random.Random, params: dict[str, Any]) -> dict[str, Any]:
         """Play random columns until ``discs`` discs are on the board, the game still on."""
-        from engine.games.connect4 import EMPTY_BOARD, Connect4
-
-        game = Connect4()
-        state, moves = EMPTY_BOARD, ""
+        game = connect4.Connect4()
+        state, moves = connect4.EMPTY_BOARD, ""
         while len(moves) < params["discs"]:
             actions = game.actions(state)
             if not actions:
-                state, moves = EMPTY_BOARD, ""  # someone won early: start again
+                state, moves = connect4.EMPTY_BOARD, ""  # someone won early: start again
                 continue
             column = actions[rng.randint(0, len(actions) - 1)]
             state, moves = game.result(state, column), moves + str(column + 1)
@@ -233,20 +229,16 @@ class Connect4EvalKind(Kind):
 
     def solve(self, problem: dict[str, Any]) -> dict[str, Any]:
         """Return the engine's window score, and its one-ply search when asked."""
-        from engine.games.connect4 import Connect4, parse_moves, window_score
-        from engine.search.minimax import minimax
-        from engine.search.trace import RecordingTracer
-
-        game = Connect4()
-        state = parse_moves(problem["moves"])
+        game = connect4.Connect4()
+        state = connect4.parse_moves(problem["moves"])
         player = problem["params"]["player"]
         answer: dict[str, Any] = {
-            "value": window_score(state, player), "terminal": game.is_terminal(state)
+            "value": connect4.window_score(state, player), "terminal": game.is_terminal(state)
         }
         if problem["params"]["ask_best_move"] and not answer["terminal"]:
             recorder = RecordingTracer()
             result = minimax(game, state, max_player=player, depth_limit=1,
-                             evaluator=window_score, tracer=recorder)
+                             evaluator=connect4.window_score, tracer=recorder)
             answer["move"] = str(int(result.move) + 1)
             answer["child_values"] = _child_values(game, state, recorder.node_values())
         return answer
@@ -272,8 +264,6 @@ class Connect4EvalKind(Kind):
 
     def prompt_args(self, problem: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
         """Return the point of view, the weights and whether the move is asked."""
-        from engine.games import connect4
-
         return {
             "player": params["player"],
             "ask_best_move": params["ask_best_move"],
