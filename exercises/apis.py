@@ -79,10 +79,15 @@ class AnswerPartSerializer(serializers.Serializer):
     type = serializers.CharField()
     label = serializers.CharField()
     points = serializers.SerializerMethodField()
+    tolerance = serializers.SerializerMethodField()
 
     def get_points(self, part: AnswerPart) -> str:
         """Return the part's default weight as an exact string."""
         return str(part.points)
+
+    def get_tolerance(self, part: AnswerPart) -> str | None:
+        """Return the absolute tolerance of a float part as an exact string, else null."""
+        return None if part.tolerance is None else str(part.tolerance)
 
 
 def parts_of(kind_name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
@@ -515,9 +520,11 @@ class AssignmentDetailApi(APIView):
                             ]}, "params": {}, "ask": {"node_values": []}},
                         "answer_parts": [
                             {"name": "value", "type": "number",
-                             "label": "minimax value of the root", "points": "1"},
+                             "label": "minimax value of the root", "points": "1",
+                             "tolerance": None},
                             {"name": "move", "type": "name",
-                             "label": "decision at the root (child name)", "points": "1"},
+                             "label": "decision at the root (child name)", "points": "1",
+                             "tolerance": None},
                         ],
                         "answer_key": None,
                         "explanation": None,

@@ -264,6 +264,8 @@ def test_kinds_listing_has_schemas(student: Any) -> None:
     kinds = {kind["name"]: kind for kind in response.json()}
     assert kinds["alphabeta"]["params_schema"]["properties"]["cut_on_equality"]["default"] is True
     assert "cut_on_equality" in kinds["alphabeta"]["conventions"]
+    scores = kinds["ucb1"]["answer_parts"][0]
+    assert scores["name"] == "scores" and scores["tolerance"] == "1/100"
 
 
 def test_enrolled_instructors_get_no_variant(
