@@ -84,3 +84,26 @@ def test_an_answer_to_a_code_item_is_sent_to_code_submissions(course, instructor
                                {"answer": {"value": 1}}, format="json")
     assert response.status_code == 400
     assert "code-submissions" in response.json()["error"]["message"]
+
+
+def test_every_misconception_generated_items_can_show_is_named_somewhere() -> None:
+    named: dict[str, set[str]] = {}
+    for kind_name in ANSWERED_KINDS:
+        for index in range(12):
+            context = generated_context(kind_name, f"cover-{index}")
+            part_names = {part.name for part in context.parts}
+            for code, produced in context.misconception_expectations.items():
+                answer = {name: value for name, value in produced.items()
+                          if name in part_names and informative(value)}
+                if answer == {name: context.expected.get(name) for name in answer}:
+                    continue
+                result = grade_answer(context, answer)
+                named.setdefault(code, set()).update(
+                    p["misconception"] for p in result.results if p["misconception"])
+    # Default params draw fair coins, no ties and no depth limit, so chance weighting, cuts
+    # on equality and depth counting are covered by hand-made trees (test_grader.py).
+    assert {code for code, names in named.items() if code in names} >= {
+        "chance_as_min", "cut_too_early", "final_move_by_ucb1", "largest_leaf_branch",
+        "mcts_credit_every_node", "other_ucb1_form", "root_alpha_not_raised",
+        "vector_entrywise_max", "vector_wrong_player_entry",
+    }

@@ -192,3 +192,32 @@ def test_a_wrong_cutoff_is_explained_by_the_window_where_it_was_placed() -> None
     assert part["messages"][0]["params"]["pruned"] == "C3"
     assert part["messages"][1] == {"code": "cutoff_wrong_node",
                                    "params": {"number": 1, "given": "C"}}
+
+
+CHANCE_PROBLEM: dict[str, Any] = {
+    "format": "gametree/1",
+    "kind": "expectiminimax",
+    "tree": {"name": "root", "type": "max", "children": [
+        {"name": "A", "type": "chance", "probabilities": ["1/4", "3/4"], "children": [
+            {"name": "A1", "value": 8}, {"name": "A2", "value": 0}]},
+        {"name": "B", "type": "chance", "probabilities": ["1/2", "1/2"], "children": [
+            {"name": "B1", "value": 3}, {"name": "B2", "value": 3}]},
+    ]},
+    "params": {},
+    "ask": {"node_values": ["A", "B"], "minimax_move": False},
+}
+
+
+def test_averaging_without_probabilities_is_named_and_the_chance_rule_explained() -> None:
+    context = context_for("expectiminimax", CHANCE_PROBLEM)
+    assert context.expected == {"value": 3, "move": "B", "node_values": {"A": 2, "B": 3}}
+    parts = by_part(grade_answer(context, {"value": 4, "move": "A",
+                                           "node_values": {"A": 4, "B": 3}}))
+    assert {parts[name]["misconception"] for name in ("value", "move", "node_values")} == {
+        "chance_unweighted_average"}
+    assert parts["node_values"]["messages"][0] == {"code": "node_value_chance", "params": {
+        "node": "A", "children": ["A1=8", "A2=0"], "probabilities": ["1/4", "3/4"],
+        "given": "4"}}
+    rendered = render_results([parts["value"]], labels={}, show_expected=False)[0]
+    assert rendered["misconception_text"] == (
+        "You averaged the chance outcomes without their probabilities.")
