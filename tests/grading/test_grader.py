@@ -221,3 +221,15 @@ def test_averaging_without_probabilities_is_named_and_the_chance_rule_explained(
     rendered = render_results([parts["value"]], labels={}, show_expected=False)[0]
     assert rendered["misconception_text"] == (
         "You averaged the chance outcomes without their probabilities.")
+
+
+def test_counting_the_root_as_depth_one_is_named() -> None:
+    problem = copy.deepcopy(MINIMAX_PROBLEM)
+    problem["params"] = {"depth_limit": 2}
+    for estimate, inner in zip((4, 1, 9), problem["tree"]["children"], strict=True):
+        inner["value"] = estimate  # what a depth-limited search scores B, C, D with
+    context = context_for("minimax", problem)
+    wrong = context.misconception_expectations["depth_off_by_one"]
+    assert wrong["value"] != context.expected["value"]
+    parts = by_part(grade_answer(context, wrong))
+    assert parts["value"]["misconception"] == "depth_off_by_one"
