@@ -191,3 +191,14 @@ def test_lms_clients_read_grades_with_the_grades_scope(alphabeta_set, instructor
     rows = read_csv(lms.get(f"/api/v1/problem-sets/{problem_set.pk}/grades.csv"))
     assert rows[0]["username"] == "sara"
     assert lms.get(f"/api/v1/submissions/{submission['id']}/").json()["id"] == submission["id"]
+
+
+def test_a_regrade_report_is_shown_to_the_sets_instructors_only(alphabeta_set, instructor,
+                                                                other_instructor) -> None:
+    from grading.services import request_regrade
+
+    problem_set, _ = alphabeta_set
+    regrade = request_regrade(problem_set, instructor[0], enqueue=False)
+    url = f"/api/v1/regrades/{regrade.pk}/"
+    assert instructor[1].get(url).json()["status"] == "queued"
+    assert other_instructor[1].get(url).status_code == 404
