@@ -34,7 +34,6 @@ from exercises.kinds.base import AnswerPart, Kind
 from exercises.kinds.params import ParamError
 from exercises.models import Item, ProblemSet, Variant, VariantItem
 from exercises.selectors import (
-    answers_visible,
     problem_set_with_answers,
     problem_sets_taught_by,
     variant_of,
@@ -47,6 +46,7 @@ from exercises.services import (
     update_item,
     validate_item,
 )
+from grading.selectors import answers_visible
 
 LANG_PARAMETER = OpenApiParameter(
     "lang", str, enum=[code for code, _ in settings.LANGUAGES], required=False,

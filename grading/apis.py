@@ -28,6 +28,7 @@ from accounts.permissions import IsInstructor
 from config.api import ApiError
 from exercises.kinds import get_kind
 from grading import services, webhooks
+from grading.code.apis import code_submission_output
 from grading.feedback import render_results
 from grading.models import Regrade, Submission, Webhook
 from grading.selectors import (
@@ -141,6 +142,9 @@ class SubmissionOutputSerializer(serializers.Serializer):
 
 def submission_output(submission: Submission) -> dict[str, Any]:
     """Return a submission as the API shows it, feedback rendered, keys hidden if due."""
+    if submission.kind == Submission.Kind.CODE:
+        # Code submissions carry per-test reports, not per-part results.
+        return code_submission_output(submission)
     variant_item = submission.variant_item
     item = variant_item.item
     visible = answers_visible(variant_item.variant, timezone.now())

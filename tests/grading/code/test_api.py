@@ -84,6 +84,10 @@ def test_code_is_stored_before_the_202_and_graded_with_a_report(
     assert textbook["messages"][0] == {
         "code": "evaluated_differs", "params": {"n": 5, "yours": "B2", "reference": "C1"},
         "text": "Your 5th evaluated state was B2; the reference evaluates C1 there."}
+    # The generic submission resource shows the same per-test report (it was a 500 once).
+    generic = student[1].get(f"/api/v1/submissions/{body['id']}/")
+    assert generic.status_code == 200
+    assert generic.json()["tests"][0]["verdict"] == "wrong"
 
 
 def test_an_idempotency_key_replays_and_refuses_other_code(student: Any,
