@@ -31,6 +31,7 @@ from grading.answers import AnswerFormatError, validate_answer
 from grading.grader import GradingContext, grade_answer
 from grading.models import Regrade, ScoreChange, Submission
 from grading.selectors import student_variant_item, submission_by_idempotency_key
+from grading.signals import score_recorded
 from grading.webhooks import queue_webhook_events
 
 logger = logging.getLogger(__name__)
@@ -286,7 +287,17 @@ def grade_submission(submission_id: int) -> Submission | None:
         )
         if recorded:
             queue_webhook_events(submission, "submission.graded")
+            announce_score(submission)
     return submission
+
+
+def announce_score(submission: Submission) -> None:
+    """Tell receivers (the LMS passback) that ``submission``'s problem-set score may change."""
+    score_recorded.send(
+        sender=Submission,
+        problem_set_id=submission.variant_item.variant.problem_set_id,
+        student_id=submission.student_id,
+    )
 
 
 def _apply_grade(submission: Submission, result: Any, key_version: str) -> None:
@@ -406,6 +417,7 @@ def regrade_submission(submission: Submission, regrade: Regrade | None) -> Score
             reason="regrade",
         )
         queue_webhook_events(locked, "submission.regraded")
+        announce_score(locked)
     return change
 
 

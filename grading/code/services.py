@@ -29,7 +29,7 @@ from grading.code.sandboxing import grading_budget_seconds, limits_for, sandbox_
 from grading.models import Submission
 from grading.sandbox import SandboxUnavailable
 from grading.selectors import attempts_used, submission_by_idempotency_key
-from grading.services import as_decimal, check_deadlines, enqueue_submission
+from grading.services import announce_score, as_decimal, check_deadlines, enqueue_submission
 from grading.webhooks import queue_webhook_events
 
 logger = logging.getLogger(__name__)
@@ -204,6 +204,7 @@ def grade_code_submission(submission_id: int) -> Submission | None:
         )
         if recorded:
             queue_webhook_events(submission, "submission.graded")
+            announce_score(submission)
     return submission
 
 

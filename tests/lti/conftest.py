@@ -109,11 +109,13 @@ def make_problem_set(
 
 
 def grade_submission(problem_set: Any, student: Any, score: str) -> Any:
-    """Store a graded submission of ``student`` on the problem set's first item."""
+    """Store a graded submission of ``student`` on the problem set's first item, announcing
+    its score the way grading does when it records one."""
     from django.utils import timezone
 
     from exercises.models import Variant, VariantItem
     from grading.models import Submission
+    from grading.services import announce_score
 
     item = problem_set.items.get(position=1)
     variant, _ = Variant.objects.get_or_create(
@@ -123,7 +125,7 @@ def grade_submission(problem_set: Any, student: Any, score: str) -> Any:
         variant=variant, item=item, position=1, defaults={"seed": "vi", "problem": {}}
     )
     attempt = variant_item.submissions.count() + 1
-    return Submission.objects.create(
+    submission = Submission.objects.create(
         variant_item=variant_item,
         student=student,
         attempt_number=attempt,
@@ -133,3 +135,5 @@ def grade_submission(problem_set: Any, student: Any, score: str) -> Any:
         max_score=item.points,
         graded_at=timezone.now(),
     )
+    announce_score(submission)
+    return submission

@@ -225,23 +225,18 @@ def test_the_score_changed_signal_queues_passbacks(
     celery_eager: None,
     django_capture_on_commit_callbacks: Any,
 ) -> None:
-    from lti.signals import problem_set_score_changed
+    from grading.signals import score_recorded
 
     problem_set, student = linked_student()
     grade_submission(problem_set, student, "3")
     simulator.scores.clear()
     with django_capture_on_commit_callbacks(execute=True):
-        problem_set_score_changed.send(
+        score_recorded.send(
             sender=None, problem_set_id=problem_set.pk, student_id=student.pk
         )
     assert [s.body["scoreGiven"] for s in simulator.scores] == [3.0]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="grading.services.grade_submission records the grade with QuerySet.update(), "
-    "which sends no post_save; it has to send lti.signals.problem_set_score_changed",
-)
 @pytest.mark.django_db
 def test_grading_a_submission_through_grading_sends_the_score(
     simulator: PlatformSimulator,
