@@ -20,6 +20,7 @@ from drf_spectacular.utils import (
     extend_schema_serializer,
 )
 from rest_framework import serializers, status
+from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -47,6 +48,7 @@ from exercises.services import (
     validate_item,
 )
 from grading.selectors import answers_visible
+from lti.authentication import HasScope
 
 LANG_PARAMETER = OpenApiParameter(
     "lang", str, enum=[code for code, _ in settings.LANGUAGES], required=False,
@@ -284,7 +286,7 @@ PROBLEM_SET_EXAMPLE = {
 class ProblemSetCreateApi(APIView):
     """Create a draft problem set in a course the caller teaches."""
 
-    permission_classes = [IsInstructor]
+    permission_classes = [IsInstructor, HasScope("problem_sets:write")]
 
     @extend_schema_serializer(component_name="ProblemSetCreate")
     class InputSerializer(serializers.Serializer):
@@ -346,6 +348,8 @@ class ProblemSetDetailApi(APIView):
     Everyone else, students included, gets 404: the set's existence is not revealed.
     """
 
+    permission_classes = [IsAuthenticated, HasScope("problem_sets:write")]
+
     @extend_schema(
         responses={200: ProblemSetOutputSerializer}, parameters=[LANG_PARAMETER],
         tags=["problem sets"], summary="Get a problem set with answers",
@@ -361,6 +365,8 @@ class ProblemSetDetailApi(APIView):
 
 class ProblemSetPublishApi(APIView):
     """Generate the missing variants (one per enrolled student) on Celery workers."""
+
+    permission_classes = [IsAuthenticated, HasScope("problem_sets:write")]
 
     @extend_schema_serializer(component_name="ProblemSetPublication")
     class OutputSerializer(serializers.Serializer):
@@ -392,6 +398,8 @@ class ProblemSetPublishApi(APIView):
 
 class ItemUpdateApi(APIView):
     """Change an item's params (merged over the stored ones) and/or points."""
+
+    permission_classes = [IsAuthenticated, HasScope("problem_sets:write")]
 
     @extend_schema_serializer(component_name="ItemUpdate")
     class InputSerializer(serializers.Serializer):
