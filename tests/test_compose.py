@@ -76,3 +76,13 @@ def test_sandbox_worker_privileges_are_spelled_out_and_minimal() -> None:
     assert "ports" not in sandbox
     for name in ("worker", "web"):
         assert "cap_add" not in SERVICES[name] and "privileged" not in SERVICES[name]
+
+
+def test_exactly_one_worker_runs_beat_and_its_tasks_exist() -> None:
+    from config.celery_app import app
+
+    app.loader.import_default_modules()
+    assert "--beat" in command_words(SERVICES["worker"])
+    assert "--beat" not in command_words(SERVICES["sandbox-worker"])
+    for entry in settings.CELERY_BEAT_SCHEDULE.values():
+        assert entry["task"] in app.tasks, entry["task"]

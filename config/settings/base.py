@@ -151,6 +151,14 @@ CELERY_TASK_ROUTES = {
     "grading.code.tasks.run_code_submission": {"queue": "sandbox", "routing_key": "sandbox"},
 }
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# The outbox sweep: re-enqueue submissions and webhook deliveries whose message never reached
+# the broker (it was down) or was lost. Beat runs embedded in the default-queue worker (-B).
+CELERY_BEAT_SCHEDULE = {
+    "requeue-stale-submissions": {
+        "task": "grading.tasks.requeue_stale_submissions",
+        "schedule": 60.0,
+    },
+}
 # A broker that is down must not hang a web request: fail fast and let the outbox retry.
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
 CELERY_TASK_PUBLISH_RETRY = False
