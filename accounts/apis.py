@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -29,7 +29,21 @@ class CourseCreateApi(APIView):
         slug = serializers.SlugField()
         title = serializers.CharField()
 
-    @extend_schema(request=InputSerializer, responses={201: OutputSerializer}, tags=["courses"])
+    @extend_schema(
+        request=InputSerializer,
+        responses={201: OutputSerializer},
+        tags=["courses"],
+        examples=[
+            OpenApiExample(
+                "create", value={"slug": "ia-2026", "title": "Inteligência Artificial"},
+                request_only=True,
+            ),
+            OpenApiExample(
+                "created", value={"id": 7, "slug": "ia-2026", "title": "Inteligência Artificial"},
+                response_only=True, status_codes=["201"],
+            ),
+        ],
+    )
     def post(self, request: Request) -> Response:
         """Create the course described in the body."""
         data = self.InputSerializer(data=request.data)
@@ -55,7 +69,23 @@ class CourseEnrollApi(APIView):
         role = serializers.CharField()
 
     @extend_schema(
-        request=InputSerializer, responses={201: OutputSerializer(many=True)}, tags=["courses"]
+        request=InputSerializer,
+        responses={201: OutputSerializer(many=True)},
+        tags=["courses"],
+        examples=[
+            OpenApiExample(
+                "enrol", value={"usernames": ["ana", "rui"], "create_missing": True},
+                request_only=True,
+            ),
+            OpenApiExample(
+                "enrolled",
+                value=[
+                    {"username": "ana", "role": "student"},
+                    {"username": "rui", "role": "student"},
+                ],
+                response_only=True, status_codes=["201"],
+            ),
+        ],
     )
     def post(self, request: Request, course_id: int) -> Response:
         """Enrol the named users; unknown courses and other instructors' courses are 404."""
