@@ -21,6 +21,18 @@ NodeType = Literal["max", "min", "player", "chance", "leaf"]
 DECISION_TYPES = ("max", "min", "player", "chance")
 MAX_DEPTH = 200
 """Deeper trees are rejected: no exercise needs them and searches recurse once per ply."""
+MAX_EXPONENT = 1000
+"""Largest decimal exponent read: well past floats ("1e400" is fine), while "1e999999999" would
+build a gigantic exact number."""
+
+
+def _exponent_too_large(text: str) -> bool:
+    """Return whether a decimal string's exponent is beyond MAX_EXPONENT."""
+    _, _, exponent = text.strip().lower().partition("e")
+    try:
+        return bool(exponent) and abs(int(exponent)) > MAX_EXPONENT
+    except ValueError:
+        return False  # not a number at all, which parse_number reports as such
 
 
 def parse_number(raw: object, *, what: str, node: str | None = None, field: str | None = None
@@ -38,6 +50,9 @@ def parse_number(raw: object, *, what: str, node: str | None = None, field: str 
         )
     if isinstance(raw, float) and not math.isfinite(raw):
         raise ProblemError(f"{where}: {what} must be finite, got {raw!r}", node=node, field=field)
+    if isinstance(raw, str) and _exponent_too_large(raw):
+        raise ProblemError(f"{where}: {what} must be at most 1e{MAX_EXPONENT} in size, got {raw!r}",
+                           node=node, field=field)
     try:
         # str() of a float is its shortest round-trip decimal, so 0.1 means exactly 1/10.
         number = Fraction(raw if isinstance(raw, int) else str(raw))

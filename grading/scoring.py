@@ -25,9 +25,9 @@ NET_CORRECT = "net_correct"
 ALL_OR_NOTHING = "all_or_nothing"
 SET_SCORING_RULES = (NET_CORRECT, ALL_OR_NOTHING)
 
-MAX_EXPONENT = 308
-"""Largest decimal exponent read ("1e308"): beyond it building the exact number costs time and
-memory for no exercise's sake."""
+MAX_EXPONENT = 1000
+"""Largest decimal exponent read (keys may pass float's range, as "1e400"): beyond it building
+the exact number costs time and memory for no exercise's sake."""
 INFINITIES = {"inf": math.inf, "+inf": math.inf, "∞": math.inf, "-inf": -math.inf, "-∞": -math.inf}
 
 

@@ -13,7 +13,7 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from engine.errors import ProblemError
@@ -42,23 +42,31 @@ json_values = st.recursive(
                             st.dictionaries(st.text(max_size=6), inner, max_size=4)),
     max_leaves=12,
 )
-node_types = st.sampled_from(["max", "min", "chance", "MAX", "", "player", 3, None])
+rarely = st.integers(0, 7).map(lambda n: n == 0)
+node_types = st.sampled_from(["max", "min", "chance"])
+odd_node_types = st.sampled_from(["MAX", "", "player", "leaf", 3, None])
 
 
 @st.composite
-def trees(draw: Any, depth: int = 0) -> dict[str, Any]:
-    """Draw a near-valid game tree: mostly the right shape, with wrong bits here and there."""
-    node: dict[str, Any] = {"name": draw(st.one_of(st.text("ABCDEF", min_size=1, max_size=2),
-                                                   json_scalars))}
-    if depth >= 3 or draw(st.booleans()):
-        node["value"] = draw(st.one_of(numbers, json_values) if draw(st.booleans())
-                             else st.integers(-9, 9))
+def trees(draw: Any, path: str = "N") -> dict[str, Any]:
+    """Draw a near-valid game tree: mostly the right shape, with wrong bits here and there.
+
+    Names are unique (taken from the path) unless a rare draw spoils one, so that most trees
+    get past parsing into the searches.
+    """
+    node: dict[str, Any] = {"name": draw(json_scalars) if draw(rarely) else path}
+    if len(path) > 3 or draw(st.booleans()):
+        node["value"] = draw(st.one_of(numbers, json_values) if draw(rarely)
+                             else st.one_of(st.integers(-9, 9), numbers))
         return node
-    node["type"] = draw(node_types)
-    node["children"] = draw(st.lists(trees(depth + 1), max_size=3))
-    if draw(st.booleans()):
-        node["probabilities"] = draw(st.lists(numbers, max_size=3))
-    if draw(st.booleans()):
+    node["type"] = draw(odd_node_types if draw(rarely) else node_types)
+    width = draw(st.integers(0 if draw(rarely) else 1, 3))
+    node["children"] = [draw(trees(f"{path}{index}")) for index in range(width)]
+    if node["type"] == "chance" or draw(rarely):
+        node["probabilities"] = draw(st.one_of(
+            st.just([f"1/{width}"] * width), st.lists(numbers, max_size=3)
+        ))
+    if draw(rarely):
         node["player"] = draw(json_scalars)
     return node
 
@@ -71,20 +79,35 @@ params = st.dictionaries(
 )
 
 
+TREE_KINDS = ["minimax", "alphabeta", "expectiminimax"]
+
+
 @st.composite
 def problems(draw: Any) -> Any:
     """Draw a problem: arbitrary JSON, or a gametree/1 object with a near-valid tree."""
     if draw(st.integers(0, 4)) == 0:
         return draw(json_values)
-    problem = {"format": "gametree/1", "kind": draw(st.sampled_from(sorted(SOLVERS))),
-               "tree": draw(trees()), "params": draw(params)}
+    kinds = st.sampled_from(sorted(SOLVERS)) if draw(rarely) else st.sampled_from(TREE_KINDS)
+    problem = {"format": "gametree/1", "kind": draw(kinds), "tree": draw(trees()),
+               "params": draw(params) if draw(rarely) else {}}
     if draw(st.booleans()):
         problem["ask"] = draw(json_values)
     return problem
 
 
-@FUZZ
+def two_leaves(kind: str, node_type: str, first: Any, second: Any, **node: Any) -> Any:
+    """Return a problem whose root has two leaves, ``first`` and ``second``."""
+    return {"format": "gametree/1", "kind": kind, "params": {}, "tree": {
+        "name": "r", "type": node_type, **node,
+        "children": [{"name": "a", "value": first}, {"name": "b", "value": second}]}}
+
+
+@settings(FUZZ, max_examples=300)
 @given(problem=problems())
+@example(problem=two_leaves("minimax", "max", "1e999999999", 1))
+@example(problem=two_leaves("alphabeta", "min", "-1e1001", "1e-400"))
+@example(problem=two_leaves("expectiminimax", "chance", 10**4000, "1/" + "3" * 4000,
+                            probabilities=["1/" + "7" * 4000, "1/2"]))
 def test_the_engine_answers_or_raises_a_problem_error(problem: Any) -> None:
     try:
         answer = solve(copy.deepcopy(problem))
