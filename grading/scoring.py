@@ -16,14 +16,14 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+# The set rules are declared with the kinds' ``set_scoring`` param; re-exported here.
+from exercises.kinds.base import ALL_OR_NOTHING as ALL_OR_NOTHING
+from exercises.kinds.base import NET_CORRECT as NET_CORRECT
+from exercises.kinds.base import SET_SCORING_RULES as SET_SCORING_RULES
 from exercises.kinds.base import AnswerPart, PartType
 
 Number = Fraction | float
 """An exact number, or ``±math.inf`` (the only floats besides keys computed in floating point)."""
-
-NET_CORRECT = "net_correct"
-ALL_OR_NOTHING = "all_or_nothing"
-SET_SCORING_RULES = (NET_CORRECT, ALL_OR_NOTHING)
 
 MAX_EXPONENT = 1000
 """Largest decimal exponent read (keys may pass float's range, as "1e400"): beyond it building

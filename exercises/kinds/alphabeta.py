@@ -9,7 +9,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from exercises.kinds import register
-from exercises.kinds.base import AnswerPart, Kind, PartType
+from exercises.kinds.base import SET_SCORING, AnswerPart, Kind, PartType
 from exercises.kinds.engine_bridge import solve_problem
 from exercises.kinds.minimax import ROOT_PLAYER, tie_issues
 from exercises.kinds.params import BoolParam, IntParam, ParamError
@@ -70,6 +70,7 @@ class AlphaBetaKind(Kind):
             "ask_windows", 1, "inner nodes whose entry window (alpha, beta) is asked",
             minimum=0, maximum=4,
         ),
+        SET_SCORING,
     )
     choice_part = "evaluated_count"
 

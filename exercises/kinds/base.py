@@ -55,6 +55,20 @@ class AnswerPart:
 ANSWER_FORMATS = ("open", "multiple_choice")
 CHOICE_PART = "choice"
 
+NET_CORRECT = "net_correct"
+ALL_OR_NOTHING = "all_or_nothing"
+SET_SCORING_RULES = (NET_CORRECT, ALL_OR_NOTHING)
+SET_SCORING = ChoiceParam(
+    "set_scoring", NET_CORRECT,
+    "how set parts (e.g. pruned leaves) are scored: net_correct (right names minus wrong "
+    "ones, floored at 0) or all_or_nothing (full marks only for the exact set)",
+    choices=SET_SCORING_RULES,
+)
+"""The instructor's per-item rule for :attr:`PartType.SET` parts, read by grading.
+
+Every kind with a set part declares it among its params, so the default is stored
+explicitly with the item."""
+
 
 class Kind:
     """Define an exercise kind: params, generator, engine call, key, prompt and answer parts.

@@ -233,3 +233,42 @@ def test_counting_the_root_as_depth_one_is_named() -> None:
     assert wrong["value"] != context.expected["value"]
     parts = by_part(grade_answer(context, wrong))
     assert parts["value"]["misconception"] == "depth_off_by_one"
+
+
+# --- fixes: the set scoring rule is a declared param, honoured end to end ----------------
+
+
+def test_kinds_with_set_parts_declare_the_set_scoring_rule_with_its_default() -> None:
+    from exercises.kinds import all_kinds
+    from exercises.kinds.base import PartType
+
+    for kind in all_kinds():
+        params = kind.clean_params({})
+        if any(part.type is PartType.SET for part in kind.open_parts(params)):
+            assert params["set_scoring"] == "net_correct", kind.name
+            assert kind.clean_params({"set_scoring": "all_or_nothing"})["set_scoring"] == (
+                "all_or_nothing")
+    assert get_kind("alphabeta").params_schema()["properties"]["set_scoring"]["enum"] == [
+        "net_correct", "all_or_nothing"]
+
+
+@pytest.mark.parametrize(("rule", "earned"), [("net_correct", "1/2"), ("all_or_nothing", "0")])
+def test_submissions_are_graded_with_the_items_set_scoring_rule(
+    course: Any, instructor: Any, student: Any, rule: str, earned: str,
+) -> None:
+    from grading.models import Submission
+    from grading.services import grade_submission, submit_answer
+    from tests.grading.conftest import give_variant, make_problem_set
+
+    problem_set = make_problem_set(course, instructor[0],
+                                   [("alphabeta", {"set_scoring": rule}, "6")])
+    assert problem_set.items.get().params["set_scoring"] == rule
+    variant = give_variant(problem_set, student[0], [ALPHABETA_PROBLEM])
+    key = VariantItem.objects.get(variant=variant).answer_key
+    assert sorted(key["pruned_leaves"]) == ["C2", "C3"]
+    submission, _ = submit_answer(student=student[0], variant_id=variant.pk, position=1,
+                                  answer={**key, "pruned_leaves": ["C2"]})
+    graded = grade_submission(submission.pk)
+    assert graded is not None and graded.status == Submission.Status.GRADED
+    part = next(p for p in graded.results if p["part"] == "pruned_leaves")
+    assert Fraction(str(part["points"])) == Fraction(earned) * Fraction(str(part["max_points"]))
