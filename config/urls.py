@@ -22,5 +22,6 @@ urlpatterns = [
     path("", include("pages.urls")),
 ]
 
+handler400 = "config.views.bad_request"
 handler404 = "config.views.not_found"
 handler500 = "config.views.server_error"

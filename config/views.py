@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.views.defaults import bad_request as html_bad_request
 from django.views.defaults import page_not_found
 from django.views.defaults import server_error as html_server_error
 
@@ -14,6 +17,16 @@ def _error(code: str, message: str, status: int) -> JsonResponse:
 def api_not_found(request: HttpRequest, rest: str) -> JsonResponse:
     """Answer an unknown /api/ path with a JSON 404."""
     return _error("not_found", f"no API endpoint at /api/{rest}", 404)
+
+
+def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
+    """Answer 400 as JSON under /api/ (413 for a body over the size limit), as HTML elsewhere."""
+    if not request.path.startswith("/api/"):
+        return html_bad_request(request, exception)
+    if isinstance(exception, RequestDataTooBig):
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE // 1024
+        return _error("request_too_large", f"the request body is over {limit} KiB", 413)
+    return _error("bad_request", "the request could not be read", 400)
 
 
 def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
