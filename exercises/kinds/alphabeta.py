@@ -53,6 +53,15 @@ def render_conventions(problem_params: dict[str, Any]) -> str:
     return text
 
 
+def entry_windows(answer: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Return node → the window (alpha, beta) it was entered with, from the answer's trace."""
+    return {
+        event["node"]: {"alpha": event["alpha"], "beta": event["beta"]}
+        for event in answer.get("trace") or []
+        if event["event"] == "enter"
+    }
+
+
 class AlphaBetaKind(Kind):
     """Ask what alpha-beta evaluates, prunes and cuts, with the conventions printed."""
 
@@ -125,11 +134,7 @@ class AlphaBetaKind(Kind):
     def solve(self, problem: dict[str, Any]) -> dict[str, Any]:
         """Return the engine's alpha-beta answer plus the window each node was entered with."""
         answer = solve_problem(problem)
-        answer["windows"] = {
-            event["node"]: {"alpha": event["alpha"], "beta": event["beta"]}
-            for event in answer["trace"]
-            if event["event"] == "enter"
-        }
+        answer["windows"] = entry_windows(answer)
         return answer
 
     def project(self, problem: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
@@ -145,8 +150,11 @@ class AlphaBetaKind(Kind):
         }
         asked = problem["ask"]["windows"]
         if asked:
+            # Misconceptions' answers come straight from the engine, without "windows": read
+            # them off their own trace (where, e.g., alpha_beta_swapped has swapped them).
+            windows = answer["windows"] if "windows" in answer else entry_windows(answer)
             # A node the search never entered was pruned: its window is "not entered" (None).
-            key["windows"] = {name: answer.get("windows", {}).get(name) for name in asked}
+            key["windows"] = {name: windows.get(name) for name in asked}
         return key
 
     def quality_issues(

@@ -101,7 +101,7 @@ EQUALITY_PROBLEM = copy.deepcopy(ALPHABETA_PROBLEM)
 EQUALITY_PROBLEM["tree"]["children"][1]["children"][0]["value"] = 3  # C1 = alpha: cut on =
 
 
-# alpha_beta_swapped only changes the windows, which the kind's misconception answers lack.
+# alpha_beta_swapped only changes the windows: see test_swapping_alpha_and_beta_is_named.
 @pytest.mark.parametrize(("code", "problem"), [
     ("no_cut_on_equality", EQUALITY_PROBLEM),
     ("cut_too_early", ALPHABETA_PROBLEM),
@@ -272,3 +272,20 @@ def test_submissions_are_graded_with_the_items_set_scoring_rule(
     assert graded is not None and graded.status == Submission.Status.GRADED
     part = next(p for p in graded.results if p["part"] == "pruned_leaves")
     assert Fraction(str(part["points"])) == Fraction(earned) * Fraction(str(part["max_points"]))
+
+
+def test_swapping_alpha_and_beta_is_named_on_the_windows() -> None:
+    context = context_for("alphabeta", ALPHABETA_PROBLEM)
+    assert context.expected["windows"] == {"C": {"alpha": 3, "beta": "inf"}}
+    swapped = context.misconception_expectations["alpha_beta_swapped"]
+    assert swapped["windows"] == {"C": {"alpha": "inf", "beta": 3}}
+    # Every misconception's projection now has the windows its own search entered with.
+    assert all("windows" in produced
+               for produced in context.misconception_expectations.values())
+    answer = {**context.expected, "windows": {"C": {"alpha": "inf", "beta": "3"}}}
+    parts = by_part(grade_answer(context, answer))
+    assert parts["windows"]["verdict"] == "wrong"
+    assert parts["windows"]["misconception"] == "alpha_beta_swapped"
+    assert all(parts[name]["verdict"] == "correct" for name in parts if name != "windows")
+    rendered = render_results([parts["windows"]], labels={}, show_expected=False)[0]
+    assert "alpha where beta belongs" in rendered["misconception_text"]
