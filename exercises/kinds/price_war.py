@@ -86,10 +86,19 @@ class PriceWarKind(Kind):
         return solve_problem(problem)
 
     def project(self, problem: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
-        """Return both readings' firm margin and price."""
+        """Return both readings' firm margin and price.
+
+        The engine's misconceptions (``vector_*``) are mistakes of the rational, max^n
+        reading: their answers have no floor (``vector_entrywise_max``), or the floor of a
+        tree whose movers were swapped (``vector_wrong_player_entry``: the rival's). Neither
+        is the firm's floor, so the floor parts are projected as null (nothing to diagnose).
+        """
+        floor = answer.get("paranoid")
+        if not isinstance(floor, dict) or floor.get("player") != FIRM:
+            floor = {"value": None, "move": None}
         return {
-            "floor_value": answer["paranoid"]["value"],
-            "floor_move": answer["paranoid"]["move"],
+            "floor_value": floor["value"],
+            "floor_move": floor["move"],
             "rational_value": answer["value"][0],
             "rational_move": answer["move"],
         }

@@ -289,3 +289,36 @@ def test_swapping_alpha_and_beta_is_named_on_the_windows() -> None:
     assert all(parts[name]["verdict"] == "correct" for name in parts if name != "windows")
     rendered = render_results([parts["windows"]], labels={}, show_expected=False)[0]
     assert "alpha where beta belongs" in rendered["misconception_text"]
+
+
+PRICE_WAR_PROBLEM: dict[str, Any] = {
+    "format": "gametree/1",
+    "kind": "vector",
+    "tree": {"name": "root", "type": "player", "player": "firm", "children": [
+        {"name": "A", "type": "player", "player": "rival", "children": [
+            {"name": "A1", "value": [5, 10]}, {"name": "A2", "value": [20, 2]}]},
+        {"name": "B", "type": "player", "player": "rival", "children": [
+            {"name": "B1", "value": [8, 1]}, {"name": "B2", "value": [12, 9]}]},
+    ]},
+    "params": {"players": ["firm", "rival"], "tie_break": "first"},
+}
+
+
+def test_price_war_projects_misconception_answers_and_names_them() -> None:
+    context = context_for("price_war", PRICE_WAR_PROBLEM)
+    assert context.expected == {"floor_value": 8, "floor_move": "B",
+                                "rational_value": 12, "rational_move": "B"}
+    produced = context.misconception_expectations
+    # Both vector misconceptions project (no KeyError 'paranoid'); neither says a floor.
+    assert set(produced) == {"vector_entrywise_max", "vector_wrong_player_entry"}
+    assert produced["vector_entrywise_max"] == {"floor_value": None, "floor_move": None,
+                                                "rational_value": 20, "rational_move": "A"}
+    assert produced["vector_wrong_player_entry"]["floor_value"] is None
+    parts = by_part(grade_answer(context, {"floor_value": 8, "floor_move": "B",
+                                           "rational_value": 20, "rational_move": "A"}))
+    assert parts["floor_value"]["verdict"] == parts["floor_move"]["verdict"] == "correct"
+    assert {parts[name]["misconception"] for name in ("rational_value", "rational_move")} == {
+        "vector_entrywise_max"}
+    # A wrong floor is not blamed on a misconception of the rational reading.
+    parts = by_part(grade_answer(context, {**context.expected, "floor_value": 5}))
+    assert parts["floor_value"]["misconception"] is None
