@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 from fractions import Fraction
 from typing import Any
@@ -25,6 +26,15 @@ from exercises.kinds.trees import draw_values
 UCB1_FORMS = ("c*sqrt(ln N/n)", "sqrt(c*ln N/n)")
 SCORE_TOLERANCE = Fraction(1, 100)
 """UCB1 scores are irrational: answers within 0.01 of the engine's float are right."""
+UNVISITED_REFUSED = (
+    "must be at least 1: generated children are always visited (an unvisited child scores "
+    "infinity and is selected whatever the formula, which leaves nothing to compute)"
+)
+
+
+def score_value(score: Any) -> float:
+    """Return an engine UCB1 score as a float: a number, or the string "inf" (unvisited)."""
+    return math.inf if score == "inf" else float(score)
 
 
 class Ucb1Kind(Kind):
@@ -35,7 +45,10 @@ class Ucb1Kind(Kind):
     description = gettext_lazy("Score children with UCB1; select, and pick the final move.")
     params = (
         IntParam("children", 3, "number of children of the root", minimum=2, maximum=6),
-        IntParam("min_visits", 2, "fewest visits of a child", minimum=1, maximum=1000),
+        IntParam(
+            "min_visits", 2, "fewest visits of a child (at least 1: no child is unvisited)",
+            minimum=1, maximum=1000,
+        ),
         IntParam("max_visits", 30, "most visits of a child", minimum=1, maximum=1000),
         DecimalParam("c", "2", "exploration constant", convention=True, maximum=Fraction(100)),
         ChoiceParam(
@@ -50,6 +63,14 @@ class Ucb1Kind(Kind):
     )
     choice_part = "selected"
     default_options = 2  # one misconception changes the selection: the other formula
+
+    def clean_params(self, raw: Any) -> dict[str, Any]:
+        """Refuse unvisited children by name before the generic range check."""
+        if isinstance(raw, dict):
+            for name in ("min_visits", "max_visits"):
+                if raw.get(name) == 0 and not isinstance(raw.get(name), bool):
+                    raise ParamError(name, UNVISITED_REFUSED)
+        return super().clean_params(raw)
 
     def check_params(self, params: dict[str, Any]) -> None:
         """Check the visit range."""
@@ -105,8 +126,8 @@ class Ucb1Kind(Kind):
     ) -> list[str]:
         """Refuse near-ties in the selection or the final move; enforce disagreeing forms."""
         issues = []
-        scores = sorted(answer["scores"].values(), reverse=True)
-        if scores[0] - scores[1] < 2 * float(SCORE_TOLERANCE):
+        scores = sorted((score_value(s) for s in answer["scores"].values()), reverse=True)
+        if scores[1] == math.inf or scores[0] - scores[1] < 2 * float(SCORE_TOLERANCE):
             issues.append("the two best UCB1 scores are within the tolerance")
         visits = sorted((c["visits"] for c in problem["params"]["children"]), reverse=True)
         if visits[0] == visits[1]:

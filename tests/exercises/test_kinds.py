@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import re
 import subprocess
 import sys
@@ -251,3 +252,43 @@ def test_concept_bank_has_forty_explained_questions_per_topic() -> None:
         assert sum(question.topic == topic for question in BANK) >= 5
     for question in BANK:
         assert len(set(question.options)) == 4 and len(question.explanation) > 40
+
+
+# --- fixes: UCB1 and unvisited children -----------------------------------------------
+
+
+def ucb1_problem(*visits: int) -> dict[str, Any]:
+    children = [{"name": "ABCDEF"[i], "wins": min(1, n), "visits": n}
+                for i, n in enumerate(visits)]
+    return {"format": "gametree/1", "kind": "ucb1", "params": {
+        "parent_visits": max(1, sum(visits)), "children": children, "c": "2",
+        "form": "sqrt(c*ln N/n)"}}
+
+
+def test_ucb1_quality_check_reads_the_engines_inf_for_an_unvisited_child() -> None:
+    kind = get_kind("ucb1")
+    params = kind.clean_params({})
+    one_unvisited = ucb1_problem(0, 4, 9)
+    answer = kind.solve(one_unvisited)
+    assert answer["scores"]["A"] == "inf" and answer["selected"] == "A"
+    issues = kind.quality_issues(one_unvisited, answer, params)  # used to raise TypeError
+    assert not any("UCB1 scores" in issue for issue in issues)
+    two_unvisited = ucb1_problem(0, 0, 9)
+    issues = kind.quality_issues(two_unvisited, kind.solve(two_unvisited), params)
+    assert "the two best UCB1 scores are within the tolerance" in issues
+
+
+@pytest.mark.parametrize("name", ["min_visits", "max_visits"])
+def test_ucb1_params_refuse_unvisited_children_and_say_why(name: str) -> None:
+    with pytest.raises(ParamError) as refused:
+        get_kind("ucb1").clean_params({name: 0})
+    assert refused.value.field == name
+    assert "unvisited" in str(refused.value)
+
+
+def test_generated_ucb1_children_are_all_visited() -> None:
+    kind = get_kind("ucb1")
+    params = kind.clean_params({"min_visits": 1, "max_visits": 2, "children": 6})
+    for seed in range(20):
+        problem = kind.generate(random.Random(seed), params)
+        assert all(child["visits"] >= 1 for child in problem["params"]["children"])
