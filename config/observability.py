@@ -63,13 +63,13 @@ class RequestIdMiddleware:
         """Run the request under its id and echo the id in ``X-Request-ID``."""
         incoming = request.headers.get("X-Request-ID", "")
         request_id = incoming if _SAFE_ID.match(incoming) else uuid.uuid4().hex
-        token = request_id_var.set(request_id)
-        try:
-            response = self.get_response(request)
-            response["X-Request-ID"] = request_id
-            return response
-        finally:
-            request_id_var.reset(token)
+        # Not reset on the way out: Django logs 4xx/5xx responses (django.request) after the
+        # middleware chain returns, and those lines belong to this request too. The next
+        # request sets its own id.
+        request_id_var.set(request_id)
+        response = self.get_response(request)
+        response["X-Request-ID"] = request_id
+        return response
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         """Answer 503 with a clear message when the database cannot be reached."""

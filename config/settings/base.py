@@ -162,6 +162,9 @@ CELERY_BEAT_SCHEDULE = {
 # A broker that is down must not hang a web request: fail fast and let the outbox retry.
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
 CELERY_TASK_PUBLISH_RETRY = False
+# Workers log through LOGGING below (request/task ids, JSON in production); Celery would
+# otherwise replace the root logger's handlers with its own plain format.
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
 LOGGING = {
     "version": 1,
