@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from grading.code.reference import explain
@@ -52,6 +53,24 @@ MESSAGES: dict[str, Any] = {
 }
 """Message code → its text, with ``%(name)s`` parameters."""
 
+VERDICT_LABELS: dict[str, Any] = {
+    "passed": _("passed"),
+    "wrong": _("wrong"),
+    "runtime_error": _("runtime error"),
+    "time_limit": _("time limit exceeded"),
+    "memory_limit": _("memory limit exceeded"),
+    "output_limit": _("output limit exceeded"),
+    "illegal_operation": _("illegal operation"),
+    "sandbox_error": _("sandbox error"),
+}
+"""A test's verdict → the label shown to students (the stored verdict stays the code)."""
+
+
+def verdict_label(verdict: str) -> str:
+    """Return a test verdict's label in the active language (unknown verdicts as they are)."""
+    label = VERDICT_LABELS.get(verdict)
+    return verdict if label is None else str(label)
+
 
 def message(code: str, **params: Any) -> dict[str, Any]:
     """Return a message as data: its code and its named parameters (JSON values)."""
@@ -65,7 +84,16 @@ def shown(value: Any) -> str:
 
 
 def ordinal(n: int) -> str:
-    """Return ``n`` as an English ordinal: 1st, 2nd, 3rd, 4th, 11th, 21st…"""
+    """Return ``n`` as an ordinal in the active language.
+
+    English 1st, 2nd, 3rd, 4th, 11th, 21st…; Portuguese 1.º, 2.º…; Catalan (masculine, as
+    for "estat") 1r, 2n, 3r, 4t, 5è…
+    """
+    language = (get_language() or "en").split("-")[0]
+    if language == "pt":
+        return f"{n}.º"
+    if language == "ca":
+        return str(n) + {1: "r", 2: "n", 3: "r", 4: "t"}.get(n, "è")
     suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{suffix}"
 
@@ -86,10 +114,19 @@ def render_message(data: Mapping[str, Any]) -> str:
         return str(data.get("code", ""))
 
 
-def render_tests(tests: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Return test reports with every message's text rendered in the active language."""
-    return [
-        {**test, "messages": [{**msg, "text": render_message(msg)}
-                              for msg in test.get("messages", [])]}
-        for test in tests
-    ]
+def render_tests(
+    tests: Sequence[Mapping[str, Any]], *, verdict_labels: bool = False
+) -> list[dict[str, Any]]:
+    """Return test reports with every message's text rendered in the active language.
+
+    With ``verdict_labels`` each report also gets ``verdict_label`` (pages show it; the API
+    keeps to the verdict codes).
+    """
+    rendered = []
+    for test in tests:
+        out = {**test, "messages": [{**msg, "text": render_message(msg)}
+                                    for msg in test.get("messages", [])]}
+        if verdict_labels:
+            out["verdict_label"] = verdict_label(str(test.get("verdict", "")))
+        rendered.append(out)
+    return rendered

@@ -15,6 +15,8 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any, Literal
 
+from django.utils.translation import gettext_lazy as _
+
 from engine.search.alphabeta import AlphaBetaConventions, alphabeta
 from engine.search.minimax import minimax
 from engine.search.ordering import reversed_order
@@ -214,19 +216,20 @@ the chance ones only change trees that have chance nodes.
 """
 
 
-CODE_EXPLANATIONS: dict[str, str] = {
-    "no_pruning": "You evaluated every leaf: this is plain minimax, without alpha-beta's "
-                  "pruning.",
-    "depth_one_ply_too_deep": "You searched one ply deeper than the depth limit: depth counts "
-                              "plies from 0 at the root, and states at the limit are evaluated.",
-    "right_to_left": "You searched the children right to left; search them in the order "
-                     "game.actions gives them.",
-    "last_best_move": "You kept the last of equally good root moves: a later child replaces "
-                      "the best only if it is strictly better.",
-    "ucb1_without_exploration": "You chose by win rate alone: UCB1 adds the exploration term "
-                                "c·sqrt(ln N / n).",
-    "selected_most_visited": "You descended to the most visited child: that is how the move "
-                             "is finally played, not how selection chooses.",
+CODE_EXPLANATIONS: dict[str, Any] = {
+    "no_pruning": _("You evaluated every leaf: this is plain minimax, without alpha-beta's "
+                    "pruning."),
+    "depth_one_ply_too_deep": _("You searched one ply deeper than the depth limit: depth "
+                                "counts plies from 0 at the root, and states at the limit are "
+                                "evaluated."),
+    "right_to_left": _("You searched the children right to left; search them in the order "
+                       "game.actions gives them."),
+    "last_best_move": _("You kept the last of equally good root moves: a later child replaces "
+                        "the best only if it is strictly better."),
+    "ucb1_without_exploration": _("You chose by win rate alone: UCB1 adds the exploration "
+                                  "term c·sqrt(ln N / n)."),
+    "selected_most_visited": _("You descended to the most visited child: that is how the move "
+                               "is finally played, not how selection chooses."),
 }
 """What the mistakes only code items diagnose tell the student; the others are explained by
 :func:`grading.feedback.misconception_text`."""
@@ -236,7 +239,9 @@ def explain(code: str) -> str:
     """Return what misconception ``code`` tells the student."""
     from grading.feedback import misconception_text
 
-    return CODE_EXPLANATIONS.get(code) or misconception_text(code)
+    if code in CODE_EXPLANATIONS:
+        return str(CODE_EXPLANATIONS[code])
+    return misconception_text(code)
 
 
 def misconception_traces(case: SearchCase, method: Method, correct: Trace) -> dict[str, Trace]:

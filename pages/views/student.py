@@ -24,6 +24,7 @@ from exercises.models import Variant, VariantItem
 from exercises.selectors import variant_of, variants_of
 from exercises.services import open_variant
 from grading.code.contract import CONTRACTS
+from grading.code.feedback import render_tests
 from grading.code.grader import summarise
 from grading.code.services import starter_file, submit_code
 from grading.models import Submission
@@ -222,7 +223,7 @@ def code_item_page(request: HttpRequest, variant: Variant, variant_item: Variant
         "source": source,
         "submissions": submissions,
         "latest": latest,
-        "tests": latest.results if graded else [],
+        "tests": render_tests(latest.results, verdict_labels=True) if graded else [],
         "summary": summarise(latest.results) if graded else None,
         "error": error,
         "attempts_used": used,

@@ -322,3 +322,51 @@ def test_price_war_projects_misconception_answers_and_names_them() -> None:
     # A wrong floor is not blamed on a misconception of the rational reading.
     parts = by_part(grade_answer(context, {**context.expected, "floor_value": 5}))
     assert parts["floor_value"]["misconception"] is None
+
+
+# --- fixes: misconception explanations in the reader's language ------------------------
+
+
+def every_misconception_code() -> list[str]:
+    from engine.misconceptions import MISCONCEPTIONS as ENGINE
+    from grading.code.reference import MISCONCEPTIONS as CODE_MISCONCEPTIONS
+
+    return sorted({*ENGINE, *(m.code for m in CODE_MISCONCEPTIONS)})
+
+
+@pytest.mark.parametrize("language", ["pt", "ca"])
+def test_every_misconception_explanation_is_translated(language: str) -> None:
+    from django.utils import translation
+
+    from engine.misconceptions import MISCONCEPTIONS as ENGINE
+    from grading.code.reference import explain
+
+    for code in every_misconception_code():
+        with translation.override("en"):
+            english = explain(code)
+        with translation.override(language):
+            shown = explain(code)
+        assert shown != english, (language, code)
+        if code in ENGINE:
+            assert shown != ENGINE[code].explanation, (language, code)
+
+
+@pytest.mark.parametrize("language", ["pt", "ca"])
+@pytest.mark.parametrize("code", ["alpha_beta_swapped", "vector_entrywise_max",
+                                  "other_ucb1_form", "cut_too_early"])
+def test_a_rendered_misconception_has_no_english_explanation(language: str, code: str) -> None:
+    from django.utils import translation
+
+    from engine.misconceptions import MISCONCEPTIONS as ENGINE
+    from grading.feedback import MISCONCEPTIONS
+
+    result = {"part": "value", "verdict": "wrong", "messages": [], "misconception": code}
+    with translation.override(language):
+        rendered = render_results([result], labels={}, show_expected=False,
+                                  misconception_texts={code: ENGINE[code].explanation})[0]
+    with translation.override("en"):
+        english = str(MISCONCEPTIONS[code])
+    text = rendered["misconception_text"]
+    assert text and text not in (english, ENGINE[code].explanation)
+    # Not even a long stretch of the English sentence survives.
+    assert english[:25] not in text and ENGINE[code].explanation[:25] not in text

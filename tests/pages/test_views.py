@@ -214,3 +214,45 @@ def test_submission_status_is_only_for_its_owner(alphabeta_set: Any, student: An
     url = reverse("pages:submission_status", args=[submission.pk])
     assert logged_in(student[0]).get(url).json()["status"] == "queued"
     assert logged_in(other_student[0]).get(url).status_code == 404
+
+
+@pytest.mark.parametrize(("language", "label", "text"), [
+    ("pt", "tempo limite excedido", "O seu 2.º estado avaliado foi B2"),
+    ("ca", "límit de temps superat", "El teu 2n estat avaluat va ser B2"),
+])
+def test_code_report_shows_translated_verdicts_and_message_texts(
+    instructor: Any, student: Any, course: Any, language: str, label: str, text: str,
+) -> None:
+    from decimal import Decimal
+
+    from exercises.models import VariantItem
+    from exercises.services import create_problem_set
+    from grading.models import Submission
+    from tests.pages.conftest import publish_now
+
+    problem_set = publish_now(create_problem_set(
+        creator=instructor[0], course=course, title="Write minimax", seed="code",
+        items=[{"kind": "code_minimax", "params": {}, "points": Decimal(3)}],
+    ))
+    variant = variant_of_user(problem_set, student[0])
+    reports = [
+        {"test": "three-ply tree", "verdict": "time_limit", "score": 0.0, "max_score": 1.0,
+         "messages": [], "misconceptions": []},
+        {"test": "textbook tree", "verdict": "wrong", "score": 0.5, "max_score": 1.0,
+         "messages": [{"code": "evaluated_differs",
+                       "params": {"n": 2, "yours": "B2", "reference": "C1"}}],
+         "misconceptions": ["no_pruning"]},
+    ]
+    Submission.objects.create(
+        variant_item=VariantItem.objects.get(variant=variant), student=student[0],
+        attempt_number=1, kind=Submission.Kind.CODE, source="pass",
+        status=Submission.Status.GRADED, raw_score=Decimal("0.75"), score=Decimal("0.75"),
+        max_score=Decimal(3), results=reports,
+    )
+    response = logged_in(student[0]).get(reverse("pages:item", args=[variant.pk, 1]),
+                                         HTTP_ACCEPT_LANGUAGE=language)
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert label in page and text in page
+    assert "time_limit" not in page.replace('data-verdict="time_limit"', "")
+    assert "evaluated_differs" not in page and "evaluated every leaf" not in page

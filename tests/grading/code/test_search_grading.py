@@ -155,3 +155,48 @@ def test_expectimax_item_names_an_unweighted_average(sandbox_config: SandboxConf
     assert right.fraction == 1, right.tests
     assert unweighted.fraction < 1
     assert unweighted.summary["misconception"]["code"] == "chance_unweighted_average"
+
+
+# --- fixes: code feedback in the reader's language -------------------------------------
+
+
+@pytest.mark.parametrize(("language", "expected"), [
+    ("en", "Your 5th evaluated state was B2; the reference evaluates C1 there."),
+    ("pt", "O seu 5.º estado avaliado foi B2; a referência avalia aí C1."),
+    ("ca", "El teu 5è estat avaluat va ser B2; la referència hi avalua C1."),
+])
+def test_code_messages_are_rendered_in_the_readers_language(language: str, expected: str
+                                                            ) -> None:
+    from django.utils import translation
+
+    with translation.override(language):
+        assert render_message(message("evaluated_differs", n=5, yours="B2",
+                                      reference="C1")) == expected
+
+
+@pytest.mark.parametrize("language", ["pt", "ca"])
+def test_code_misconceptions_and_verdicts_are_translated(language: str) -> None:
+    from django.utils import translation
+
+    from grading.code.feedback import MESSAGES, VERDICT_LABELS, render_tests
+    from grading.code.grader import summarise
+
+    report = {"test": "t", "verdict": "time_limit", "score": 0.0, "max_score": 1.0,
+              "messages": [message("matches_misconception", misconception="no_pruning")],
+              "misconceptions": ["no_pruning"]}
+    with translation.override("en"):
+        english = render_tests([report], verdict_labels=True)[0]
+        english_summary = summarise([report])["misconception"]["explanation"]
+        english_messages = {code: str(text) for code, text in MESSAGES.items()}
+    with translation.override(language):
+        shown = render_tests([report], verdict_labels=True)[0]
+        summary = summarise([report])["misconception"]["explanation"]
+        assert all(str(text) != english_messages[code]
+                   for code, text in MESSAGES.items() if code != "run_ended"), language
+        assert all(str(label) != key for key, label in VERDICT_LABELS.items())
+    assert english["verdict_label"] == "time limit exceeded"
+    assert shown["verdict_label"] not in ("time_limit", "time limit exceeded")
+    assert shown["verdict"] == "time_limit"  # the stored code does not change
+    assert "evaluated every leaf" in english["messages"][0]["text"]
+    assert "every leaf" not in shown["messages"][0]["text"]
+    assert summary != english_summary and "every leaf" not in summary
