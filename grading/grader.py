@@ -17,14 +17,14 @@ from functools import cached_property, lru_cache
 from typing import Any
 
 from exercises.kinds import get_kind
-from exercises.kinds.base import AnswerPart, Kind, PartType
+from exercises.kinds.base import SET_SCORING, AnswerPart, Kind, PartType
 from exercises.models import Item
 from grading import feedback
 from grading.scoring import NET_CORRECT, SET_SCORING_RULES, PartScore, part_points, score_part
 
 logger = logging.getLogger(__name__)
 
-SET_SCORING_PARAM = "set_scoring"
+SET_SCORING_PARAM = SET_SCORING.name  # declared by every kind with a set part
 
 
 @dataclass(frozen=True)
