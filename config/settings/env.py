@@ -21,7 +21,9 @@ ENV_VARS: dict[str, str] = {
     "CUTOFF_SANDBOX_WALL_SECONDS": "wall-clock seconds one sandboxed run may take (default 10)",
     "CUTOFF_SANDBOX_MEMORY_MB": "memory one sandboxed run may use, in MiB (default 256)",
     "LOG_LEVEL": "root log level (default INFO)",
-    "CUTOFF_TEST_RUN_ID": "tests only: isolates a run's test database and broker keys (default pid)",
+    "CUTOFF_TEST_RUN_ID": (
+        "tests only: isolates a run's test database and broker keys (default pid)"
+    ),
     "THROTTLE_SUBMISSIONS": "answer submissions allowed per user (default 30/min)",
     "THROTTLE_CODE_RUNS": "code submissions allowed per user (default 6/min)",
     "CELERY_TASK_SOFT_TIME_LIMIT": "seconds before a task is asked to stop (default 120)",
