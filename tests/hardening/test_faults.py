@@ -24,7 +24,7 @@ from django.utils import timezone
 
 from grading.models import Submission, Webhook, WebhookDelivery
 from grading.webhooks import CONNECT_TIMEOUT_SECONDS, READ_TIMEOUT_SECONDS
-from tests.conftest import REPO
+from tests.conftest import REPO, require
 from tests.hardening.conftest import (
     HTTPS,
     PrivateRedis,
@@ -115,13 +115,26 @@ def run_outbox_sweep(env: dict[str, str]) -> str:
 
 
 @pytest.fixture
+def sandbox_ready() -> None:
+    """Require what the workers need to run code submissions: bubblewrap and root."""
+    from grading.code.sandboxing import sandbox_config
+    from grading.sandbox import SandboxUnavailable, check_host
+
+    try:
+        check_host(sandbox_config())
+    except SandboxUnavailable as error:
+        require(False, str(error))
+    require(os.geteuid() == 0, "the sandbox switches to an unprivileged uid and needs root")
+
+
+@pytest.fixture
 def world(settings: Any) -> World:
     """Return the classroom (its data committed: the processes read it)."""
     return build_world()
 
 
 def test_a_worker_process_killed_mid_grading_leaves_the_submission_to_another(
-    world: World, private_redis: PrivateRedis, processes: Processes
+    sandbox_ready: None, world: World, private_redis: PrivateRedis, processes: Processes
 ) -> None:
     first = processes.worker("first", worker_env(private_redis))
     second = processes.worker("second", worker_env(private_redis))
@@ -151,7 +164,7 @@ def test_a_worker_process_killed_mid_grading_leaves_the_submission_to_another(
 
 
 def test_a_whole_worker_killed_mid_grading_is_recovered_by_the_outbox_sweep(
-    world: World, private_redis: PrivateRedis, processes: Processes
+    sandbox_ready: None, world: World, private_redis: PrivateRedis, processes: Processes
 ) -> None:
     doomed = processes.worker("doomed", worker_env(private_redis))
     web = processes.web(worker_env(private_redis))
