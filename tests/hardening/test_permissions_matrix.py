@@ -7,6 +7,7 @@ answers 404 exactly as an object that does not exist, so ids reveal nothing.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import timedelta
@@ -14,11 +15,12 @@ from typing import Any
 
 import pytest
 from django.db import transaction
-from django.urls import URLPattern, URLResolver, get_resolver
+from django.urls import URLPattern, URLResolver, get_resolver, resolve
 from django.utils import timezone
 from rest_framework.test import APIClient
 
 from exercises.models import ProblemSet
+from lti.authentication import declared_scopes
 from tests.hardening.world import CODE_POSITION, PERSONAS, TYPED_POSITION, World, build_world
 
 pytestmark = pytest.mark.django_db
@@ -43,6 +45,8 @@ class Endpoint:
     path: str
     statuses: tuple[int, int, int, int, int, int, int]
     body: Body = None
+    scope: str | None = None
+    """The API client scope the endpoint declares (None: client tokens are refused)."""
 
     def url(self, world: World, id_override: int | None = None) -> str:
         """Return the path with the world's ids (or ``id_override`` for each of them)."""
@@ -73,11 +77,13 @@ PLATFORM_BODY = {
     "auth_token_url": "https://canvas.invalid/token", "key_set_url": "https://canvas.invalid/jwks",
 }
 V1 = "api/v1/"
+READ_GRADES, WRITE_SETS, WRITE_HOOKS = "grades:read", "problem_sets:write", "webhooks:write"
 PS = "/api/v1/problem-sets/{problem_set_id}"
 ASSIGNMENT = "/api/v1/assignments/{variant_id}"
 
 # Columns: anonymous, owner (student), classmate (student), instructor, outsider (instructor
-# of another course), lms (the instructor's client, every scope), lms_unscoped.
+# of another course), lms (the instructor's client, every scope), lms_unscoped (the
+# instructor's client with every scope but the endpoint's).
 MATRIX: tuple[Endpoint, ...] = (
     Endpoint(V1 + "courses/", "POST", "/api/v1/courses/",
              (401, 403, 403, 201, 201, 403, 403), {"slug": "new-101", "title": "New"}),
@@ -89,14 +95,14 @@ MATRIX: tuple[Endpoint, ...] = (
     Endpoint(V1 + "kinds/<str:kind>/preview/", "POST", "/api/v1/kinds/minimax/preview/",
              (401, 403, 403, 200, 200, 403, 403), {"seed": "s"}),
     Endpoint(V1 + "problem-sets/", "POST", "/api/v1/problem-sets/",
-             (401, 403, 403, 201, 400, 403, 403), _problem_set_body),
+             (401, 403, 403, 201, 400, 201, 403), _problem_set_body, WRITE_SETS),
     Endpoint(V1 + "problem-sets/<int:problem_set_id>/", "GET", PS + "/",
-             (401, 404, 404, 200, 404, 403, 403)),
+             (401, 404, 404, 200, 404, 200, 403), scope=WRITE_SETS),
     Endpoint(V1 + "problem-sets/<int:problem_set_id>/publish/", "POST", PS + "/publish/",
-             (401, 404, 404, 202, 404, 403, 403)),
+             (401, 404, 404, 202, 404, 202, 403), scope=WRITE_SETS),
     Endpoint(V1 + "problem-sets/<int:problem_set_id>/items/<int:position>/", "PATCH",
-             PS + f"/items/{TYPED_POSITION}/", (401, 404, 404, 200, 404, 403, 403),
-             {"points": "5"}),
+             PS + f"/items/{TYPED_POSITION}/", (401, 404, 404, 200, 404, 200, 403),
+             {"points": "5"}, WRITE_SETS),
     Endpoint(V1 + "assignments/", "GET", "/api/v1/assignments/",
              (401, 200, 200, 200, 200, 403, 403)),
     Endpoint(V1 + "assignments/<int:variant_id>/", "GET", ASSIGNMENT + "/",
@@ -105,20 +111,24 @@ MATRIX: tuple[Endpoint, ...] = (
              ASSIGNMENT + f"/items/{TYPED_POSITION}/submissions/",
              (401, 202, 404, 404, 404, 403, 403), _answer_body),
     Endpoint(V1 + "submissions/<int:submission_id>/", "GET",
-             "/api/v1/submissions/{submission_id}/", (401, 200, 404, 200, 404, 200, 403)),
+             "/api/v1/submissions/{submission_id}/", (401, 200, 404, 200, 404, 200, 403),
+             scope=READ_GRADES),
     Endpoint(V1 + "problem-sets/<int:problem_set_id>/grades.csv", "GET", PS + "/grades.csv",
-             (401, 403, 403, 200, 404, 200, 403)),
+             (401, 403, 403, 200, 404, 200, 403), scope=READ_GRADES),
     Endpoint(V1 + "problem-sets/<int:problem_set_id>/regrade/", "POST", PS + "/regrade/",
              (401, 403, 403, 202, 404, 403, 403)),
     Endpoint(V1 + "regrades/<int:regrade_id>/", "GET", "/api/v1/regrades/{regrade_id}/",
              (401, 403, 403, 200, 404, 403, 403)),
-    Endpoint(V1 + "webhooks/", "GET", "/api/v1/webhooks/", (401, 403, 403, 200, 200, 200, 403)),
+    Endpoint(V1 + "webhooks/", "GET", "/api/v1/webhooks/", (401, 403, 403, 200, 200, 200, 403),
+             scope=WRITE_HOOKS),
     Endpoint(V1 + "webhooks/", "POST", "/api/v1/webhooks/",
-             (401, 403, 403, 201, 201, 201, 403), {"url": "http://127.0.0.1:9/other"}),
+             (401, 403, 403, 201, 201, 201, 403), {"url": "http://127.0.0.1:9/other"},
+             WRITE_HOOKS),
     Endpoint(V1 + "webhooks/<int:webhook_id>/", "DELETE", "/api/v1/webhooks/{webhook_id}/",
-             (401, 403, 403, 204, 404, 204, 403)),
+             (401, 403, 403, 204, 404, 204, 403), scope=WRITE_HOOKS),
     Endpoint(V1 + "webhooks/<int:webhook_id>/deliveries/", "GET",
-             "/api/v1/webhooks/{webhook_id}/deliveries/", (401, 403, 403, 200, 404, 200, 403)),
+             "/api/v1/webhooks/{webhook_id}/deliveries/", (401, 403, 403, 200, 404, 200, 403),
+             scope=WRITE_HOOKS),
     Endpoint(V1 + "assignments/<int:variant_id>/items/<int:position>/starter.py", "GET",
              ASSIGNMENT + f"/items/{CODE_POSITION}/starter.py",
              (401, 200, 404, 404, 404, 403, 403)),
@@ -141,7 +151,7 @@ MATRIX: tuple[Endpoint, ...] = (
              "/api/v1/lti/contexts/{context_id}/roster-sync/",
              (401, 403, 403, 202, 404, 403, 403)),
     Endpoint(V1 + "lti/passbacks/", "GET", "/api/v1/lti/passbacks/",
-             (401, 403, 403, 200, 200, 200, 403)),
+             (401, 403, 403, 200, 200, 200, 403), scope=READ_GRADES),
     Endpoint(V1 + "api-clients/", "GET", "/api/v1/api-clients/",
              (401, 403, 403, 200, 200, 403, 403)),
     Endpoint(V1 + "api-clients/create/", "POST", "/api/v1/api-clients/create/",
@@ -189,7 +199,9 @@ def api_endpoints() -> Iterator[tuple[str, str]]:
 def call(endpoint: Endpoint, world: World, persona: str, id_override: int | None = None) -> Any:
     """Send the endpoint's request as ``persona``; return the response."""
     client = APIClient()
-    if world.authorization[persona]:
+    if persona == "lms_unscoped":
+        client.credentials(HTTP_AUTHORIZATION=world.lms_without(endpoint.scope or READ_GRADES))
+    elif world.authorization[persona]:
         client.credentials(HTTP_AUTHORIZATION=world.authorization[persona])
     send = getattr(client, endpoint.method.lower())
     return send(endpoint.url(world, id_override), endpoint.payload(world), format="json")
@@ -233,6 +245,14 @@ def test_every_api_endpoint_is_in_the_matrix() -> None:
     listed = {(endpoint.route, endpoint.method) for endpoint in MATRIX}
     assert not served - listed, f"endpoints missing from the matrix: {sorted(served - listed)}"
     assert not listed - served, f"matrix entries no URL serves: {sorted(listed - served)}"
+
+
+@pytest.mark.parametrize("endpoint", MATRIX, ids=str)
+def test_the_matrix_names_the_scope_each_endpoint_declares(endpoint: Endpoint) -> None:
+    example_path = re.sub(r"\{\w+\}", "1", endpoint.path)
+    view_class = getattr(resolve(example_path).func, "cls", None)
+    declared = declared_scopes(view_class()) if view_class else set()
+    assert declared == ({endpoint.scope} if endpoint.scope else set())
 
 
 @pytest.mark.parametrize("endpoint", MATRIX, ids=str)

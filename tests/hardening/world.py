@@ -29,7 +29,7 @@ CODE_POSITION = 2
 PERSONAS = ("anonymous", "owner", "classmate", "instructor", "outsider", "lms", "lms_unscoped")
 """Who asks: nobody; the student whose objects they are; another student of the course; the
 course's instructor; another course's instructor; an LMS client of the instructor with every
-scope; the same instructor's LMS client with no scope any endpoint asks for."""
+scope; the same instructor's LMS client with every scope but the one the endpoint needs."""
 
 
 @dataclass
@@ -39,6 +39,12 @@ class World:
     ids: dict[str, int] = field(default_factory=dict)
     authorization: dict[str, str] = field(default_factory=dict)
     key_of_owner: dict[str, Any] = field(default_factory=dict)
+    token_lacking: dict[str, str] = field(default_factory=dict)
+
+    def lms_without(self, scope: str) -> str:
+        """Return the Authorization header of the instructor's client with every scope but
+        ``scope``."""
+        return f"Bearer {self.token_lacking[scope]}"
 
 
 def _variant(problem_set: ProblemSet, student: Any) -> Variant:
@@ -115,8 +121,11 @@ def build_world(**problem_set_settings: Any) -> World:
     )
     _, lms_token = create_api_client(owner=instructor, name="LMS",
                                      scopes=list(ApiClient.Scope.values))
-    _, unscoped_token = create_api_client(owner=instructor, name="LMS without scopes",
-                                          scopes=[ApiClient.Scope.PROBLEM_SETS_WRITE])
+    for missing in ApiClient.Scope.values:
+        _, world.token_lacking[missing] = create_api_client(
+            owner=instructor, name=f"LMS without {missing}",
+            scopes=[scope for scope in ApiClient.Scope.values if scope != missing],
+        )
     spare_client, _ = create_api_client(owner=instructor, name="spare",
                                         scopes=[ApiClient.Scope.GRADES_READ])
 
@@ -135,6 +144,5 @@ def build_world(**problem_set_settings: Any) -> World:
         "instructor": f"Token {instructor_token}",
         "outsider": f"Token {outsider_token}",
         "lms": f"Bearer {lms_token}",
-        "lms_unscoped": f"Bearer {unscoped_token}",
     }
     return world
