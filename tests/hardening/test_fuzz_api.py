@@ -22,7 +22,7 @@ from tests.hardening.world import TYPED_POSITION, World, build_world
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-EXAMPLES_PER_OPERATION = 15
+EXAMPLES_PER_OPERATION = 25
 CHECKS = [not_a_server_error, response_schema_conformance]
 FUZZED_PERSONAS = ("instructor", "owner")
 
