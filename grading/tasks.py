@@ -30,7 +30,8 @@ def requeue_stale_submissions() -> int:
 
 
 @shared_task(bind=True, name="grading.tasks.deliver_webhook_task",
-             max_retries=webhooks.MAX_ATTEMPTS - 1)
+             max_retries=webhooks.MAX_ATTEMPTS - 1, soft_time_limit=webhooks.ATTEMPT_SECONDS,
+             time_limit=webhooks.ATTEMPT_SECONDS + 5)
 def deliver_webhook_task(self, delivery_id: int) -> None:  # type: ignore[no-untyped-def]
     """POST one webhook event; on failure retry later with exponential backoff."""
     delivery = webhooks.attempt_delivery(delivery_id)

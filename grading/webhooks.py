@@ -25,6 +25,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import requests
+from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
@@ -37,6 +38,9 @@ from grading.models import Submission, Webhook, WebhookDelivery
 SIGNATURE_HEADER = "X-Cutoff-Signature"
 CONNECT_TIMEOUT_SECONDS = 3.0
 READ_TIMEOUT_SECONDS = 5.0
+ATTEMPT_SECONDS = 10
+"""Wall-clock bound of one attempt (the delivery task's soft time limit): the read timeout
+bounds each wait for a byte, so a receiver trickling its answer would hold the worker."""
 MAX_ATTEMPTS = 8
 BACKOFF_BASE_SECONDS = 10
 """Retry n waits BASE·2ⁿ⁻¹ seconds: 10 s, 20 s, … about 21 minutes over eight attempts."""
@@ -232,6 +236,8 @@ def attempt_delivery(delivery_id: int) -> WebhookDelivery | None:
             error = f"HTTP {status_code}"
     except requests.RequestException as exc:
         error = f"{exc.__class__.__name__}: {str(exc)[:300]}"
+    except SoftTimeLimitExceeded:
+        error = f"timed out: no complete answer within {ATTEMPT_SECONDS} s"
     now = timezone.now()
     delivery.attempt_count += 1
     delivery.attempts = [*delivery.attempts, {
