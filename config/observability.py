@@ -11,6 +11,7 @@ import contextvars
 import json
 import logging
 import re
+import time
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -67,8 +68,16 @@ class RequestIdMiddleware:
         # middleware chain returns, and those lines belong to this request too. The next
         # request sets its own id.
         request_id_var.set(request_id)
+        started = time.perf_counter()
         response = self.get_response(request)
         response["X-Request-ID"] = request_id
+        logger.info(
+            "%s %s %s %.1fms",
+            request.method,
+            request.path,
+            response.status_code,
+            (time.perf_counter() - started) * 1000,
+        )
         return response
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
