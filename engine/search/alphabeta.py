@@ -72,6 +72,7 @@ def alphabeta(
     table: TranspositionTable[ActionT] | None = None,
     terminal_value: TerminalValue | None = None,
     utility_bounds: tuple[Utility, Utility] | None = None,
+    partial_ply: bool = False,
 ) -> SearchResult[ActionT]:
     """Return the value, leftmost best move and principal variation of ``state`` by alpha-beta.
 
@@ -83,13 +84,15 @@ def alphabeta(
     bounds narrow the window below the root) and stored; the key is the state, or
     ``(state, depth)`` when ``terminal_value`` makes values depend on depth. A table must
     only be shared by searches with the same ``max_player``, evaluator and rescoring.
+    ``partial_ply`` searches the way that misconception does (see
+    :attr:`engine.search.common.Horizon.partial_ply`).
     """
     if utility_bounds is not None and utility_bounds[0] > utility_bounds[1]:
         raise ValueError(f"utility_bounds must be (low, high), got {utility_bounds}")
     search = _AlphaBeta(
         game,
         root_player(game, state, max_player),
-        Horizon(depth_limit, evaluator, terminal_value),
+        Horizon(depth_limit, evaluator, terminal_value, partial_ply),
         conventions,
         order,
         tracer or NullTracer(),

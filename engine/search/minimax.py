@@ -53,6 +53,7 @@ def minimax(
     order: Order[StateT, ActionT] | None = None,
     tracer: Tracer | None = None,
     terminal_value: TerminalValue | None = None,
+    partial_ply: bool = False,
 ) -> SearchResult[ActionT]:
     """Return the minimax value, leftmost best move and principal variation of ``state``.
 
@@ -61,7 +62,8 @@ def minimax(
     ``depth_limit``, a non-terminal state ``depth_limit`` plies below the root is scored by
     ``evaluator``; terminal states always keep their exact utility (rescored by
     ``terminal_value``, e.g. :func:`engine.search.common.depth_scored`). Every node is
-    reported to ``tracer`` with the window (-inf, inf).
+    reported to ``tracer`` with the window (-inf, inf). ``partial_ply`` searches the way that
+    misconception does (see :attr:`engine.search.common.Horizon.partial_ply`).
 
     Without a depth limit, move order or terminal rescoring, and with a tracer that only
     counts (see :func:`engine.search.trace.bulk_count`), the same search runs in a tighter
@@ -77,7 +79,7 @@ def minimax(
     search = _Minimax(
         game,
         player,
-        Horizon(depth_limit, evaluator, terminal_value),
+        Horizon(depth_limit, evaluator, terminal_value, partial_ply),
         order,
         tracer,
         listens(tracer, "exit"),

@@ -104,6 +104,20 @@ def deep_tree() -> dict[str, Any]:
     ])
 
 
+def extra_move_tree() -> dict[str, Any]:
+    """Return a tree where MAX sometimes moves twice, searched to depth 2.
+
+    Under B the opponent replies; under C MAX moves again. Cutting the opponent's level one
+    ply early (the partial-ply mistake) evaluates B but still expands C, so it differs from
+    both the correct search and a search one ply too shallow.
+    """
+    return _node("root", "max", 0, [
+        _node("A", "max", 2, [_leaf("A1", 3), _leaf("A2", 1)]),
+        _node("B", "min", 8, [_leaf("B1", 2), _leaf("B2", 6)]),
+        _node("C", "max", 4, [_leaf("C1", 5), _leaf("C2", 7)]),
+    ])
+
+
 def chance_tree() -> dict[str, Any]:
     """Return a MAX root over chance nodes over MIN nodes, with unequal probabilities."""
     return {"name": "root", "type": "max", "children": [
@@ -211,8 +225,11 @@ def _fixed_trees(kind_name: str, params: dict[str, Any], rng: random.Random) -> 
     if kind_name == "code_expectimax":
         return [tree_case("chance tree", chance_tree(), None)]
     limited = kind_name == "code_alphabeta"
-    return [tree_case("textbook tree", textbook_tree(), 2 if limited else None),
-            tree_case("three-ply tree", deep_tree(), 2 if limited else None)]
+    cases = [tree_case("textbook tree", textbook_tree(), 2 if limited else None),
+             tree_case("three-ply tree", deep_tree(), 2 if limited else None)]
+    if limited:
+        cases.append(tree_case("extra-move tree", extra_move_tree(), 2))
+    return cases
 
 
 def _generated_trees(kind_name: str, params: dict[str, Any], rng: random.Random

@@ -28,12 +28,17 @@ Algorithm = Literal["minimax", "alphabeta"]
 
 @dataclass(frozen=True)
 class Method:
-    """How a search is run: the algorithm, its conventions, a depth shift, the child order."""
+    """How a search is run: the algorithm, its conventions, a depth shift, the child order.
+
+    ``partial_ply`` cuts the opponent's levels one ply early, as that misconception does
+    (:attr:`engine.search.common.Horizon.partial_ply`).
+    """
 
     algorithm: Algorithm
     conventions: AlphaBetaConventions = AlphaBetaConventions()
     depth_shift: int = 0
     right_to_left: bool = False
+    partial_ply: bool = False
 
 
 @dataclass(frozen=True)
@@ -96,6 +101,7 @@ def run_reference(case: SearchCase, method: Method) -> Trace:
         "evaluator": case.evaluator if depth is not None else None,
         "order": reversed_order if method.right_to_left else None,
         "tracer": tracer,
+        "partial_ply": method.partial_ply,
     }
     if method.algorithm == "alphabeta":
         result = alphabeta(game, case.root, conventions=method.conventions, **options)
@@ -130,6 +136,19 @@ def _with_depth_shift(shift: int) -> Callable[[SearchCase, Method], Trace | None
         return run_reference(case, replace(method, depth_shift=shift))
 
     return run
+
+
+def _partial_ply(case: SearchCase, method: Method) -> Trace | None:
+    """Return the search that stops after MAX's move without the opponent's reply.
+
+    The student counts a ply as a full move pair ending with MAX's move: below a depth
+    limit, a state where the opponent is to move is evaluated one ply early (at ``depth - 1``
+    plies below the root) instead of being expanded, while MAX's states are cut at ``depth``
+    as they should be. Only depth-limited searches can make this mistake.
+    """
+    if case.depth is None or case.depth < 1:
+        return None
+    return run_reference(case, replace(method, partial_ply=True))
 
 
 def _right_to_left(case: SearchCase, method: Method) -> Trace | None:
@@ -203,6 +222,7 @@ MISCONCEPTIONS: tuple[Misconception, ...] = (
     Misconception("no_pruning", _without_pruning),
     Misconception("depth_off_by_one", _with_depth_shift(-1)),
     Misconception("depth_one_ply_too_deep", _with_depth_shift(1)),
+    Misconception("partial_ply", _partial_ply),
     Misconception("right_to_left", _right_to_left),
     Misconception("last_best_move", _last_best_move),
     Misconception("chance_unweighted_average", _rewritten_tree(_unweighted)),
@@ -211,7 +231,7 @@ MISCONCEPTIONS: tuple[Misconception, ...] = (
 )
 """The mistakes code grading recognises, tried in this order.
 
-The first five are alpha-beta's (only where the item's conventions make them a mistake);
+The first six are alpha-beta's (only where the item's conventions make them a mistake);
 the chance ones only change trees that have chance nodes.
 """
 
@@ -222,6 +242,10 @@ CODE_EXPLANATIONS: dict[str, Any] = {
     "depth_one_ply_too_deep": _("You searched one ply deeper than the depth limit: depth "
                                 "counts plies from 0 at the root, and states at the limit are "
                                 "evaluated."),
+    "partial_ply": _("You stopped after your own move without the opponent's reply: you "
+                     "evaluated states where the opponent is to move one ply before the depth "
+                     "limit. Every ply counts, MAX's and MIN's alike: a state is evaluated only "
+                     "when it is depth plies below the root."),
     "right_to_left": _("You searched the children right to left; search them in the order "
                        "game.actions gives them."),
     "last_best_move": _("You kept the last of equally good root moves: a later child replaces "

@@ -186,3 +186,23 @@ def test_alphabeta_equals_minimax_on_the_deep_tree_at_every_depth_limit() -> Non
         a = alphabeta(game, "root", depth_limit=depth, evaluator=estimate)
         m = minimax(game, "root", depth_limit=depth, evaluator=estimate)
         assert (a.value, a.move) == (m.value, m.move)
+
+
+def test_partial_ply_cuts_only_the_opponents_levels_one_ply_early() -> None:
+    tree = parse_tree(node(
+        "max", "root",
+        node("max", "A", leaf("A1", 3), leaf("A2", 1), value=2),
+        node("min", "B", leaf("B1", 2), leaf("B2", 6), value=8),
+        node("max", "C", leaf("C1", 5), leaf("C2", 7), value=4),
+        value=0,
+    ))
+    game = TreeGame(tree)
+    results = {}
+    for algorithm in (alphabeta, minimax):
+        tracer = RecordingTracer()
+        result = algorithm(game, tree.root.name, depth_limit=2, evaluator=game.estimate,
+                           tracer=tracer, partial_ply=True)
+        results[algorithm] = (result.move, result.value, list(tracer.evaluated()))
+    # B (MIN to move, one ply down) is estimated; A and C (MAX to move) are expanded.
+    assert results[alphabeta] == ("B", 8, ["A1", "A2", "B", "C1", "C2"])
+    assert results[minimax] == results[alphabeta]

@@ -51,6 +51,13 @@ DEPTH_ONE_TOO_DEEP = ALPHABETA.replace("if d >= depth:", "if d > depth:")
 
 DEPTH_ONE_TOO_SHALLOW = ALPHABETA.replace("if d >= depth:", "if d + 1 >= depth:")
 
+PARTIAL_PLY = ALPHABETA.replace(
+    "if d >= depth:",
+    "if d >= depth or (d + 1 >= depth and game.to_move(s) != player):",
+)
+"""Stops after MAX's move without the opponent's reply: the opponent's states are evaluated
+one ply before the depth limit, MAX's at the limit."""
+
 PLAIN_MINIMAX = ALPHABETA.replace("if alpha >= beta:", "if False:")
 
 LYING = '''

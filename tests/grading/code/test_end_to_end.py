@@ -36,7 +36,7 @@ def test_code_is_graded_by_a_sandbox_worker_with_a_report_per_test(
     right, wrong, crash = (graded(student[1], r.json()["id"]) for r in (right, wrong, crash))
     assert right["status"] == "graded" and right["score"] == right["max_score"] == 3
     assert {test["verdict"] for test in right["tests"]} == {"passed"}
-    assert len(right["tests"]) == 6
+    assert len(right["tests"]) == 7
     assert 0 < wrong["score"] < 3
     assert wrong["summary"]["misconception"]["code"] == "no_cut_on_equality"
     assert crash["score"] == 0

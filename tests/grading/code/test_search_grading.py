@@ -38,6 +38,7 @@ def test_correct_alphabeta_passes_every_hidden_test(sandbox_config: SandboxConfi
     (solutions.DEPTH_ONE_TOO_DEEP, "depth_one_ply_too_deep"),
     (solutions.DEPTH_ONE_TOO_SHALLOW, "depth_off_by_one"),
     (solutions.PLAIN_MINIMAX, "no_pruning"),
+    (solutions.PARTIAL_PLY, "partial_ply"),
     (solutions.LAST_BEST_MOVE, "last_best_move"),
 ])
 def test_typical_mistakes_are_wrong_and_named(sandbox_config: SandboxConfig, source: str,
@@ -98,7 +99,7 @@ def test_a_runtime_error_shows_only_the_students_traceback(
 def test_an_endless_loop_is_a_time_limit(sandbox_config: SandboxConfig) -> None:
     result = grade(solutions.LOOPING, config=sandbox_config, test_sets=["fixed_trees"])
 
-    assert [test["verdict"] for test in result.tests] == ["time_limit", "time_limit"]
+    assert [test["verdict"] for test in result.tests] == ["time_limit"] * 3
     assert result.fraction == 0
 
 
@@ -110,7 +111,7 @@ def test_resource_limits_are_verdicts_of_their_own(sandbox_config: SandboxConfig
                                                    verdict: str) -> None:
     result = grade(source, config=sandbox_config, test_sets=["fixed_trees"])
 
-    assert [test["verdict"] for test in result.tests] == [verdict, verdict]
+    assert [test["verdict"] for test in result.tests] == [verdict] * 3
     assert result.fraction == 0
 
 
@@ -155,6 +156,30 @@ def test_expectimax_item_names_an_unweighted_average(sandbox_config: SandboxConf
     assert right.fraction == 1, right.tests
     assert unweighted.fraction < 1
     assert unweighted.summary["misconception"]["code"] == "chance_unweighted_average"
+
+
+def test_partial_ply_is_told_apart_from_a_shallow_search(sandbox_config: SandboxConfig
+                                                         ) -> None:
+    from grading.code.reference import explain
+
+    partial = grade(solutions.PARTIAL_PLY, config=sandbox_config, test_sets=["fixed_trees"])
+    shallow = grade(solutions.DEPTH_ONE_TOO_SHALLOW, config=sandbox_config,
+                    test_sets=["fixed_trees"])
+
+    extra_move = partial.tests[2]
+    assert extra_move["test"] == "extra-move tree"
+    assert extra_move["misconceptions"] == ["partial_ply"]
+    assert extra_move["messages"][-1] == message("matches_misconception",
+                                                 misconception="partial_ply")
+    assert "opponent's reply" in render_message(extra_move["messages"][-1])
+    assert "opponent's reply" in explain("partial_ply")
+    from django.utils import translation
+
+    for language in ("pt", "ca"):
+        with translation.override(language):
+            assert "opponent" not in explain("partial_ply"), language
+    assert "partial_ply" not in shallow.tests[2]["misconceptions"]
+    assert shallow.summary["misconception"]["code"] == "depth_off_by_one"
 
 
 # --- fixes: code feedback in the reader's language -------------------------------------
