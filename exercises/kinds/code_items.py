@@ -10,6 +10,7 @@ to ``/api/v1/assignments/{id}/items/{n}/code-submissions/``.
 from __future__ import annotations
 
 import random
+from fractions import Fraction
 from typing import Any, ClassVar
 
 from django.utils.translation import gettext as _
@@ -18,7 +19,14 @@ from django.utils.translation import gettext_lazy
 from exercises.kinds import register
 from exercises.kinds.alphabeta import CONVENTION_PARAMS, conventions_of
 from exercises.kinds.base import AnswerPart, Kind
-from exercises.kinds.params import ChoiceListParam, IntParam, JsonParam, Param, ParamError
+from exercises.kinds.params import (
+    ChoiceListParam,
+    DecimalParam,
+    IntParam,
+    JsonParam,
+    Param,
+    ParamError,
+)
 from grading.code.cases import SEARCH_TEST_SETS
 from grading.code.contract import contract_for, conventions_text
 from grading.sandbox.limits import DEFAULT_LIMITS
@@ -149,6 +157,25 @@ class Ucb1CodeKind(CodeKind):
     description = gettext_lazy("Write MCTS's selection step: the child UCB1 descends to.")
 
 
+class MctsBackpropCodeKind(CodeKind):
+    """Write ``mcts_backprop(game, state, path, winner)``: MCTS's backpropagation step."""
+
+    name = "code_mcts_backprop"
+    title = gettext_lazy("Code: MCTS backpropagation")
+    description = gettext_lazy(
+        "Write MCTS's backpropagation: visits and rewards along a path, credited to who moved."
+    )
+    params = (
+        DecimalParam("draw_reward", "1/2", "reward a draw gives each player", convention=True,
+                     maximum=Fraction(1)),
+        LIMITS_PARAM,
+    )
+
+    def conventions(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Return the draw reward."""
+        return {"draw_reward": params.get("draw_reward", "1/2")}
+
+
 class TicTacToeAgentKind(CodeKind):
     """Write a tic-tac-toe agent that never loses."""
 
@@ -172,6 +199,7 @@ CODE_KINDS = (
     register(AlphaBetaCodeKind()),
     register(ExpectimaxCodeKind()),
     register(Ucb1CodeKind()),
+    register(MctsBackpropCodeKind()),
     register(TicTacToeAgentKind()),
     register(Connect4AgentKind()),
 )

@@ -50,6 +50,30 @@ Conventions
 * Of equal scores, select the first child in the order ``game.actions`` gives them.
 '''
 
+BACKPROP_CONVENTIONS = '''\
+Conventions
+-----------
+* ``state`` is the root of the MCTS tree. ``path[i]`` is ``[to_move, reward, visits]`` of the
+  i-th node the iteration went down to below it (the last one is the node it expanded):
+  ``to_move`` is the player to move there (None at a terminal node), ``reward`` and
+  ``visits`` its statistics before this update.
+* ``winner`` is the player who won the simulated game (as ``game.to_move`` names players),
+  or None for a draw.
+* Every node on the path gains one visit.
+* A node's reward belongs to the player who moved INTO it, the player to move at its parent
+  (``game.to_move(state)`` for the first node): that player's reward grows by 1 for a win,
+  by 1/2 for a draw and by 0 for a loss.
+* Leave the root out: return one ``[reward, visits]`` per node of ``path``, in path order.
+'''
+
+BACKPROP_GRADING = '''\
+What is graded
+--------------
+On each hidden test (a fixed one and some drawn for you alone) the statistics you return
+are compared with the reference backpropagation's; the feedback names the first node that
+differs and the known mistake your answer matches.
+'''
+
 SELECTION_GRADING = '''\
 What is graded
 --------------
@@ -155,6 +179,15 @@ CONTRACTS: dict[str, CodeContract] = {
         conventions=UCB1_CONVENTIONS,
         grading=SELECTION_GRADING,
     ),
+    "code_mcts_backprop": CodeContract(
+        entry_point="mcts_backprop",
+        parameters=("game", "state", "path", "winner"),
+        returns="a list of [reward, visits], one per node of ``path``, after the update",
+        task="Backpropagate the result of one MCTS simulation along the path the iteration "
+             "selected and expanded, as the last step of an MCTS iteration does.",
+        conventions=BACKPROP_CONVENTIONS,
+        grading=BACKPROP_GRADING,
+    ),
     "code_tictactoe_agent": CodeContract(
         entry_point="choose_move",
         parameters=("game", "state"),
@@ -201,6 +234,9 @@ def conventions_text(kind_name: str, params: dict[str, Any]) -> str:
             "* The root does NOT raise alpha: every root child is searched with the window "
             "(-infinity, +infinity).",
         )
+    draw_reward = params.get("draw_reward")
+    if draw_reward is not None and str(draw_reward) != "1/2":
+        text = text.replace("by 1/2 for a draw", f"by {draw_reward} for a draw")
     return text
 
 

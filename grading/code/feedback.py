@@ -40,6 +40,11 @@ MESSAGES: dict[str, Any] = {
                            "%(reference)s (%(reference_score)s)."),
     "selection_not_offered": _("You returned %(returned)s without the game having offered it: "
                                "return one of game.actions(state)."),
+    "backprop_shape": _("Return one [reward, visits] pair per node on the path (%(count)s "
+                        "pairs), not %(returned)s."),
+    "backprop_differs": _("The %(nth)s node on the path, %(node)s, has reward %(yours)s and "
+                          "%(your_visits)s visits in your answer; the reference gives it "
+                          "reward %(reference)s and %(reference_visits)s visits."),
     "agent_move_not_offered": _("Your agent returned %(move)s without the game having offered "
                                 "it in that position: choose among game.actions(state)."),
     "agent_moves_missing": _("Your agent's moves did not come back."),

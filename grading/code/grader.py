@@ -14,6 +14,7 @@ from typing import Any
 
 from engine.search.alphabeta import AlphaBetaConventions
 from grading.code.agents import connect4_reports, tictactoe_reports
+from grading.code.backprop import backprop_reports
 from grading.code.cases import SEARCH_TEST_SETS, search_cases
 from grading.code.contract import contract_for
 from grading.code.reference import Method, explain
@@ -78,6 +79,15 @@ def grade_choice_item(kind_name: str, params: dict[str, Any], seed: str, source:
     return CodeGrade(_mean(reports), reports, summarise(reports))
 
 
+def grade_backprop_item(kind_name: str, params: dict[str, Any], seed: str, source: str,
+                        limits: SandboxLimits, budget: Budget, config: SandboxConfig | None
+                        ) -> CodeGrade:
+    """Judge the statistics an MCTS backpropagation item returns, test by test."""
+    entry_point = contract_for(kind_name).entry_point
+    reports = backprop_reports(source, entry_point, seed, limits, budget, config, params)
+    return CodeGrade(_mean(reports), reports, summarise(reports))
+
+
 def summarise(reports: list[dict[str, Any]]) -> dict[str, Any]:
     """Return verdict counts and the misconception most tests' traces match, if any."""
     verdicts = Counter(report["verdict"] for report in reports)
@@ -103,6 +113,7 @@ def _mean(reports: list[dict[str, Any]]) -> Fraction:
 GRADERS: dict[str, Grader] = {
     **{name: grade_search_item for name in SEARCH_TEST_SETS},
     **{name: grade_choice_item for name in CHOICE_TESTS},
+    "code_mcts_backprop": grade_backprop_item,
 }
 """Code kind name → the function grading its submissions."""
 

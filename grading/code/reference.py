@@ -252,6 +252,9 @@ CODE_EXPLANATIONS: dict[str, Any] = {
                         "the best only if it is strictly better."),
     "ucb1_without_exploration": _("You chose by win rate alone: UCB1 adds the exploration "
                                   "term c·sqrt(ln N / n)."),
+    "mcts_credit_wrong_player": _("You credited each node's reward to the player to move "
+                                  "there; it belongs to the player who moved into it, the "
+                                  "one to move at its parent."),
     "selected_most_visited": _("You descended to the most visited child: that is how the move "
                                "is finally played, not how selection chooses."),
 }

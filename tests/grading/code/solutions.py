@@ -213,3 +213,25 @@ def alphabeta_decision(game, state, depth):
     while True:
         hoard.append(bytearray(50 * 1024 * 1024))
 '''
+
+MCTS_BACKPROP = '''
+from fractions import Fraction
+
+
+def mcts_backprop(game, state, path, winner):
+    mover = game.to_move(state)
+    updated = []
+    for to_move, reward, visits in path:
+        if winner is None:
+            reward += Fraction(1, 2)
+        elif winner == mover:
+            reward += 1
+        updated.append([reward, visits + 1])
+        mover = to_move
+    return updated
+'''
+
+MCTS_CREDIT_EVERY_NODE = MCTS_BACKPROP.replace("elif winner == mover:", "else:")
+
+MCTS_CREDIT_WRONG_PLAYER = MCTS_BACKPROP.replace("elif winner == mover:",
+                                                 "elif winner == to_move:")
