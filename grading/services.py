@@ -334,8 +334,9 @@ def run_regrade(regrade_id: int) -> Regrade:
 
     Keys are recomputed under the items' current conventions and the current engine; each
     graded submission is graded again with its item's current points, and every score that
-    changes is kept in a :class:`ScoreChange`. Running it twice changes nothing the second
-    time.
+    changes is kept in a :class:`ScoreChange`. Graded code submissions are sent to the
+    sandbox queue to run again (:func:`enqueue_code_regrade`); their changes are recorded as
+    they finish. Running it twice changes nothing the second time.
     """
     regrade = Regrade.objects.select_related("problem_set").get(pk=regrade_id)
     if regrade.status == Regrade.Status.DONE:
@@ -387,12 +388,39 @@ def _regrade_problem_set(regrade: Regrade) -> dict[str, Any]:
                 "old_max_score": _float(change.old_max_score),
                 "new_max_score": _float(change.new_max_score),
             })
+    code_ids = list(Submission.objects.filter(
+        variant_item__variant__problem_set=problem_set, kind=Submission.Kind.CODE,
+        status=Submission.Status.GRADED,
+    ).order_by("pk").values_list("pk", flat=True))
+    requeued = [pk for pk in code_ids if enqueue_code_regrade(pk, regrade.pk)]
     return {
         "engine_version": engine_version(),
         "items": items_report,
         "submissions_regraded": regraded,
         "scores_changed": changes,
+        "code_submissions_requeued": requeued,
+        "code_submissions_not_sent": sorted(set(code_ids) - set(requeued)),
     }
+
+
+def enqueue_code_regrade(submission_id: int, regrade_id: int) -> bool:
+    """Send a graded code submission to the sandbox queue to be run again for a regrade.
+
+    It is graded there by :func:`grading.code.services.regrade_code_submission`, which keeps
+    any score change in a :class:`ScoreChange` of ``regrade_id``; the regrade's report lists
+    the submissions sent (their changes come later, as the sandbox workers finish). Return
+    whether the broker accepted the task.
+    """
+    from grading.code.tasks import run_code_submission
+
+    try:
+        run_code_submission.apply_async(args=[submission_id],
+                                        kwargs={"regrade_id": regrade_id})
+    except Exception:  # kombu raises transport-specific errors; every one means "not sent"
+        logger.warning("broker unavailable; code submission %s not sent for regrade %s",
+                       submission_id, regrade_id, exc_info=True)
+        return False
+    return True
 
 
 def regrade_submission(submission: Submission, regrade: Regrade | None) -> ScoreChange | None:

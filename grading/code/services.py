@@ -23,10 +23,10 @@ from exercises.kinds.engine_bridge import engine_version
 from exercises.models import Variant, VariantItem
 from exercises.selectors import variant_of
 from grading.code.contract import CONTRACTS, starter_source
-from grading.code.grader import grade_code
+from grading.code.grader import CodeGrade, grade_code
 from grading.code.runs import SandboxFailed
 from grading.code.sandboxing import grading_budget_seconds, limits_for, sandbox_config
-from grading.models import Submission
+from grading.models import Regrade, ScoreChange, Submission
 from grading.sandbox import SandboxUnavailable
 from grading.selectors import attempts_used, submission_by_idempotency_key
 from grading.services import announce_score, as_decimal, check_deadlines, enqueue_submission
@@ -184,13 +184,7 @@ def grade_code_submission(submission_id: int) -> Submission | None:
     except Exception:
         logger.exception("grading code submission %s failed", submission_id)
         return _fail(submission_id, "grading_failed")
-    points = Fraction(str(item.points))
-    raw = points * grade.fraction
-    submission.raw_score = as_decimal(raw)
-    submission.score = as_decimal(raw * (1 - Fraction(str(submission.late_penalty))))
-    submission.max_score = as_decimal(points)
-    submission.results = grade.tests
-    submission.graded_engine_version = engine_version()
+    _apply_code_grade(submission, item.points, grade)
     submission.status = Submission.Status.GRADED
     submission.graded_at = timezone.now()
     with transaction.atomic():
@@ -206,6 +200,64 @@ def grade_code_submission(submission_id: int) -> Submission | None:
             queue_webhook_events(submission, "submission.graded")
             announce_score(submission)
     return submission
+
+
+def _apply_code_grade(submission: Submission, item_points: object, grade: CodeGrade) -> None:
+    """Set a code submission's scores and test reports from a grade, with its late penalty."""
+    points = Fraction(str(item_points))
+    raw = points * grade.fraction
+    submission.raw_score = as_decimal(raw)
+    submission.score = as_decimal(raw * (1 - Fraction(str(submission.late_penalty))))
+    submission.max_score = as_decimal(points)
+    submission.results = grade.tests
+    submission.graded_engine_version = engine_version()
+
+
+def regrade_code_submission(submission_id: int, regrade_id: int | None) -> ScoreChange | None:
+    """Run a graded code submission again for a regrade and record what changed.
+
+    The hidden tests, the reference and the points are the item's current ones (the tests
+    come from the variant item's seed, so they are the same tests unless the engine or the
+    item's params changed). Like a typed answer's regrade (``grading.services``) the new
+    grade replaces the old one in place and a changed score or maximum is kept in a
+    :class:`ScoreChange` (reason ``regrade``) with the old test reports. A submission that
+    is no longer graded is left alone, and when the sandbox cannot run the old grade stays
+    (logged, no change recorded). Return the change, or None.
+    """
+    submission = Submission.objects.filter(
+        pk=submission_id, kind=Submission.Kind.CODE, status=Submission.Status.GRADED,
+    ).select_related("variant_item__item").first()
+    if submission is None:
+        return None
+    item = submission.variant_item.item
+    try:
+        grade = grade_code(item.kind, item.params, submission.variant_item.seed,
+                           submission.source, limits=limits_for(item.kind, item.params),
+                           budget_seconds=grading_budget_seconds(), config=sandbox_config())
+    except (SandboxUnavailable, SandboxFailed) as error:
+        logger.error("sandbox could not regrade code submission %s: %s; its grade stays",
+                     submission_id, error)
+        return None
+    regrade = Regrade.objects.filter(pk=regrade_id).first() if regrade_id else None
+    with transaction.atomic():
+        locked = Submission.objects.select_for_update().select_related(
+            "variant_item__variant").get(pk=submission_id)
+        if locked.status != Submission.Status.GRADED:
+            return None
+        old = (locked.score, locked.max_score, locked.results)
+        _apply_code_grade(locked, item.points, grade)
+        locked.save(update_fields=["raw_score", "score", "max_score", "results",
+                                   "graded_engine_version"])
+        if (locked.score, locked.max_score) == old[:2]:
+            return None
+        change = ScoreChange.objects.create(
+            submission=locked, regrade=regrade, old_score=old[0], new_score=locked.score,
+            old_max_score=old[1], new_max_score=locked.max_score, old_results=old[2],
+            reason="regrade",
+        )
+        queue_webhook_events(locked, "submission.regraded")
+        announce_score(locked)
+    return change
 
 
 def _fail(submission_id: int, error_code: str) -> Submission:

@@ -8,6 +8,13 @@ from grading.code import services
 
 
 @shared_task(name="grading.code.tasks.run_code_submission")
-def run_code_submission(submission_id: int) -> None:
-    """Run and grade a code submission (a second delivery of the same task is a no-op)."""
-    services.grade_code_submission(submission_id)
+def run_code_submission(submission_id: int, regrade_id: int | None = None) -> None:
+    """Run and grade a code submission (a second delivery of the same task is a no-op).
+
+    With ``regrade_id`` the graded submission is run again for that regrade
+    (:func:`grading.code.services.regrade_code_submission`).
+    """
+    if regrade_id is not None:
+        services.regrade_code_submission(submission_id, regrade_id)
+    else:
+        services.grade_code_submission(submission_id)

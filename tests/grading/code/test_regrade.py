@@ -1,0 +1,82 @@
+"""A regrade of a problem set runs its graded code submissions again in the sandbox."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+import pytest
+
+from exercises.models import Item
+from grading.code import services
+from grading.models import Regrade, ScoreChange, Submission
+from grading.sandbox import SandboxConfig
+from grading.services import request_regrade, run_regrade
+from tests.grading.code import solutions
+from tests.grading.code.conftest import code_assignment
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def graded_no_cut(course: Any, instructor: Any, student: Any, sandbox_config: SandboxConfig,
+                  monkeypatch: pytest.MonkeyPatch) -> Submission:
+    """Return a graded alpha-beta submission that does not cut on equality (wrong here)."""
+    monkeypatch.setattr(services, "sandbox_config", lambda: sandbox_config)
+    variant = code_assignment(course, instructor[0], student[0], "code_alphabeta",
+                              {"test_sets": ["fixed_trees"]})
+    submission, _ = services.submit_code(student=student[0], variant_id=variant.pk,
+                                         position=1, source=solutions.NO_CUT_ON_EQUALITY)
+    services.grade_code_submission(submission.pk)
+    submission.refresh_from_db()
+    assert submission.status == Submission.Status.GRADED
+    assert submission.score < Decimal(3)
+    return submission
+
+
+def test_a_regrade_reruns_code_submissions_and_keeps_the_history(
+        graded_no_cut: Submission, instructor: Any, celery_eager: None) -> None:
+    old_score, old_results = graded_no_cut.score, graded_no_cut.results
+    item = Item.objects.get(pk=graded_no_cut.variant_item.item_id)
+    item.params = {**item.params, "cut_on_equality": False}
+    item.save(update_fields=["params"])
+
+    regrade = run_regrade(request_regrade(item.problem_set, instructor[0], enqueue=False).pk)
+
+    assert regrade.status == Regrade.Status.DONE
+    assert regrade.report["code_submissions_requeued"] == [graded_no_cut.pk]
+    assert regrade.report["code_submissions_not_sent"] == []
+    graded_no_cut.refresh_from_db()
+    assert graded_no_cut.status == Submission.Status.GRADED
+    assert graded_no_cut.score == Decimal(3)
+    assert {test["verdict"] for test in graded_no_cut.results} == {"passed"}
+    [change] = ScoreChange.objects.filter(submission=graded_no_cut)
+    assert change.regrade_id == regrade.pk and change.reason == "regrade"
+    assert (change.old_score, change.new_score) == (old_score, Decimal(3))
+    assert change.old_results == old_results
+
+    # Nothing changed since: a second regrade runs the code again and records nothing new.
+    again = run_regrade(request_regrade(item.problem_set, instructor[0], enqueue=False).pk)
+    assert again.report["code_submissions_requeued"] == [graded_no_cut.pk]
+    assert ScoreChange.objects.filter(submission=graded_no_cut).count() == 1
+
+
+def test_a_sandbox_that_cannot_run_leaves_the_old_grade(
+        graded_no_cut: Submission, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(services, "sandbox_config",
+                        lambda: SandboxConfig(bwrap="/nonexistent/bwrap"))
+    old_score = graded_no_cut.score
+    Item.objects.filter(pk=graded_no_cut.variant_item.item_id).update(
+        params={"test_sets": ["fixed_trees"], "cut_on_equality": False})
+
+    assert services.regrade_code_submission(graded_no_cut.pk, None) is None
+    graded_no_cut.refresh_from_db()
+    assert graded_no_cut.status == Submission.Status.GRADED
+    assert graded_no_cut.score == old_score
+    assert not ScoreChange.objects.filter(submission=graded_no_cut).exists()
+
+
+def test_submissions_not_graded_are_not_regraded(graded_no_cut: Submission) -> None:
+    Submission.objects.filter(pk=graded_no_cut.pk).update(status=Submission.Status.ERROR)
+
+    assert services.regrade_code_submission(graded_no_cut.pk, None) is None
