@@ -329,6 +329,8 @@ REGRADE_REPORT_EXAMPLE = {
         "scores_changed": [{"submission": 42, "student": "sara", "item": 1, "attempt": 1,
                             "old_score": 4.0, "new_score": 6.0, "old_max_score": 6.0,
                             "new_max_score": 6.0}],
+        "code_submissions_requeued": [57],
+        "code_submissions_not_sent": [],
     },
 }
 

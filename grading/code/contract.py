@@ -56,7 +56,7 @@ Conventions
 * ``state`` is the root of the MCTS tree. ``path[i]`` is ``[to_move, reward, visits]`` of the
   i-th node the iteration went down to below it (the last one is the node it expanded):
   ``to_move`` is the player to move there (None at a terminal node), ``reward`` and
-  ``visits`` its statistics before this update.
+  ``visits`` its statistics before this update (a reward in halves comes as a float).
 * ``winner`` is the player who won the simulated game (as ``game.to_move`` names players),
   or None for a draw.
 * Every node on the path gains one visit.
