@@ -274,11 +274,22 @@ def grade_submission(submission_id: int) -> Submission | None:
         )
         return Submission.objects.get(pk=submission_id)
     _apply_grade(submission, result, variant_item.engine_version)
+    record_grade(submission)
+    return submission
+
+
+def record_grade(submission: Submission) -> bool:
+    """Record ``submission``'s computed grade once; return whether this call recorded it.
+
+    The update only applies while the submission is still ``running``, so a task delivered
+    twice (a worker killed after grading, before acknowledging) records, notifies webhooks and
+    announces the score exactly once.
+    """
     submission.status = Submission.Status.GRADED
     submission.graded_at = timezone.now()
     with transaction.atomic():
         recorded = Submission.objects.filter(
-            pk=submission_id, status=Submission.Status.RUNNING
+            pk=submission.pk, status=Submission.Status.RUNNING
         ).update(
             status=submission.status, graded_at=submission.graded_at,
             raw_score=submission.raw_score, score=submission.score,
@@ -288,7 +299,7 @@ def grade_submission(submission_id: int) -> Submission | None:
         if recorded:
             queue_webhook_events(submission, "submission.graded")
             announce_score(submission)
-    return submission
+    return bool(recorded)
 
 
 def announce_score(submission: Submission) -> None:

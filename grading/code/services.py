@@ -29,7 +29,13 @@ from grading.code.sandboxing import grading_budget_seconds, limits_for, sandbox_
 from grading.models import Regrade, ScoreChange, Submission
 from grading.sandbox import SandboxUnavailable
 from grading.selectors import attempts_used, submission_by_idempotency_key
-from grading.services import announce_score, as_decimal, check_deadlines, enqueue_submission
+from grading.services import (
+    announce_score,
+    as_decimal,
+    check_deadlines,
+    enqueue_submission,
+    record_grade,
+)
 from grading.webhooks import queue_webhook_events
 
 logger = logging.getLogger(__name__)
@@ -185,20 +191,7 @@ def grade_code_submission(submission_id: int) -> Submission | None:
         logger.exception("grading code submission %s failed", submission_id)
         return _fail(submission_id, "grading_failed")
     _apply_code_grade(submission, item.points, grade)
-    submission.status = Submission.Status.GRADED
-    submission.graded_at = timezone.now()
-    with transaction.atomic():
-        recorded = Submission.objects.filter(
-            pk=submission_id, status=Submission.Status.RUNNING
-        ).update(
-            status=submission.status, graded_at=submission.graded_at,
-            raw_score=submission.raw_score, score=submission.score,
-            max_score=submission.max_score, results=submission.results,
-            graded_engine_version=submission.graded_engine_version,
-        )
-        if recorded:
-            queue_webhook_events(submission, "submission.graded")
-            announce_score(submission)
+    record_grade(submission)
     return submission
 
 
