@@ -115,7 +115,9 @@ def run_in_sandbox(source: str, entry_point: str, args: Sequence[object], game: 
     server = GameServer(game, evaluator=evaluator, players=players, recorder=recorder)
     start = {"entry": entry_point, "args": server.start_args(args)}
     run_id = secrets.token_hex(8)
-    run_dir = _prepare_base_dir(config.base_dir.absolute()) / f"run-{run_id}"
+    base_dir = _prepare_base_dir(config.base_dir.absolute())
+    sweep_stale_runs(base_dir)
+    run_dir = base_dir / f"run-{run_id}"
     cgroup: cgroups.RunCgroup | str = "unavailable: disabled in SandboxConfig"
     usage = _Usage()
     try:
@@ -142,6 +144,28 @@ class _Usage:
     cpu_seconds: float | None = None
     peak_memory: int | None = None
     oom_killed: bool = False
+
+
+STALE_RUN_SECONDS = 3600.0
+"""Age beyond any run's wall limit: only a killed worker's leftovers get this old."""
+
+
+def sweep_stale_runs(base: Path, now: float | None = None) -> list[str]:
+    """Remove run directories under ``base`` that a killed worker left behind; return names.
+
+    A worker that dies mid-run never reaches its ``finally``; without this sweep each such
+    run's directory (the student's source) would stay on disk for good.
+    """
+    now = time.time() if now is None else now
+    removed = []
+    for entry in base.glob("run-*"):
+        with contextlib.suppress(FileNotFoundError):  # another worker swept it first
+            if entry.is_dir() and not entry.is_symlink() and (
+                now - entry.lstat().st_mtime > STALE_RUN_SECONDS
+            ):
+                shutil.rmtree(entry, ignore_errors=True)
+                removed.append(entry.name)
+    return removed
 
 
 def _prepare_base_dir(base: Path) -> Path:
