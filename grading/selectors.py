@@ -48,11 +48,18 @@ def answers_visible(variant: Variant, now: datetime) -> bool:
     return due_date_passed(variant, now) or last_attempt_used(variant)
 
 
+VARIANT_ITEM_BULK = ("problem", "prompt", "answer_key", "trace")
+"""A variant item's generated JSON columns: large, and not needed to show a submission."""
+
+
 def submission_for(user: User, submission_id: int) -> Submission | None:
     """Return submission ``submission_id`` if ``user`` owns it or teaches its course."""
     submission = (
         Submission.objects.filter(pk=submission_id)
         .select_related("variant_item__item", "variant_item__variant__problem_set__course")
+        # The variant item's generated JSON (problem, key, trace) is not shown with a
+        # submission; the trace alone can be tens of kilobytes per poll.
+        .defer(*(f"variant_item__{name}" for name in VARIANT_ITEM_BULK))
         .first()
     )
     if submission is None:
@@ -78,6 +85,9 @@ def student_variant_item(student: User, variant_id: int, position: int) -> Varia
             variant_id=variant_id, variant__student=student, position=position
         )
         .select_related("item", "variant__problem_set")
+        # Validating and storing an answer needs the problem (for its node names), not the
+        # key or the trace: those are read by the grading task.
+        .defer("answer_key", "trace")
         .first()
     )
 

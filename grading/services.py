@@ -24,6 +24,7 @@ from rest_framework import status
 
 from accounts.models import User
 from config.api import ApiError
+from exercises.kinds import get_kind
 from exercises.kinds.engine_bridge import engine_version
 from exercises.models import ProblemSet, Variant, VariantItem
 from exercises.services import open_variant, resolve_item
@@ -82,16 +83,15 @@ def submit_answer(
         raise ApiError(f"assignment {variant_id} has no item {position}", code="not_found",
                        status_code=404)
     variant = variant_item.variant
-    context = GradingContext(variant_item.item, variant_item.problem,
-                             variant_item.answer_key or {}, variant_item.trace)
-    if not context.parts:
+    parts = get_kind(variant_item.item.kind).answer_parts(variant_item.item.params)
+    if not parts:
         raise ApiError(
             f"item {position} is answered with code: POST the Python source to "
             f"/api/v1/assignments/{variant_id}/items/{position}/code-submissions/",
             code="invalid", details={"item": position},
         )
     try:
-        cleaned = validate_answer(answer, context.parts, variant_item.problem)
+        cleaned = validate_answer(answer, parts, variant_item.problem)
     except AnswerFormatError as error:
         raise ApiError(
             f"{error.part}: {error.rule}", code="invalid_answer",
@@ -168,7 +168,8 @@ def _store(
     """
     with transaction.atomic():
         # Serialises concurrent submissions to one item, so attempts are counted exactly.
-        locked = VariantItem.objects.select_for_update().get(pk=variant_item.pk)
+        # Only the lock is wanted: not the row's large JSON columns again.
+        locked = VariantItem.objects.select_for_update().only("pk").get(pk=variant_item.pk)
         replay = _replay(student, idempotency_key, locked, answer)
         if replay is not None:
             return replay, False
