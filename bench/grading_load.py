@@ -375,16 +375,21 @@ def main() -> None:
         ]
         load_before = os.getloadavg()[0]
         load_started = time.monotonic()
+        client_cpu_started = time.process_time()
         for thread in threads:
             thread.start()
         for thread in threads:
             thread.join()
         elapsed = time.monotonic() - load_started
+        client_cpu = time.process_time() - client_cpu_started
         load_after = os.getloadavg()[0]
     finally:
         stop_services(processes)
     report(results, args, elapsed)
     report_stages(measured_from)
+    # The simulated students share the two cores with the server: say what they took.
+    print(f"load generator CPU: {client_cpu:.2f} s over {elapsed:.1f} s "
+          f"({100 * client_cpu / elapsed:.0f}% of one core)")
     # Other work on a shared machine changes every figure; say how busy it was.
     print(f"load average (1 min): {load_before:.1f} before, {load_after:.1f} after, "
           f"{os.cpu_count()} CPUs")
