@@ -102,7 +102,7 @@ def submit_answer(
     except IntegrityError:
         # A concurrent request with the same key (to another item) won the race; or, on a
         # database without row locks (SQLite), another attempt took the same number.
-        replay = _replay(student, idempotency_key, variant_item, answer)
+        replay = replay_of(student, idempotency_key, variant_item, {"answer": answer})
         if replay is None:
             raise ApiError(
                 "another submission to this item was stored at the same moment; send it again",
@@ -111,17 +111,24 @@ def submit_answer(
         return replay, False
 
 
-def _replay(
-    student: User, key: str, variant_item: VariantItem, answer: Any
+def replay_of(
+    student: User, key: str, variant_item: VariantItem, sent: dict[str, Any]
 ) -> Submission | None:
-    """Return the submission an earlier request with ``key`` made, if it was this request."""
+    """Return the submission an earlier request with ``key`` made, if it was this request.
+
+    ``sent`` holds the fields the request carried (``answer`` or ``source``); a stored
+    submission under the same key with other values is a reused key, refused with 409.
+    """
     existing = submission_by_idempotency_key(student, key)
     if existing is None:
         return None
-    if existing.variant_item_id != variant_item.pk or existing.answer != answer:
+    same = existing.variant_item_id == variant_item.pk and all(
+        getattr(existing, field) == value for field, value in sent.items()
+    )
+    if not same:
         raise ApiError(
             "Idempotency-Key: this key was already used for a different submission; "
-            "use a new key for a new answer",
+            "use a new key for a new submission",
             code="idempotency_key_reused", status_code=status.HTTP_409_CONFLICT,
             details={"submission": existing.pk},
         )
@@ -170,7 +177,7 @@ def _store(
         # Serialises concurrent submissions to one item, so attempts are counted exactly.
         # Only the lock is wanted: not the row's large JSON columns again.
         locked = VariantItem.objects.select_for_update().only("pk").get(pk=variant_item.pk)
-        replay = _replay(student, idempotency_key, locked, answer)
+        replay = replay_of(student, idempotency_key, locked, {"answer": answer})
         if replay is not None:
             return replay, False
         is_late, penalty = check_deadlines(variant, now)

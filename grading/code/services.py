@@ -15,7 +15,6 @@ from fractions import Fraction
 from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
-from rest_framework import status
 
 from accounts.models import User
 from config.api import ApiError
@@ -28,13 +27,14 @@ from grading.code.runs import SandboxFailed
 from grading.code.sandboxing import grading_budget_seconds, limits_for, sandbox_config
 from grading.models import Regrade, ScoreChange, Submission
 from grading.sandbox import SandboxUnavailable
-from grading.selectors import attempts_used, submission_by_idempotency_key
+from grading.selectors import attempts_used
 from grading.services import (
     announce_score,
     as_decimal,
     check_deadlines,
     enqueue_submission,
     record_grade,
+    replay_of,
 )
 from grading.webhooks import queue_webhook_events
 
@@ -102,7 +102,7 @@ def submit_code(*, student: User, variant_id: int, position: int, source: str,
     """
     now = now or timezone.now()
     variant_item = code_item_of(student, variant_id, position)
-    replay = _replay(student, idempotency_key, variant_item, source)
+    replay = replay_of(student, idempotency_key, variant_item, {"source": source})
     if replay is not None:
         return replay, False
     check_source(source)
@@ -111,27 +111,11 @@ def submit_code(*, student: User, variant_id: int, position: int, source: str,
                             idempotency_key, now)
     except IntegrityError:
         # A concurrent request with the same key won the race; answer as its replay.
-        replay = _replay(student, idempotency_key, variant_item, source)
+        replay = replay_of(student, idempotency_key, variant_item, {"source": source})
         if replay is None:
             raise
         return replay, False
     return submission, True
-
-
-def _replay(student: User, key: str, variant_item: VariantItem, source: str
-            ) -> Submission | None:
-    """Return the submission an earlier request with ``key`` made, if it was this request."""
-    existing = submission_by_idempotency_key(student, key)
-    if existing is None:
-        return None
-    if existing.variant_item_id != variant_item.pk or existing.source != source:
-        raise ApiError(
-            "Idempotency-Key: this key was already used for a different submission; "
-            "use a new key for new code",
-            code="idempotency_key_reused", status_code=status.HTTP_409_CONFLICT,
-            details={"submission": existing.pk},
-        )
-    return existing
 
 
 def _store(variant: Variant, variant_item: VariantItem, student: User, source: str,
@@ -140,7 +124,7 @@ def _store(variant: Variant, variant_item: VariantItem, student: User, source: s
     with transaction.atomic():
         # Serialises concurrent submissions to one item, so attempts are counted exactly.
         locked = VariantItem.objects.select_for_update().get(pk=variant_item.pk)
-        replay = _replay(student, idempotency_key, locked, source)
+        replay = replay_of(student, idempotency_key, locked, {"source": source})
         if replay is not None:
             return replay
         is_late, penalty = check_deadlines(variant, now)
