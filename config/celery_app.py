@@ -1,8 +1,11 @@
 """The Celery application: configured from Django settings (the CELERY_ namespace)."""
 
 import os
+from typing import Any
 
 from celery import Celery
+from celery.signals import task_prerun
+from django.db import close_old_connections
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 
@@ -14,3 +17,16 @@ app.autodiscover_tasks(["grading.code"])
 
 # Connect the heartbeat signal handlers (used by /healthz with brokers that lack broadcast).
 import config.heartbeat  # noqa: E402,F401
+
+
+@task_prerun.connect
+def drop_unusable_connections(task: Any = None, **kwargs: Any) -> None:
+    """Close database connections that failed or outlived CONN_MAX_AGE, as a request does.
+
+    Workers keep their connections between tasks (CELERY_DB_REUSE_MAX); with
+    CONN_HEALTH_CHECKS, the first query of the next task then checks a kept connection, so
+    one broken by a database restart is replaced instead of failing that task.
+    """
+    if task is not None and getattr(task.request, "is_eager", False):
+        return  # an eager task runs inside its caller's request and transaction
+    close_old_connections()

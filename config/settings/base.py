@@ -71,6 +71,9 @@ DATABASES = {
     "default": dj_database_url.parse(
         env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'cutoff.sqlite3'}") or "",
         conn_max_age=60,
+        # A kept connection is checked (SELECT 1) before a request or task first uses it, so
+        # one the database dropped (a restart) is replaced instead of failing that request.
+        conn_health_checks=True,
     )
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -162,6 +165,12 @@ CELERY_BEAT_SCHEDULE = {
 # A broker that is down must not hang a web request: fail fast and let the outbox retry.
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
 CELERY_TASK_PUBLISH_RETRY = False
+# Unless this is set, Celery's Django fixup closes the database connection before and after
+# every task, so each task opens a new one (and PostgreSQL forks a backend for it): a third
+# of a grading task's cost. Workers keep connections as web processes do (CONN_MAX_AGE),
+# drop broken or expired ones before each task (config.celery_app) and recycle them after
+# this many tasks.
+CELERY_DB_REUSE_MAX = 500
 # Workers log through LOGGING below (request/task ids, JSON in production); Celery would
 # otherwise replace the root logger's handlers with its own plain format.
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False

@@ -7,7 +7,9 @@ from config.settings.env import env_list, env_required
 
 SECRET_KEY = env_required("SECRET_KEY")
 _database_url = env_required("DATABASE_URL")
-DATABASES = {"default": dj_database_url.parse(_database_url, conn_max_age=60)}
+DATABASES = {
+    "default": dj_database_url.parse(_database_url, conn_max_age=60, conn_health_checks=True)
+}
 CELERY_BROKER_URL = env_required("REDIS_URL")
 
 DEBUG = False

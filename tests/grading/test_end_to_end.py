@@ -7,6 +7,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.db import connection
 from django.utils import timezone
 from kombu.exceptions import OperationalError
 
@@ -109,3 +110,31 @@ def test_a_submission_made_while_the_broker_is_down_is_graded_by_the_sweep(
     assert requeue_stale_submissions(now=later) == [stored.pk]
     assert graded(student[1], stored.pk)["status"] == "graded"
     assert requeue_stale_submissions(now=later) == []
+
+
+def worker_backends() -> set[int]:
+    """Return the ids of the other PostgreSQL sessions on the test database (the worker's)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+                       "AND pid <> pg_backend_pid()")
+        return {row[0] for row in cursor.fetchall()}
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL sessions")
+def test_the_worker_keeps_its_connection_and_replaces_one_the_database_dropped(
+    celery_worker_process, alphabeta_set, student,
+) -> None:
+    _, variant = alphabeta_set
+    for attempt in range(4):
+        response = submit(student[1], variant, {"value": attempt})
+        assert graded(student[1], response.json()["id"])["status"] == "graded"
+    kept = worker_backends()
+    # Celery's Django fixup would close the connection after every task (a new backend each).
+    assert kept, "the worker closed its database connection after each task"
+    with connection.cursor() as cursor:
+        for pid in kept:
+            cursor.execute("SELECT pg_terminate_backend(%s)", [pid])
+    for attempt in range(4):
+        response = submit(student[1], variant, {"value": attempt})
+        assert graded(student[1], response.json()["id"])["status"] == "graded"
+    assert Submission.objects.filter(status="graded").count() == 8
