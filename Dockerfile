@@ -15,4 +15,4 @@ RUN SECRET_KEY=build DATABASE_URL=sqlite:////tmp/build.db REDIS_URL=redis://loca
 RUN useradd --system --uid 1000 cutoff && mkdir -p /app/var && chown cutoff /app/var
 USER cutoff
 EXPOSE 8000
-CMD ["gunicorn", "config.wsgi:application", "--bind", "0.0.0.0:8000", "--workers", "3"]
+CMD ["gunicorn", "-c", "config/gunicorn.py", "config.wsgi:application"]

@@ -12,9 +12,12 @@ def courses_taught_by(user: User) -> QuerySet[Course]:
     return Course.objects.filter(enrollments__user=user, enrollments__role=Role.INSTRUCTOR)
 
 
-def is_course_instructor(user: User, course: Course) -> bool:
-    """Return whether ``user`` teaches ``course``."""
-    return Enrollment.objects.filter(user=user, course=course, role=Role.INSTRUCTOR).exists()
+def is_course_instructor(user: User, course: Course | int) -> bool:
+    """Return whether ``user`` teaches ``course`` (a course or its id)."""
+    course_id = course if isinstance(course, int) else course.pk
+    return Enrollment.objects.filter(
+        user=user, course_id=course_id, role=Role.INSTRUCTOR
+    ).exists()
 
 
 def course_students(course: Course) -> QuerySet[User]:

@@ -4,8 +4,10 @@ import os
 from typing import Any
 
 from celery import Celery
-from celery.signals import task_prerun
+from celery.signals import task_prerun, worker_process_init, worker_ready
 from django.db import close_old_connections
+
+from config.gc_tuning import freeze_startup_heap
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 
@@ -30,3 +32,14 @@ def drop_unusable_connections(task: Any = None, **kwargs: Any) -> None:
     if task is not None and getattr(task.request, "is_eager", False):
         return  # an eager task runs inside its caller's request and transaction
     close_old_connections()
+
+
+@worker_process_init.connect
+@worker_ready.connect
+def freeze_worker_heap(**kwargs: Any) -> None:
+    """Keep the loaded application out of garbage collections (see config.gc_tuning).
+
+    ``worker_process_init`` runs in each prefork child, where tasks run; ``worker_ready``
+    in the main process, where the thread and solo pools run them.
+    """
+    freeze_startup_heap()

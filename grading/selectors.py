@@ -54,18 +54,20 @@ VARIANT_ITEM_BULK = ("problem", "prompt", "answer_key", "trace")
 
 def submission_for(user: User, submission_id: int) -> Submission | None:
     """Return submission ``submission_id`` if ``user`` owns it or teaches its course."""
-    submission = (
-        Submission.objects.filter(pk=submission_id)
-        .select_related("variant_item__item", "variant_item__variant__problem_set__course")
-        # The variant item's generated JSON (problem, key, trace) is not shown with a
-        # submission; the trace alone can be tens of kilobytes per poll.
-        .defer(*(f"variant_item__{name}" for name in VARIANT_ITEM_BULK))
-        .first()
-    )
-    if submission is None:
+    try:
+        submission = (
+            # Polled by every waiting student: the course row is not needed (its id is on
+            # the problem set), nor the variant item's generated JSON (problem, key, trace:
+            # tens of kilobytes). Each joined table costs query-building time on every poll.
+            Submission.objects.select_related("variant_item__item",
+                                              "variant_item__variant__problem_set")
+            .defer(*(f"variant_item__{name}" for name in VARIANT_ITEM_BULK))
+            .get(pk=submission_id)
+        )
+    except Submission.DoesNotExist:
         return None
     if submission.student_id == user.pk or is_course_instructor(
-        user, submission.variant_item.variant.problem_set.course
+        user, submission.variant_item.variant.problem_set.course_id
     ):
         return submission
     return None
@@ -75,21 +77,25 @@ def submission_by_idempotency_key(student: User, key: str) -> Submission | None:
     """Return the submission ``student`` made with ``key``, if any."""
     if not key:
         return None
-    return Submission.objects.filter(student=student, idempotency_key=key).first()
+    try:
+        # Unique per student; get() also spares the default ordering's ORDER BY.
+        return Submission.objects.get(student=student, idempotency_key=key)
+    except Submission.DoesNotExist:
+        return None
 
 
 def student_variant_item(student: User, variant_id: int, position: int) -> VariantItem | None:
     """Return item ``position`` of ``student``'s variant ``variant_id`` (None if not theirs)."""
-    return (
-        VariantItem.objects.filter(
-            variant_id=variant_id, variant__student=student, position=position
+    try:
+        return (
+            VariantItem.objects.select_related("item", "variant__problem_set")
+            # Validating and storing an answer needs the problem (for its node names), not
+            # the key or the trace: those are read by the grading task.
+            .defer("answer_key", "trace")
+            .get(variant_id=variant_id, variant__student=student, position=position)
         )
-        .select_related("item", "variant__problem_set")
-        # Validating and storing an answer needs the problem (for its node names), not the
-        # key or the trace: those are read by the grading task.
-        .defer("answer_key", "trace")
-        .first()
-    )
+    except VariantItem.DoesNotExist:
+        return None
 
 
 def problem_set_taught_by(user: User, problem_set_id: int) -> ProblemSet | None:
@@ -122,13 +128,13 @@ def deliveries_of(webhook: Webhook) -> QuerySet[WebhookDelivery]:
 
 def webhooks_for_submission(submission: Submission) -> QuerySet[Webhook]:
     """Return the active webhooks that hear about ``submission``: its course's instructors'."""
-    course = submission.variant_item.variant.problem_set.course
+    course_id = submission.variant_item.variant.problem_set.course_id
     return Webhook.objects.filter(
         is_active=True,
         owner__in=User.objects.filter(
-            enrollments__course=course, enrollments__role="instructor"
+            enrollments__course_id=course_id, enrollments__role="instructor"
         ),
-    ).filter(Q(course__isnull=True) | Q(course=course))
+    ).filter(Q(course__isnull=True) | Q(course_id=course_id))
 
 
 @dataclass(frozen=True)

@@ -269,8 +269,9 @@ def grade_submission(submission_id: int) -> Submission | None:
     )
     if not unfinished.update(status=Submission.Status.RUNNING, started_at=timezone.now()):
         return Submission.objects.filter(pk=submission_id).first()
+    # The student and course rows are read only when a webhook event needs them.
     submission = Submission.objects.select_related(
-        "student", "variant_item__item", "variant_item__variant__problem_set__course"
+        "variant_item__item", "variant_item__variant__problem_set"
     ).get(pk=submission_id)
     variant_item = submission.variant_item
     try:
