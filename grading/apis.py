@@ -326,11 +326,17 @@ REGRADE_REPORT_EXAMPLE = {
         "items": [{"position": 1, "kind": "alphabeta", "keys_recomputed": 30,
                    "keys_from_older_engine": 0, "keys_changed": 4}],
         "submissions_regraded": 41,
-        "scores_changed": [{"submission": 42, "student": "sara", "item": 1, "attempt": 1,
-                            "old_score": 4.0, "new_score": 6.0, "old_max_score": 6.0,
-                            "new_max_score": 6.0}],
+        "scores_changed": [{"submission": 42, "kind": "answer", "student": "sara", "item": 1,
+                            "attempt": 1, "old_score": 4.0, "new_score": 6.0,
+                            "old_max_score": 6.0, "new_max_score": 6.0},
+                           {"submission": 57, "kind": "code", "student": "ravi", "item": 2,
+                            "attempt": 3, "old_score": 2.0, "new_score": 3.0,
+                            "old_max_score": 3.0, "new_max_score": 3.0}],
         "code_submissions_requeued": [57],
+        "code_submissions_pending": [],
+        "code_submissions_failed": [],
         "code_submissions_not_sent": [],
+        "code_sent_at": "2026-11-29T22:00:01Z",
     },
 }
 
@@ -346,7 +352,12 @@ class ProblemSetRegradeApi(APIView):
         description=(
             "Recomputes every answer key with the engine under the items' current conventions "
             "and points, regrades every graded submission, keeps each old score "
-            "(`ScoreChange`) and reports what changed. Poll `GET /api/v1/regrades/{id}/`."
+            "(`ScoreChange`) and reports what changed. Poll `GET /api/v1/regrades/{id}/`: "
+            "typed answers are regraded first; graded code submissions then run again in the "
+            "sandbox, listed in `code_submissions_pending` until each finishes (its change "
+            "joins `scores_changed`, with `kind: code`; a run the sandbox could not do is in "
+            "`code_submissions_failed` and keeps its old grade). The status is `done` once "
+            "nothing is pending."
         ),
         request=None,
         responses={202: RegradeOutputSerializer, 404: OpenApiResponse(description="not found")},

@@ -354,9 +354,11 @@ def run_regrade(regrade_id: int) -> Regrade:
 
     Keys are recomputed under the items' current conventions and the current engine; each
     graded submission is graded again with its item's current points, and every score that
-    changes is kept in a :class:`ScoreChange`. Graded code submissions are sent to the
-    sandbox queue to run again (:func:`enqueue_code_regrade`); their changes are recorded as
-    they finish. Running it twice changes nothing the second time.
+    changes is kept in a :class:`ScoreChange`. Graded code submissions are listed in the
+    report as ``code_submissions_pending`` and sent to the sandbox queue to run again
+    (:func:`enqueue_code_regrade`); each one that finishes leaves that list (its change, if
+    any, joins ``scores_changed``) and the regrade is ``done`` after the last. Running it
+    twice changes nothing the second time.
     """
     regrade = Regrade.objects.select_related("problem_set").get(pk=regrade_id)
     if regrade.status == Regrade.Status.DONE:
@@ -371,10 +373,20 @@ def run_regrade(regrade_id: int) -> Regrade:
             finished_at=timezone.now(),
         )
         raise
+    code_ids = report["code_submissions_pending"]
     regrade.report = report
-    regrade.status = Regrade.Status.DONE
-    regrade.finished_at = timezone.now()
+    regrade.status = Regrade.Status.RUNNING if code_ids else Regrade.Status.DONE
+    regrade.finished_at = None if code_ids else timezone.now()
+    # Saved before the code runs are sent, so that each one finds itself pending.
     regrade.save(update_fields=["report", "status", "finished_at"])
+    not_sent = [pk for pk in code_ids if not enqueue_code_regrade(pk, regrade.pk)]
+    if not_sent:
+        # They stay pending: the stale-work sweep sends them again once the broker is back.
+        with transaction.atomic():
+            locked = Regrade.objects.select_for_update().get(pk=regrade.pk)
+            locked.report["code_submissions_not_sent"] = not_sent
+            locked.save(update_fields=["report"])
+    regrade.refresh_from_db()
     return regrade
 
 
@@ -400,26 +412,33 @@ def _regrade_problem_set(regrade: Regrade) -> dict[str, Any]:
         regraded += 1
         change = regrade_submission(submission, regrade)
         if change is not None:
-            changes.append({
-                "submission": submission.pk, "student": submission.student.username,
-                "item": submission.variant_item.position,
-                "attempt": submission.attempt_number,
-                "old_score": _float(change.old_score), "new_score": _float(change.new_score),
-                "old_max_score": _float(change.old_max_score),
-                "new_max_score": _float(change.new_max_score),
-            })
+            changes.append(score_change_entry(submission, change))
     code_ids = list(Submission.objects.filter(
         variant_item__variant__problem_set=problem_set, kind=Submission.Kind.CODE,
         status=Submission.Status.GRADED,
     ).order_by("pk").values_list("pk", flat=True))
-    requeued = [pk for pk in code_ids if enqueue_code_regrade(pk, regrade.pk)]
     return {
         "engine_version": engine_version(),
         "items": items_report,
         "submissions_regraded": regraded,
         "scores_changed": changes,
-        "code_submissions_requeued": requeued,
-        "code_submissions_not_sent": sorted(set(code_ids) - set(requeued)),
+        "code_submissions_requeued": code_ids,
+        "code_submissions_pending": list(code_ids),
+        "code_submissions_failed": [],
+        "code_submissions_not_sent": [],
+        "code_sent_at": timezone.now().isoformat(),
+    }
+
+
+def score_change_entry(submission: Submission, change: ScoreChange) -> dict[str, Any]:
+    """Return how a regrade report lists one changed score."""
+    return {
+        "submission": submission.pk, "kind": submission.kind,
+        "student": submission.student.username, "item": submission.variant_item.position,
+        "attempt": submission.attempt_number,
+        "old_score": _float(change.old_score), "new_score": _float(change.new_score),
+        "old_max_score": _float(change.old_max_score),
+        "new_max_score": _float(change.new_max_score),
     }
 
 
@@ -427,9 +446,8 @@ def enqueue_code_regrade(submission_id: int, regrade_id: int) -> bool:
     """Send a graded code submission to the sandbox queue to be run again for a regrade.
 
     It is graded there by :func:`grading.code.services.regrade_code_submission`, which keeps
-    any score change in a :class:`ScoreChange` of ``regrade_id``; the regrade's report lists
-    the submissions sent (their changes come later, as the sandbox workers finish). Return
-    whether the broker accepted the task.
+    any score change in a :class:`ScoreChange` of ``regrade_id`` and reports back with
+    :func:`finish_code_regrade`. Return whether the broker accepted the task.
     """
     from grading.code.tasks import run_code_submission
 
@@ -441,6 +459,60 @@ def enqueue_code_regrade(submission_id: int, regrade_id: int) -> bool:
                        submission_id, regrade_id, exc_info=True)
         return False
     return True
+
+
+def finish_code_regrade(regrade_id: int, submission_id: int,
+                        change: ScoreChange | None, *, failed: bool = False) -> None:
+    """Record that one pending code submission of a regrade ran again (or could not).
+
+    Its change, if any, joins the report's ``scores_changed``; a sandbox that could not run
+    it lists it in ``code_submissions_failed`` (its old grade stays). After the last pending
+    one the regrade is ``done``. A second report for the same submission (a redelivered
+    task) is ignored.
+    """
+    with transaction.atomic():
+        regrade = Regrade.objects.select_for_update().filter(pk=regrade_id).first()
+        if regrade is None:
+            return
+        report = regrade.report
+        pending = report.get("code_submissions_pending", [])
+        if submission_id not in pending:
+            return
+        pending.remove(submission_id)
+        if change is not None:
+            report["scores_changed"].append(score_change_entry(change.submission, change))
+        if failed:
+            report.setdefault("code_submissions_failed", []).append(submission_id)
+        fields = ["report"]
+        if not pending and regrade.status == Regrade.Status.RUNNING:
+            regrade.status = Regrade.Status.DONE
+            regrade.finished_at = timezone.now()
+            fields += ["status", "finished_at"]
+        regrade.save(update_fields=fields)
+
+
+def requeue_stale_code_regrades(now: datetime | None = None) -> list[int]:
+    """Send again the pending code runs of regrades that have waited too long for them.
+
+    Their task was not accepted by the broker or was lost with a worker; running one twice
+    is harmless (the second run changes nothing and its report is ignored). Return the ids
+    of the submissions sent.
+    """
+    now = now or timezone.now()
+    sent: list[int] = []
+    for regrade in Regrade.objects.filter(status=Regrade.Status.RUNNING).exclude(report={}):
+        pending = regrade.report.get("code_submissions_pending") or []
+        sent_at = datetime.fromisoformat(regrade.report.get("code_sent_at", now.isoformat()))
+        if not pending or now - sent_at < STALE_RUNNING:
+            continue
+        resent = [pk for pk in pending if enqueue_code_regrade(pk, regrade.pk)]
+        if resent:
+            with transaction.atomic():
+                locked = Regrade.objects.select_for_update().get(pk=regrade.pk)
+                locked.report["code_sent_at"] = now.isoformat()
+                locked.save(update_fields=["report"])
+        sent += resent
+    return sent
 
 
 def regrade_submission(submission: Submission, regrade: Regrade | None) -> ScoreChange | None:

@@ -22,11 +22,13 @@ def run_regrade_task(regrade_id: int) -> None:
 
 @shared_task(name="grading.tasks.requeue_stale_submissions")
 def requeue_stale_submissions() -> int:
-    """Send again the grading and delivery tasks that never reached the broker or were lost.
+    """Send again the grading, regrade and delivery tasks the broker never got or lost.
 
     Meant for Celery beat, every minute; returns how many tasks were sent.
     """
-    return len(services.requeue_stale_submissions()) + len(webhooks.requeue_overdue_deliveries())
+    return (len(services.requeue_stale_submissions())
+            + len(services.requeue_stale_code_regrades())
+            + len(webhooks.requeue_overdue_deliveries()))
 
 
 @shared_task(bind=True, name="grading.tasks.deliver_webhook_task",

@@ -33,6 +33,7 @@ from grading.services import (
     as_decimal,
     check_deadlines,
     enqueue_submission,
+    finish_code_regrade,
     record_grade,
     replay_of,
 )
@@ -199,12 +200,15 @@ def regrade_code_submission(submission_id: int, regrade_id: int | None) -> Score
     grade replaces the old one in place and a changed score or maximum is kept in a
     :class:`ScoreChange` (reason ``regrade``) with the old test reports. A submission that
     is no longer graded is left alone, and when the sandbox cannot run the old grade stays
-    (logged, no change recorded). Return the change, or None.
+    (logged, listed as failed in the regrade's report). The regrade hears of every outcome
+    (:func:`grading.services.finish_code_regrade`). Return the change, or None.
     """
     submission = Submission.objects.filter(
         pk=submission_id, kind=Submission.Kind.CODE, status=Submission.Status.GRADED,
     ).select_related("variant_item__item").first()
     if submission is None:
+        if regrade_id is not None:
+            finish_code_regrade(regrade_id, submission_id, None)
         return None
     item = submission.variant_item.item
     try:
@@ -214,15 +218,26 @@ def regrade_code_submission(submission_id: int, regrade_id: int | None) -> Score
     except (SandboxUnavailable, SandboxFailed) as error:
         logger.error("sandbox could not regrade code submission %s: %s; its grade stays",
                      submission_id, error)
+        if regrade_id is not None:
+            finish_code_regrade(regrade_id, submission_id, None, failed=True)
         return None
+    change = _record_code_regrade(submission, item.points, grade, regrade_id)
+    if regrade_id is not None:
+        finish_code_regrade(regrade_id, submission_id, change)
+    return change
+
+
+def _record_code_regrade(submission: Submission, points: object, grade: CodeGrade,
+                         regrade_id: int | None) -> ScoreChange | None:
+    """Replace a code submission's grade with ``grade``; keep a changed score's history."""
     regrade = Regrade.objects.filter(pk=regrade_id).first() if regrade_id else None
     with transaction.atomic():
         locked = Submission.objects.select_for_update().select_related(
-            "variant_item__variant").get(pk=submission_id)
+            "variant_item__variant").get(pk=submission.pk)
         if locked.status != Submission.Status.GRADED:
             return None
         old = (locked.score, locked.max_score, locked.results)
-        _apply_code_grade(locked, item.points, grade)
+        _apply_code_grade(locked, points, grade)
         locked.save(update_fields=["raw_score", "score", "max_score", "results",
                                    "graded_engine_version"])
         if (locked.score, locked.max_score) == old[:2]:

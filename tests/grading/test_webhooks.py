@@ -246,7 +246,9 @@ def test_the_sweep_resends_deliveries_whose_task_was_lost(instructor, receiver,
         next_attempt_at=timezone.now())
     out = io.StringIO()
     call_command("requeue_stale_submissions", stdout=out)
-    assert out.getvalue().strip() == "requeued 0 submission(s), 1 webhook delivery(ies)"
+    assert out.getvalue().strip() == (
+        "requeued 0 submission(s), 0 code regrade run(s), 1 webhook delivery(ies)"
+    )
     lost.refresh_from_db()
     recent.refresh_from_db()
     assert lost.status == "succeeded" and recent.status == "pending"

@@ -6,12 +6,13 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from grading.services import requeue_stale_submissions
+from grading.services import requeue_stale_code_regrades, requeue_stale_submissions
 from grading.webhooks import requeue_overdue_deliveries
 
 
 class Command(BaseCommand):
-    """Send again the tasks the broker never got or lost: gradings and webhook deliveries.
+    """Send again the tasks the broker never got or lost: gradings, code regrade runs and
+    webhook deliveries.
 
     Run it from cron every minute (or schedule the ``grading.tasks.requeue_stale_submissions``
     task with Celery beat): after a broker outage it is what grades the submissions stored
@@ -19,14 +20,17 @@ class Command(BaseCommand):
     """
 
     help = (
-        "Enqueue again the grading of submissions stuck in queued/running and the webhook "
-        "deliveries whose next attempt is overdue."
+        "Enqueue again the grading of submissions stuck in queued/running, the code runs of "
+        "regrades waiting too long for them, and the webhook deliveries whose next attempt "
+        "is overdue."
     )
 
     def handle(self, *args: Any, **options: Any) -> None:
         """Requeue and print how many submissions and deliveries were sent."""
         submissions = requeue_stale_submissions()
+        code_regrades = requeue_stale_code_regrades()
         deliveries = requeue_overdue_deliveries()
         self.stdout.write(
-            f"requeued {len(submissions)} submission(s), {len(deliveries)} webhook delivery(ies)"
+            f"requeued {len(submissions)} submission(s), {len(code_regrades)} code regrade "
+            f"run(s), {len(deliveries)} webhook delivery(ies)"
         )

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from decimal import Decimal
 from typing import Any
 
 import pytest
+from django.utils import timezone
 
 from exercises.models import Item
+from grading import services as grading_services
 from grading.code import services
 from grading.models import Regrade, ScoreChange, Submission
 from grading.sandbox import SandboxConfig
@@ -43,9 +46,15 @@ def test_a_regrade_reruns_code_submissions_and_keeps_the_history(
 
     regrade = run_regrade(request_regrade(item.problem_set, instructor[0], enqueue=False).pk)
 
-    assert regrade.status == Regrade.Status.DONE
+    assert regrade.status == Regrade.Status.DONE and regrade.finished_at is not None
     assert regrade.report["code_submissions_requeued"] == [graded_no_cut.pk]
+    assert regrade.report["code_submissions_pending"] == []
     assert regrade.report["code_submissions_not_sent"] == []
+    assert regrade.report["scores_changed"] == [{
+        "submission": graded_no_cut.pk, "kind": "code", "student": "sara", "item": 1,
+        "attempt": 1, "old_score": float(old_score), "new_score": 3.0,
+        "old_max_score": 3.0, "new_max_score": 3.0,
+    }]
     graded_no_cut.refresh_from_db()
     assert graded_no_cut.status == Submission.Status.GRADED
     assert graded_no_cut.score == Decimal(3)
@@ -58,7 +67,57 @@ def test_a_regrade_reruns_code_submissions_and_keeps_the_history(
     # Nothing changed since: a second regrade runs the code again and records nothing new.
     again = run_regrade(request_regrade(item.problem_set, instructor[0], enqueue=False).pk)
     assert again.report["code_submissions_requeued"] == [graded_no_cut.pk]
+    assert again.status == Regrade.Status.DONE and again.report["scores_changed"] == []
     assert ScoreChange.objects.filter(submission=graded_no_cut).count() == 1
+
+
+def test_a_regrade_stays_running_until_its_code_runs_report_back(
+        graded_no_cut: Submission, instructor: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    sent: list[int] = []
+    monkeypatch.setattr(grading_services, "enqueue_code_regrade",
+                        lambda pk, regrade_id: sent.append(pk) or True)
+    item = Item.objects.get(pk=graded_no_cut.variant_item.item_id)
+    Item.objects.filter(pk=item.pk).update(params={**item.params, "cut_on_equality": False})
+
+    regrade = run_regrade(request_regrade(item.problem_set, instructor[0], enqueue=False).pk)
+    assert sent == [graded_no_cut.pk]
+    assert regrade.status == Regrade.Status.RUNNING and regrade.finished_at is None
+    assert regrade.report["code_submissions_pending"] == [graded_no_cut.pk]
+
+    # The sweep leaves young pending runs alone and sends old ones again.
+    assert grading_services.requeue_stale_code_regrades() == []
+    later = timezone.now() + timedelta(minutes=11)
+    assert grading_services.requeue_stale_code_regrades(now=later) == [graded_no_cut.pk]
+    assert grading_services.requeue_stale_code_regrades(now=later) == []
+
+    # The sandbox worker runs it (twice: a redelivered task); the report counts it once.
+    change = services.regrade_code_submission(graded_no_cut.pk, regrade.pk)
+    assert change is not None
+    assert services.regrade_code_submission(graded_no_cut.pk, regrade.pk) is None
+    regrade.refresh_from_db()
+    assert regrade.status == Regrade.Status.DONE and regrade.finished_at is not None
+    assert regrade.report["code_submissions_pending"] == []
+    assert [entry["submission"] for entry in regrade.report["scores_changed"]] == [
+        graded_no_cut.pk]
+    assert grading_services.requeue_stale_code_regrades(now=later) == []
+
+
+def test_code_runs_the_broker_refused_stay_pending_and_a_failed_run_is_reported(
+        graded_no_cut: Submission, instructor: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(grading_services, "enqueue_code_regrade", lambda pk, regrade_id: False)
+    item = Item.objects.get(pk=graded_no_cut.variant_item.item_id)
+    regrade = run_regrade(request_regrade(item.problem_set, instructor[0], enqueue=False).pk)
+    assert regrade.status == Regrade.Status.RUNNING
+    assert regrade.report["code_submissions_not_sent"] == [graded_no_cut.pk]
+    assert regrade.report["code_submissions_pending"] == [graded_no_cut.pk]
+
+    monkeypatch.setattr(services, "sandbox_config",
+                        lambda: SandboxConfig(bwrap="/nonexistent/bwrap"))
+    assert services.regrade_code_submission(graded_no_cut.pk, regrade.pk) is None
+    regrade.refresh_from_db()
+    assert regrade.status == Regrade.Status.DONE
+    assert regrade.report["code_submissions_failed"] == [graded_no_cut.pk]
+    assert regrade.report["scores_changed"] == []
 
 
 def test_a_sandbox_that_cannot_run_leaves_the_old_grade(
