@@ -26,7 +26,6 @@ from pylti1p3.lineitem import LineItem as AgsLineItem
 from pylti1p3.message_launch import MessageLaunch
 from pylti1p3.names_roles import NamesRolesProvisioningService
 from pylti1p3.roles import DesignerRole, StudentRole, TeacherRole, TeachingAssistantRole
-from pylti1p3.service_connector import ServiceConnector
 
 from accounts.models import Course, Role, User
 from accounts.services import create_account, create_course, enroll
@@ -44,7 +43,7 @@ from lti.models import (
     ToolKey,
 )
 from lti.selectors import problem_set_max_score, problem_set_score, resource_links_for_passback
-from lti.tool import registration_for
+from lti.tool import CachedTokenConnector
 
 logger = logging.getLogger(__name__)
 
@@ -409,12 +408,20 @@ def sync_roster(*, context: LtiContext) -> RosterSync:
     if not context.memberships_url:
         raise LtiException("the platform offered no roster service (NRPS) for this course")
     platform = context.platform
+    connector = CachedTokenConnector(platform)
     service = NamesRolesProvisioningService(
-        ServiceConnector(registration_for(platform)),
-        {"context_memberships_url": context.memberships_url},
+        connector, {"context_memberships_url": context.memberships_url}
     )
+    try:
+        members = service.get_members()
+    except LtiServiceException as error:
+        if error.response.status_code != 401:
+            raise
+        # A cached token the platform no longer accepts: ask for a new one, once.
+        connector.forget_access_tokens()
+        members = service.get_members()
     enrolled = skipped = 0
-    for member in service.get_members():
+    for member in members:
         role = role_for_claims({CLAIM + "roles": member.get("roles") or []})
         subject = str(member.get("user_id") or "")
         if member.get("status", "Active") != "Active" or role is None or not subject:
@@ -506,10 +513,6 @@ def _post_score(passback: ScorePassback) -> None:
         raise LtiException("the student has no account on this LMS")
     if not passback.score_maximum:
         raise LtiException("the problem set is worth no points, so there is no score to send")
-    service = AssignmentsGradesService(
-        ServiceConnector(registration_for(link.platform)),
-        {"scope": link.ags_scopes, "lineitems": link.ags_lineitems_url},
-    )
     grade = (
         Grade()
         .set_score_given(float(passback.score_given or 0))
@@ -519,9 +522,16 @@ def _post_score(passback: ScorePassback) -> None:
         .set_timestamp(timezone.now().isoformat())
         .set_user_id(subject)
     )
+    connector = CachedTokenConnector(link.platform)
     try:
-        line_item = AgsLineItem({"id": _line_item_url(link, service, passback.score_maximum)})
-        service.put_grade(grade, line_item)
+        try:
+            _put_grade(connector, link, grade, passback.score_maximum)
+        except LtiServiceException as error:
+            if error.response.status_code != 401:
+                raise
+            # A cached token the platform no longer accepts: ask for a new one, once.
+            connector.forget_access_tokens()
+            _put_grade(connector, link, grade, passback.score_maximum)
     except LtiServiceException as error:
         status = error.response.status_code
         if status >= 500 or status in (408, 429):
@@ -529,6 +539,14 @@ def _post_score(passback: ScorePassback) -> None:
         raise
     except requests.RequestException as error:
         raise PassbackRetryableError(f"could not reach the LMS: {error}") from error
+
+
+def _put_grade(connector: CachedTokenConnector, link: LtiResourceLink, grade: Grade,
+               maximum: Decimal) -> None:
+    service = AssignmentsGradesService(
+        connector, {"scope": link.ags_scopes, "lineitems": link.ags_lineitems_url}
+    )
+    service.put_grade(grade, AgsLineItem({"id": _line_item_url(link, service, maximum)}))
 
 
 def _line_item_url(

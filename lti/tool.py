@@ -3,7 +3,9 @@ in the shared LTI cache, and a nonce is accepted once only."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+from collections.abc import Sequence
 from typing import Any
 
 from django.conf import settings
@@ -17,7 +19,9 @@ from pylti1p3.deployment import Deployment
 from pylti1p3.exception import LtiException
 from pylti1p3.launch_data_storage.base import DisableSessionId
 from pylti1p3.registration import Registration
+from pylti1p3.service_connector import ServiceConnector
 from pylti1p3.tool_config.abstract import ToolConfAbstract
+from redis.exceptions import RedisError
 
 from lti.models import Platform
 
@@ -190,3 +194,45 @@ def cached_launch(request: HttpRequest, launch_id: str) -> RotationAwareMessageL
         session_service=session_service,
         launch_data_storage=storage,
     )
+
+
+ACCESS_TOKEN_SECONDS = 300
+"""How long a platform's OAuth2 access token is reused: well inside the hour Moodle and Canvas
+grant. One the platform rejects sooner (401) is forgotten and fetched again."""
+
+
+class CachedTokenConnector(ServiceConnector):
+    """Reuse a platform's access tokens across passbacks and roster syncs, in the LTI cache.
+
+    pylti1p3 keeps a token only for the life of one connector, so each passback would ask
+    the platform for a new token first: twice the requests, and platforms rate-limit their
+    token endpoints.
+    """
+
+    def __init__(self, platform: Platform) -> None:
+        super().__init__(registration_for(platform))
+        # A platform whose token URL or client id is edited gets new tokens.
+        self._identity = f"{platform.pk}|{platform.auth_token_url}|{platform.client_id}|"
+        self._keys_used: set[str] = set()
+
+    def get_access_token(self, scopes: Sequence[str]) -> str:
+        """Return a cached token for ``scopes``, or ask the platform for one and cache it."""
+        wanted = self._identity + "|".join(sorted(scopes))
+        key = "lti-access-token-" + hashlib.sha256(wanted.encode()).hexdigest()
+        self._keys_used.add(key)
+        cache = caches[settings.LTI_CACHE_ALIAS]
+        try:
+            token = cache.get(key)
+        except RedisError:
+            token = None  # no cache: a token per passback, as without one
+        if token is None:
+            token = super().get_access_token(scopes)
+            with contextlib.suppress(RedisError):
+                cache.set(key, token, ACCESS_TOKEN_SECONDS)
+        return str(token)
+
+    def forget_access_tokens(self) -> None:
+        """Drop the tokens this connector used (the platform rejected one)."""
+        self._access_tokens.clear()
+        with contextlib.suppress(RedisError):
+            caches[settings.LTI_CACHE_ALIAS].delete_many(list(self._keys_used))

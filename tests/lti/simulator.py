@@ -205,6 +205,11 @@ class PlatformSimulator:
             }
         return claims
 
+    def revoke_tokens(self) -> None:
+        """Forget every access token issued so far (requests bearing one then get 401)."""
+        with self._lock:
+            self._tokens.clear()
+
     def rotate_key(self) -> None:
         """Replace the platform's signing key (its JWKS then lists only the new one)."""
         self.private_key_pem, self.public_jwk = new_rsa_key()

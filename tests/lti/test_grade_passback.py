@@ -77,6 +77,27 @@ def test_a_graded_submission_sends_the_problem_set_score_to_the_line_item(
     with django_capture_on_commit_callbacks(execute=True):
         grade_submission(problem_set, student, "2")
     assert [s.body["scoreGiven"] for s in simulator.scores] == [7.5, 7.5]
+    # The second passback reused the first one's access token.
+    assert len(simulator.token_requests) == 1
+
+
+@pytest.mark.django_db
+def test_a_token_the_platform_stopped_accepting_is_replaced_without_a_failed_attempt(
+    simulator: PlatformSimulator,
+    linked_student: Callable[..., tuple[Any, Any]],
+    celery_eager: None,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    problem_set, student = linked_student()
+    with django_capture_on_commit_callbacks(execute=True):
+        grade_submission(problem_set, student, "3")
+    simulator.revoke_tokens()
+    with django_capture_on_commit_callbacks(execute=True):
+        grade_submission(problem_set, student, "8")
+    assert [s.body["scoreGiven"] for s in simulator.scores] == [3.0, 8.0]
+    assert len(simulator.token_requests) == 2
+    assert [(p.status, p.attempts) for p in ScorePassback.objects.order_by("pk")] == [
+        (ScorePassback.Status.SENT, 1), (ScorePassback.Status.SENT, 1)]
 
 
 @pytest.mark.django_db
