@@ -163,6 +163,48 @@ class RunCgroup:
                     time.sleep(0.005)
 
 
+RUN_CGROUP_PREFIX = "cutoff-"
+"""Every run's cgroup is named ``cutoff-<run id>``; the sweep removes only such names."""
+STALE_CGROUP_SECONDS = 3600.0
+"""Age beyond any run's wall limit: only a killed worker's leftovers get this old."""
+
+
+def sweep_stale_cgroups(parent: Path | None = None, now: float | None = None) -> list[Path]:
+    """Remove run cgroups a killed worker left where this worker creates its own; return them.
+
+    A worker killed mid-run never reaches :meth:`RunCgroup.remove`, so its run's directories
+    would stay in every hierarchy for good (on v1 still charged with the run's page cache).
+    A task still inside one is killed first. ``parent`` is ``SandboxConfig.cgroup_parent``.
+    """
+    now = time.time() if now is None else now
+    try:
+        mounts = _mounts(MOUNTINFO.read_text())
+        own = _own_paths(PROC_CGROUP.read_text())
+    except OSError:
+        return []
+    bases: dict[Path, int] = {}
+    for mount in mounts:
+        if mount.version == 2:
+            base = parent if parent is not None else (
+                _host_dir(mount, own[""]) if "" in own else None)
+            if base is not None:
+                bases[base] = 2
+        for controller in mount.controllers if mount.version == 1 else ():
+            if controller in own:
+                bases[_host_dir(mount, own[controller])] = 1
+    removed = []
+    for base, version in bases.items():
+        for directory in base.glob(f"{RUN_CGROUP_PREFIX}*"):
+            with contextlib.suppress(OSError):  # gone already, or another worker's sweep
+                age = now - directory.stat().st_mtime
+                if not directory.is_dir() or age <= STALE_CGROUP_SECONDS:
+                    continue
+                RunCgroup(version, {"stale": directory}).remove()
+                if not directory.exists():
+                    removed.append(directory)
+    return removed
+
+
 HARNESS_TASKS = 3
 """Tasks the harness itself needs in the cgroup: bwrap's monitor, its init and the interpreter."""
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import functools
+import logging
 import os
 import secrets
 import select
@@ -41,6 +42,8 @@ from .harness import GameFailure, GameServer
 from .limits import DEFAULT_LIMITS, SandboxConfig, SandboxLimits
 from .protocol import FrameReader, encode_frame
 from .record import CallEvent, RunRecord, Verdict
+
+logger = logging.getLogger(__name__)
 
 BOOTSTRAP = Path(__file__).with_name("bootstrap.py")
 BOOTSTRAP_PYC = "bootstrap.pyc"
@@ -117,13 +120,16 @@ def run_in_sandbox(source: str, entry_point: str, args: Sequence[object], game: 
     run_id = secrets.token_hex(8)
     base_dir = _prepare_base_dir(config.base_dir.absolute())
     sweep_stale_runs(base_dir)
+    if config.use_cgroup:
+        _sweep_stale_cgroups_now_and_then(config.cgroup_parent)
     run_dir = base_dir / f"run-{run_id}"
     cgroup: cgroups.RunCgroup | str = "unavailable: disabled in SandboxConfig"
     usage = _Usage()
     try:
         _make_run_dir(run_dir, config, source)
         if config.use_cgroup:
-            cgroup = cgroups.create_run_cgroup(f"cutoff-{run_id}", limits, config.cgroup_parent)
+            cgroup = cgroups.create_run_cgroup(f"{cgroups.RUN_CGROUP_PREFIX}{run_id}", limits,
+                                                config.cgroup_parent)
         session = _Session(server, start, limits,
                            cgroup if isinstance(cgroup, cgroups.RunCgroup) else None)
         session.run(_command(tools, config, limits, run_dir, cgroup))
@@ -166,6 +172,22 @@ def sweep_stale_runs(base: Path, now: float | None = None) -> list[str]:
                 shutil.rmtree(entry, ignore_errors=True)
                 removed.append(entry.name)
     return removed
+
+
+CGROUP_SWEEP_SECONDS = 60.0
+"""A worker looks for leftover run cgroups at most this often (reading every hierarchy)."""
+_last_cgroup_sweep = float("-inf")
+
+
+def _sweep_stale_cgroups_now_and_then(parent: Path | None) -> None:
+    global _last_cgroup_sweep
+    if time.monotonic() - _last_cgroup_sweep < CGROUP_SWEEP_SECONDS:
+        return
+    _last_cgroup_sweep = time.monotonic()
+    removed = cgroups.sweep_stale_cgroups(parent)
+    if removed:
+        logger.warning("removed %d run cgroup(s) left by a killed worker: %s", len(removed),
+                       ", ".join(str(path) for path in removed))
 
 
 def _prepare_base_dir(base: Path) -> Path:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 
 import pytest
@@ -89,3 +91,42 @@ def test_this_host(tmp_path: Path) -> None:
     finally:
         result.remove()
     assert not any(directory.exists() for directory in result.dirs.values())
+
+
+def test_the_sweep_removes_only_old_run_cgroups(monkeypatch: pytest.MonkeyPatch,
+                                                tmp_path: Path) -> None:
+    for controller in ("memory", "pids"):
+        (tmp_path / controller / "worker").mkdir(parents=True)
+    fake_host(monkeypatch, tmp_path, [
+        f"/ {tmp_path}/memory rw - cgroup cgroup rw,memory",
+        f"/ {tmp_path}/pids rw - cgroup cgroup rw,pids",
+    ], ["4:memory:/worker", "8:pids:/worker"])
+    hour_ago = time.time() - cgroups.STALE_CGROUP_SECONDS - 60
+    for controller in ("memory", "pids"):
+        worker = tmp_path / controller / "worker"
+        for name in ("cutoff-killed", "cutoff-running", "someone-elses"):
+            (worker / name).mkdir()
+        for name in ("cutoff-killed", "someone-elses"):
+            os.utime(worker / name, (hour_ago, hour_ago))
+    removed = cgroups.sweep_stale_cgroups()
+    assert sorted(removed) == [
+        tmp_path / controller / "worker" / "cutoff-killed" for controller in ("memory", "pids")]
+    for controller in ("memory", "pids"):
+        left = {p.name for p in (tmp_path / controller / "worker").iterdir()}
+        assert left == {"cutoff-running", "someone-elses"}
+
+
+def test_the_sweep_on_this_host_removes_a_real_leftover(tmp_path: Path) -> None:
+    leftover = cgroups.create_run_cgroup(f"cutoff-leftover-{tmp_path.name}", LIMITS)
+    if isinstance(leftover, str):
+        assert cgroups.sweep_stale_cgroups() == []
+        return
+    try:
+        hour_ago = time.time() - cgroups.STALE_CGROUP_SECONDS - 60
+        for directory in leftover.dirs.values():
+            os.utime(directory, (hour_ago, hour_ago))
+        removed = cgroups.sweep_stale_cgroups()
+        assert set(leftover.dirs.values()) <= set(removed)
+        assert not any(directory.exists() for directory in leftover.dirs.values())
+    finally:
+        leftover.remove()
