@@ -43,7 +43,7 @@ from lti.models import (
     ToolKey,
 )
 from lti.selectors import problem_set_max_score, problem_set_score, resource_links_for_passback
-from lti.tool import CachedTokenConnector
+from lti.tool import CachedTokenConnector, with_token_retry
 
 logger = logging.getLogger(__name__)
 
@@ -412,14 +412,7 @@ def sync_roster(*, context: LtiContext) -> RosterSync:
     service = NamesRolesProvisioningService(
         connector, {"context_memberships_url": context.memberships_url}
     )
-    try:
-        members = service.get_members()
-    except LtiServiceException as error:
-        if error.response.status_code != 401:
-            raise
-        # A cached token the platform no longer accepts: ask for a new one, once.
-        connector.forget_access_tokens()
-        members = service.get_members()
+    members = with_token_retry(connector, service.get_members)
     enrolled = skipped = 0
     for member in members:
         role = role_for_claims({CLAIM + "roles": member.get("roles") or []})
@@ -524,14 +517,9 @@ def _post_score(passback: ScorePassback) -> None:
     )
     connector = CachedTokenConnector(link.platform)
     try:
-        try:
-            _put_grade(connector, link, grade, passback.score_maximum)
-        except LtiServiceException as error:
-            if error.response.status_code != 401:
-                raise
-            # A cached token the platform no longer accepts: ask for a new one, once.
-            connector.forget_access_tokens()
-            _put_grade(connector, link, grade, passback.score_maximum)
+        with_token_retry(
+            connector, lambda: _put_grade(connector, link, grade, passback.score_maximum)
+        )
     except LtiServiceException as error:
         status = error.response.status_code
         if status >= 500 or status in (408, 429):

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from django.conf import settings
 from django.core.cache import caches
@@ -16,7 +16,7 @@ from pylti1p3.contrib.django.launch_data_storage.cache import DjangoCacheDataSto
 from pylti1p3.contrib.django.request import DjangoRequest
 from pylti1p3.contrib.django.session import DjangoSessionService
 from pylti1p3.deployment import Deployment
-from pylti1p3.exception import LtiException
+from pylti1p3.exception import LtiException, LtiServiceException
 from pylti1p3.launch_data_storage.base import DisableSessionId
 from pylti1p3.registration import Registration
 from pylti1p3.service_connector import ServiceConnector
@@ -24,6 +24,8 @@ from pylti1p3.tool_config.abstract import ToolConfAbstract
 from redis.exceptions import RedisError
 
 from lti.models import Platform
+
+T = TypeVar("T")
 
 # Seconds between two refetches of a platform's keys for tokens signed with an unknown kid.
 KEY_REFETCH_INTERVAL = 60
@@ -236,3 +238,17 @@ class CachedTokenConnector(ServiceConnector):
         self._access_tokens.clear()
         with contextlib.suppress(RedisError):
             caches[settings.LTI_CACHE_ALIAS].delete_many(list(self._keys_used))
+
+
+def with_token_retry(connector: CachedTokenConnector, call: Callable[[], T]) -> T:
+    """Return ``call()``; if the platform answers 401, forget the tokens and call once more.
+
+    A cached token can be revoked or expire early on the platform's side.
+    """
+    try:
+        return call()
+    except LtiServiceException as error:
+        if error.response.status_code != 401:
+            raise
+        connector.forget_access_tokens()
+        return call()

@@ -104,6 +104,15 @@ def test_roster_sync_on_demand(
     assert other.post(f"/api/v1/lti/contexts/{context.pk}/roster-sync/").status_code == 404
     assert other.get("/api/v1/lti/contexts/").json() == []
 
+    # Later syncs reuse the access token; one the platform revoked is replaced.
+    tokens_before = len(simulator.token_requests)
+    simulator.members = ROSTER[:3]
+    assert client.post(f"/api/v1/lti/contexts/{context.pk}/roster-sync/").status_code == 202
+    assert len(simulator.token_requests) == tokens_before
+    simulator.revoke_tokens()
+    assert client.post(f"/api/v1/lti/contexts/{context.pk}/roster-sync/").status_code == 202
+    assert len(simulator.token_requests) == tokens_before + 1
+
 
 def test_roster_sync_survives_a_platform_that_refuses(
     simulator: PlatformSimulator, platform: Any, instructor: Any, celery_eager: None
