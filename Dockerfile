@@ -2,7 +2,7 @@
 FROM python:3.11-slim-bookworm
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 DJANGO_SETTINGS_MODULE=config.settings.production
 # bubblewrap + util-linux (setpriv, prlimit) and Debian's python3 run the sandbox;
-# the sandbox uid (65534) must be able to read /usr/bin/python3's standard library.
+# the sandbox uids (60000-60031) must be able to read /usr/bin/python3's standard library.
 RUN apt-get update && apt-get install -y --no-install-recommends \
         bubblewrap util-linux python3 libpq5 curl \
     && rm -rf /var/lib/apt/lists/*

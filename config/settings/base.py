@@ -235,7 +235,8 @@ LOGIN_REDIRECT_URL = "pages:home"
 # --- sandbox ------------------------------------------------------------------------------
 # Code submissions run under this folder as this unprivileged uid (see grading.sandbox).
 CUTOFF_SANDBOX_DIR = env_str("CUTOFF_SANDBOX_DIR", "/tmp/cutoff-sandbox")
-CUTOFF_SANDBOX_UID = env_int("CUTOFF_SANDBOX_UID", 65534)
+CUTOFF_SANDBOX_UID = env_int("CUTOFF_SANDBOX_UID", 60000)
+CUTOFF_SANDBOX_UID_COUNT = env_int("CUTOFF_SANDBOX_UID_COUNT", 32)
 # Limits of one sandboxed run of student code; a code item's "limits" param overrides them.
 CUTOFF_SANDBOX_LIMITS = {
     "cpu_seconds": env_int("CUTOFF_SANDBOX_CPU_SECONDS", 5),

@@ -16,7 +16,14 @@ ENV_VARS: dict[str, str] = {
     "CSRF_TRUSTED_ORIGINS": "comma-separated origins trusted for CSRF (production)",
     "CUTOFF_VAR_DIR": "folder for the SQLite database, broker files and artefacts (default var/)",
     "CUTOFF_SANDBOX_DIR": "folder where sandboxed code runs are laid out",
-    "CUTOFF_SANDBOX_UID": "unprivileged uid the sandbox runs student code as (default 65534)",
+    "CUTOFF_SANDBOX_UID": (
+        "first of the unprivileged uids student code runs as, one per concurrent run "
+        "(default 60000); no account on the host may use the range"
+    ),
+    "CUTOFF_SANDBOX_UID_COUNT": (
+        "how many consecutive uids the sandbox may use: at least the runs a host does at once "
+        "(default 32)"
+    ),
     "CUTOFF_SANDBOX_CPU_SECONDS": "CPU seconds one sandboxed run may use (default 5)",
     "CUTOFF_SANDBOX_WALL_SECONDS": "wall-clock seconds one sandboxed run may take (default 10)",
     "CUTOFF_SANDBOX_MEMORY_MB": "memory one sandboxed run may use, in MiB (default 256)",

@@ -13,7 +13,8 @@ from grading.sandbox import SandboxConfig, SandboxLimits
 def sandbox_config() -> SandboxConfig:
     """Return the sandbox configuration from the ``CUTOFF_SANDBOX_*`` settings."""
     uid = settings.CUTOFF_SANDBOX_UID
-    return SandboxConfig(base_dir=Path(settings.CUTOFF_SANDBOX_DIR), uid=uid, gid=uid)
+    return SandboxConfig(base_dir=Path(settings.CUTOFF_SANDBOX_DIR), uid=uid, gid=uid,
+                         uid_count=settings.CUTOFF_SANDBOX_UID_COUNT)
 
 
 def grading_budget_seconds() -> float:

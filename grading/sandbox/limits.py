@@ -59,14 +59,19 @@ DEFAULT_LIMITS = SandboxLimits()
 class SandboxConfig:
     """Say where the sandbox's tools live, which unprivileged ids it runs as, and where runs go.
 
+    Each run (when the worker is root) takes one uid of ``uid`` … ``uid + uid_count - 1`` for
+    itself: RLIMIT_NPROC counts all processes of a uid on the host, so runs sharing a uid
+    would share one process budget, and one student's fork bomb would keep other students'
+    runs from starting. ``uid_count`` should cover the runs one host does at once.
     ``cgroup_parent`` names a delegated cgroup v2 directory (``memory`` and ``pids`` enabled in
     its ``cgroup.subtree_control``) under which per-run cgroups are created; ``None`` uses the
     worker's own cgroup, which on v1 hierarchies is enough when it is writable.
     """
 
     base_dir: Path = Path("/tmp/cutoff-sandbox")
-    uid: int = 65534
-    gid: int = 65534
+    uid: int = 60000
+    gid: int = 60000
+    uid_count: int = 32
     python: str = "/usr/bin/python3"
     bwrap: str = "bwrap"
     setpriv: str = "setpriv"

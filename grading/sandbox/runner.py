@@ -15,6 +15,7 @@ credentials, signal handlers or cgroup, and the run directory is removed afterwa
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fcntl
 import functools
 import logging
@@ -29,7 +30,7 @@ import subprocess
 import tempfile
 import termios
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -125,20 +126,22 @@ def run_in_sandbox(source: str, entry_point: str, args: Sequence[object], game: 
     run_dir = base_dir / f"run-{run_id}"
     cgroup: cgroups.RunCgroup | str = "unavailable: disabled in SandboxConfig"
     usage = _Usage()
-    try:
-        _make_run_dir(run_dir, config, source)
-        if config.use_cgroup:
-            cgroup = cgroups.create_run_cgroup(f"{cgroups.RUN_CGROUP_PREFIX}{run_id}", limits,
-                                                config.cgroup_parent)
-        session = _Session(server, start, limits,
-                           cgroup if isinstance(cgroup, cgroups.RunCgroup) else None)
-        session.run(_command(tools, config, limits, run_dir, cgroup))
-    finally:
-        if isinstance(cgroup, cgroups.RunCgroup):
-            cgroup.kill_all()
-            usage = _Usage(cgroup.cpu_seconds(), cgroup.peak_memory(), cgroup.oom_killed())
-            cgroup.remove()
-        shutil.rmtree(run_dir, ignore_errors=True)
+    with _run_uid(config, base_dir) as uid:
+        config = dataclasses.replace(config, uid=uid)
+        try:
+            _make_run_dir(run_dir, config, source)
+            if config.use_cgroup:
+                cgroup = cgroups.create_run_cgroup(f"{cgroups.RUN_CGROUP_PREFIX}{run_id}",
+                                                    limits, config.cgroup_parent)
+            session = _Session(server, start, limits,
+                               cgroup if isinstance(cgroup, cgroups.RunCgroup) else None)
+            session.run(_command(tools, config, limits, run_dir, cgroup))
+        finally:
+            if isinstance(cgroup, cgroups.RunCgroup):
+                cgroup.kill_all()
+                usage = _Usage(cgroup.cpu_seconds(), cgroup.peak_memory(), cgroup.oom_killed())
+                cgroup.remove()
+            shutil.rmtree(run_dir, ignore_errors=True)
     return session.record(usage, cgroup.status if isinstance(cgroup, cgroups.RunCgroup)
                           else cgroup)
 
@@ -172,6 +175,35 @@ def sweep_stale_runs(base: Path, now: float | None = None) -> list[str]:
                 shutil.rmtree(entry, ignore_errors=True)
                 removed.append(entry.name)
     return removed
+
+
+@contextlib.contextmanager
+def _run_uid(config: SandboxConfig, base_dir: Path) -> Iterator[int]:
+    """Hold one uid of the configured pool for the length of a run; yield it.
+
+    An exclusive lock on ``<base_dir>/uid-<uid>.lock`` keeps it this run's among all workers
+    sharing the base directory; when every uid is busy the run waits for one. Without root
+    (no uid switch) or with a pool of one, yield ``config.uid``.
+    """
+    if os.geteuid() != 0 or config.uid_count <= 1:
+        yield config.uid
+        return
+    first = secrets.randbelow(config.uid_count)  # spread runs over the pool
+    uids = [config.uid + (first + step) % config.uid_count for step in range(config.uid_count)]
+    for blocking in (False, True):
+        for uid in uids:
+            fd = os.open(base_dir / f"uid-{uid}.lock",
+                         os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
+            except BlockingIOError:
+                os.close(fd)
+                continue
+            try:
+                yield uid
+            finally:
+                os.close(fd)  # releases the lock
+            return
 
 
 CGROUP_SWEEP_SECONDS = 60.0

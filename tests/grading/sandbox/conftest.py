@@ -34,6 +34,8 @@ TEST_BASE = Path(f"/tmp/cutoff-sandbox-tests-{os.getpid()}")
 TEST_UID = 64999
 """The tests' sandbox uid: not the default 65534, so other sandboxes on a shared host (another
 worker, another test run) neither count against RLIMIT_NPROC nor look like leftovers here."""
+TEST_UID_POOL = 4
+"""How many uids from TEST_UID the tests of the uid pool use (the others use TEST_UID only)."""
 FAST = SandboxLimits(cpu_seconds=2, wall_seconds=4.0)
 """Tight limits so the resource attacks end quickly."""
 
@@ -50,7 +52,8 @@ def require(condition: bool, reason: str) -> None:
 @pytest.fixture(scope="session")
 def sandbox_host() -> Iterator[SandboxConfig]:
     """Return the sandbox config after checking bubblewrap and setpriv work on this host."""
-    config = SandboxConfig(base_dir=TEST_BASE, uid=TEST_UID, gid=TEST_UID)
+    # One uid, so tests can name it; the pool of uids has tests of its own (test_runner.py).
+    config = SandboxConfig(base_dir=TEST_BASE, uid=TEST_UID, gid=TEST_UID, uid_count=1)
     try:
         check_host(config)
     except SandboxUnavailable as exc:
@@ -180,25 +183,37 @@ def run(sandbox_host: SandboxConfig) -> Iterator[Runner]:
 
 
 def sandbox_processes(grace: float = 2.0) -> list[str]:
-    """Return the command lines of processes owned by the tests' sandbox uid alive after
-    ``grace`` seconds (a killed pid namespace is torn down asynchronously)."""
+    """Return the command lines of processes owned by the tests' sandbox uids alive after
+    ``grace`` seconds (a killed pid namespace is torn down asynchronously).
+
+    Zombies are not counted: they run nothing, and reaping them is the host's pid 1's job,
+    which a loaded machine may do after the grace.
+    """
     deadline = time.monotonic() + grace
-    while (found := _uid_processes(TEST_UID)) and time.monotonic() < deadline:
+    while (found := _uid_processes(range(TEST_UID, TEST_UID + TEST_UID_POOL))) and (
+        time.monotonic() < deadline
+    ):
         time.sleep(0.05)
     return found
 
 
-def _uid_processes(uid: int) -> list[str]:
+def _uid_processes(uids: range) -> list[str]:
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
-            if entry.stat().st_uid == uid:
+            if entry.stat().st_uid in uids and not _is_zombie(entry):
                 found.append((entry / "cmdline").read_bytes().replace(b"\0", b" ").decode())
         except OSError:
             continue
     return found
+
+
+def _is_zombie(proc: Path) -> bool:
+    status = (proc / "status").read_text()
+    return any(line.split()[1:2] == ["Z"] for line in status.splitlines()
+               if line.startswith("State:"))
 
 
 @pytest.fixture

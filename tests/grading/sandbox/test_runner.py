@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import threading
 import time
 from fractions import Fraction
 from pathlib import Path
@@ -21,7 +23,16 @@ from grading.sandbox import (
     run_in_sandbox,
 )
 
-from .conftest import FAST, ChanceGame, DeepGame, Recording, Runner, TreeGame
+from .conftest import (
+    FAST,
+    TEST_UID,
+    TEST_UID_POOL,
+    ChanceGame,
+    DeepGame,
+    Recording,
+    Runner,
+    TreeGame,
+)
 
 MINIMAX = '''
 def minimax_decision(game, state):
@@ -263,11 +274,51 @@ def test_without_cgroup_the_record_says_so(run: Runner, sandbox_host: SandboxCon
     assert record.cgroup == "unavailable: disabled in SandboxConfig"
 
 
-def test_default_config_runs_as_nobody(run: Runner, sandbox_host: SandboxConfig) -> None:
+def test_default_config_runs_as_a_uid_of_its_pool(run: Runner,
+                                                  sandbox_host: SandboxConfig) -> None:
     config = SandboxConfig(base_dir=sandbox_host.base_dir)
     record = run("import os\ndef solve(game, state):\n    return [os.getuid(), os.getgid()]\n",
                  config=config)
-    assert record.return_value == [65534, 65534]
+    uid, gid = record.return_value
+    assert config.uid <= uid < config.uid + config.uid_count and gid == config.gid
+
+
+FORK_BOMB = '''
+import os
+def solve(game, state):
+    while True:
+        try:
+            os.fork()
+        except OSError:
+            pass
+'''
+FORKS_ONCE = '''
+import os
+def solve(game, state):
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)
+    return os.getuid()
+'''
+
+
+def test_a_fork_bomb_does_not_keep_concurrent_runs_from_starting(
+        run: Runner, sandbox_host: SandboxConfig) -> None:
+    # Without a uid per run, RLIMIT_NPROC (counted per uid on the host) is shared: while the
+    # bomb holds every process slot the other runs fail with "Creating new namespace failed".
+    pool = dataclasses.replace(sandbox_host, uid_count=TEST_UID_POOL)
+    bomb: dict[str, Any] = {}
+    bomber = threading.Thread(target=lambda: bomb.update(record=run(FORK_BOMB, config=pool)))
+    bomber.start()
+    try:
+        time.sleep(1.0)  # the bomb has filled its budget by now
+        records = [run(FORKS_ONCE, config=pool) for _ in range(3)]
+    finally:
+        bomber.join()
+    assert [record.verdict for record in records] == ["ok"] * 3, records[0].message
+    assert all(TEST_UID <= record.return_value < TEST_UID + TEST_UID_POOL for record in records)
+    assert bomb["record"].verdict == "time_limit"
 
 
 def test_missing_bubblewrap_raises_sandbox_unavailable() -> None:
