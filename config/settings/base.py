@@ -205,10 +205,21 @@ REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"] = {
 }
 
 # --- LTI ----------------------------------------------------------------------------------
-# pylti1p3 keeps OIDC state, nonces and launch data in this cache. Login initiation and launch
-# may be served by different processes, so it must be shared: production's default cache is
-# Redis (see production.py); the process-local default is only good for tests and one dev server.
-LTI_CACHE_ALIAS = "default"
+# pylti1p3 keeps OIDC state, nonces and launch data in this cache; LMS access tokens are kept
+# there too. Login initiation and launch may be served by different processes, so it must be
+# shared: a table in the database (created by lti's migrations), which every process reaches
+# and which stays up when Redis does not, so students coming from the LMS still get in.
+LTI_CACHE_ALIAS = "lti"
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    LTI_CACHE_ALIAS: {
+        "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+        "LOCATION": "lti_cache",
+        # Expired entries are culled first; unexpired launches must never be (a class
+        # launching at once holds a few entries per student).
+        "OPTIONS": {"MAX_ENTRIES": 200_000},
+    },
+}
 # Seconds a launch (state, nonce, claims) stays usable: long enough to pick a deep link.
 LTI_LAUNCH_LIFETIME = env_int("LTI_LAUNCH_LIFETIME", 3600)
 # Seconds the platforms' JWKS stay cached before being fetched again.

@@ -35,10 +35,11 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
 LOGGING["handlers"]["console"]["formatter"] = "json"  # noqa: F405
-# Shared across gunicorn and Celery processes: throttles, LTI nonces/state.
+# Shared across gunicorn and Celery processes: throttles (LTI state stays in the database).
 CACHES = {
+    **CACHES,  # noqa: F405
     "default": {
         "BACKEND": "django.core.cache.backends.redis.RedisCache",
         "LOCATION": CELERY_BROKER_URL,
-    }
+    },
 }

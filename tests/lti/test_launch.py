@@ -434,7 +434,27 @@ def test_launches_answer_503_while_the_launch_cache_is_down(
         caches["unreachable"].close()
 
 
-def test_production_keeps_launch_state_in_the_shared_redis_cache() -> None:
+def test_a_launch_works_while_redis_is_down(
+    simulator: PlatformSimulator, platform: Any, instructor: Any, settings: Any
+) -> None:
+    from django.core.cache import caches
+
+    link = bind_link(platform, simulator, instructor[0])
+    settings.CACHES = {
+        **settings.CACHES,
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": "redis://127.0.0.1:1/0",
+        },
+    }
+    try:
+        response = launch(Client(), simulator, "learner-1", ["Learner"], custom=link["custom"])
+        assert response.status_code == 200, response.content
+    finally:
+        caches["default"].close()
+
+
+def test_production_keeps_launch_state_in_the_database() -> None:
     import subprocess
     import sys
 
@@ -455,4 +475,4 @@ def test_production_keeps_launch_state_in_the_shared_redis_cache() -> None:
         [sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True
     )
     assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == "django.core.cache.backends.redis.RedisCache"
+    assert result.stdout.strip() == "django.core.cache.backends.db.DatabaseCache"
