@@ -256,6 +256,12 @@ class RosterSyncApi(APIView):
 
     @extend_schema(
         operation_id="lti_roster_sync",
+        description=(
+            "Queues a sync with the LMS course's roster (NRPS): active members are enrolled "
+            "(accounts created and linked as launches do); the platform's students who are no "
+            "longer active members are unenrolled, their submissions kept. Instructors are "
+            "never unenrolled by a sync."
+        ),
         request=None,
         responses={202: OutputSerializer},
         tags=["lti"],

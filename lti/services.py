@@ -27,7 +27,7 @@ from pylti1p3.message_launch import MessageLaunch
 from pylti1p3.names_roles import NamesRolesProvisioningService
 from pylti1p3.roles import DesignerRole, StudentRole, TeacherRole, TeachingAssistantRole
 
-from accounts.models import Course, Role, User
+from accounts.models import Course, Enrollment, Role, User
 from accounts.services import create_account, create_course, enroll
 from config.api import ApiError
 from exercises.models import ProblemSet
@@ -399,12 +399,18 @@ class RosterSync:
 
     enrolled: int
     skipped: int
+    unenrolled: int
 
 
 def sync_roster(*, context: LtiContext) -> RosterSync:
     """Enrol every active member of the LMS course (Names and Role Provisioning Service) in
     its Cutoff course, creating and linking accounts as launches do, and start generating
-    the newcomers' variants of the course's published problem sets."""
+    the newcomers' variants of the course's published problem sets.
+
+    Students of this platform who are no longer active members (dropped, or gone from the
+    roster) lose their enrolment: they leave the grade exports and get no new variants; what
+    they submitted is kept. Instructors are never unenrolled by a sync, and a roster with no
+    active member at all (an LMS answering with an empty list) unenrols no one."""
     if not context.memberships_url:
         raise LtiException("the platform offered no roster service (NRPS) for this course")
     platform = context.platform
@@ -414,20 +420,41 @@ def sync_roster(*, context: LtiContext) -> RosterSync:
     )
     members = with_token_retry(connector, service.get_members)
     enrolled = skipped = 0
+    active: set[str] = set()
     for member in members:
         role = role_for_claims({CLAIM + "roles": member.get("roles") or []})
         subject = str(member.get("user_id") or "")
         if member.get("status", "Active") != "Active" or role is None or not subject:
             skipped += 1
             continue
+        active.add(subject)
         user = link_user(platform=platform, subject=subject, role=role, profile=dict(member))
         enroll(course=context.course, user=user, role=role)
         enrolled += 1
+    unenrolled = unenrol_departed_students(context, active) if active else 0
     context.roster_synced_at = timezone.now()
     context.save(update_fields=["roster_synced_at"])
     for problem_set in ProblemSet.objects.filter(course=context.course):
         generate_missing_variants(problem_set)
-    return RosterSync(enrolled=enrolled, skipped=skipped)
+    return RosterSync(enrolled=enrolled, skipped=skipped, unenrolled=unenrolled)
+
+
+def unenrol_departed_students(context: LtiContext, active_subjects: set[str]) -> int:
+    """Remove from the context's course the students of its platform not among
+    ``active_subjects``; return how many. Their variants and submissions stay."""
+    departed = (
+        LtiUserLink.objects.filter(
+            platform=context.platform,
+            user__enrollments__course=context.course,
+            user__enrollments__role=Role.STUDENT,
+        )
+        .exclude(subject__in=active_subjects)
+        .values_list("user_id", flat=True)
+    )
+    removed, _ = Enrollment.objects.filter(
+        course=context.course, role=Role.STUDENT, user_id__in=list(departed)
+    ).delete()
+    return removed
 
 
 # --- grade passback (AGS) --------------------------------------------------------------------

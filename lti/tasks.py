@@ -52,8 +52,9 @@ def sync_roster_task(self, context_id: int) -> None:  # type: ignore[no-untyped-
         logger.error("roster sync of context %s impossible: %s", context_id, error)
         return
     logger.info(
-        "roster of context %s synced: %s enrolled, %s skipped",
+        "roster of context %s synced: %s enrolled, %s skipped, %s unenrolled",
         context_id,
         result.enrolled,
         result.skipped,
+        result.unenrolled,
     )

@@ -7,8 +7,9 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from accounts.models import Enrollment, Role
+from accounts.models import Enrollment, Role, User
 from lti.models import LtiContext, LtiUserLink, Platform
+from tests.conftest import make_account
 from tests.lti.conftest import launch
 from tests.lti.simulator import ROLE, PlatformSimulator
 from tests.lti.test_launch import bind_link
@@ -239,3 +240,38 @@ def test_a_roster_sync_generates_the_newcomers_variants_of_published_sets(
         )
     )
     assert students == {"ana", "bo"}
+
+
+def test_a_sync_unenrols_students_who_left_the_lms_course_and_keeps_their_work(
+    simulator: PlatformSimulator, platform: Any, instructor: Any, celery_eager: None
+) -> None:
+    from lti.services import sync_roster
+
+    link = bind_link(platform, simulator, instructor[0])
+    launch(Client(), simulator, "teacher-1", ["Instructor"], custom=link["custom"], with_nrps=True)
+    context = LtiContext.objects.get()
+    local_student = make_account("walk-in", "student", context.course)[0]
+    simulator.members = [member("ana", "Learner"), member("bo", "Learner"),
+                         member("dropped", "Learner"), member("carla", "Instructor")]
+    assert sync_roster(context=context).unenrolled == 0
+
+    def enrolled() -> set[str]:
+        return set(context.course.enrollments.values_list("user__username", flat=True))
+
+    usernames = {link.subject: link.user.username for link in LtiUserLink.objects.all()}
+    assert {usernames[s] for s in ("ana", "bo", "dropped", "carla")} <= enrolled()
+    # "dropped" is now inactive, "bo" left the course, the instructor too.
+    simulator.members = [member("ana", "Learner"), member("dropped", "Learner", "Inactive")]
+    result = sync_roster(context=context)
+    assert (result.enrolled, result.skipped, result.unenrolled) == (1, 1, 2)
+    left = enrolled()
+    assert usernames["ana"] in left and usernames["carla"] in left
+    assert usernames["bo"] not in left and usernames["dropped"] not in left
+    # Accounts made outside the LMS, and the platform owner, are not the roster's to manage.
+    assert local_student.username in left and instructor[0].username in left
+    assert User.objects.filter(username=usernames["bo"]).exists()
+
+    # An LMS answering with nobody active unenrols nobody.
+    simulator.members = []
+    assert sync_roster(context=context).unenrolled == 0
+    assert usernames["ana"] in enrolled()
