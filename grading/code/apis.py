@@ -63,8 +63,8 @@ CODE_SUBMISSION_EXAMPLE = {
         TEST_EXAMPLE,
         {"test": "Connect Four after 4522 (1-based columns), X to move",
          "verdict": "runtime_error", "score": 0.0, "max_score": 1.0,
-         "messages": [{"code": "run_ended", "params": {"detail": "raised IndexError"},
-                       "text": "raised IndexError"}],
+         "messages": [{"code": "run_raised", "params": {"exception": "IndexError"},
+                       "text": "Your code raised IndexError."}],
          "misconceptions": [],
          "traceback": 'Traceback (most recent call last):\n  File "solution.py", line 9, in '
                       "alphabeta_decision\n    return moves[7], 0\nIndexError: list index out "

@@ -16,7 +16,25 @@ from django.utils.translation import gettext_lazy as _
 from grading.code.reference import explain
 
 MESSAGES: dict[str, Any] = {
+    # How a run ended (grading.sandbox.RUN_ENDINGS; "run_ended" is the English text that
+    # reports stored before the endings had codes carry).
     "run_ended": _("%(detail)s"),
+    "run_returned": _("Your code returned normally."),
+    "run_not_started": _("The sandbox could not start your code: %(detail)s"),
+    "run_out_of_memory": _("Your code ran out of memory (the limit is %(limit_bytes)s bytes)."),
+    "run_raised": _("Your code raised %(exception)s."),
+    "run_memory_killed": _("Your code was stopped for using more than its %(limit_bytes)s "
+                           "bytes of memory."),
+    "run_cpu_limit": _("Your code used more than its %(seconds)s s of CPU time."),
+    "run_wall_limit": _("Your code ran longer than its %(seconds)s s limit."),
+    "run_crashed": _("Your code crashed with %(signal)s."),
+    "run_crashed_deep_recursion": _("Your code crashed with %(signal)s (for example, recursion "
+                                    "too deep)."),
+    "run_no_result": _("Your code exited (status %(status)s) without returning a result."),
+    "run_output_limit": _("Your code wrote more than %(limit_bytes)s bytes to %(stream)s."),
+    "run_too_many_calls": _("Your code made more than %(limit)s game calls."),
+    "run_protocol_violation": _("Your code broke the sandbox's protocol: %(detail)s"),
+    "run_game_failure": _("The game failed on our side: %(detail)s"),
     "not_run": _("Not run: your submission used up the %(seconds)s s all its tests may take "
                  "together."),
     "return_shape": _("Return (action, value), not %(returned)s."),

@@ -94,7 +94,7 @@ class Outcome:
     @classmethod
     def of(cls, record: RunRecord) -> Outcome:
         """Return the outcome of a finished run."""
-        return cls(record.verdict, message("run_ended", detail=record.message),
+        return cls(record.verdict, message(f"run_{record.ending}", **dict(record.ending_params)),
                    record.traceback, record.return_value)
 
 

@@ -13,6 +13,25 @@ Verdict = Literal["ok", "runtime_error", "time_limit", "memory_limit", "output_l
 VERDICTS: tuple[Verdict, ...] = ("ok", "runtime_error", "time_limit", "memory_limit",
                                  "output_limit", "illegal_operation", "sandbox_error")
 
+RUN_ENDINGS: dict[str, str] = {
+    "returned": "returned normally",
+    "not_started": "the sandbox did not start: {detail}",
+    "out_of_memory": "ran out of memory (limit {limit_bytes} bytes)",
+    "raised": "raised {exception}",
+    "memory_killed": "killed for exceeding the memory limit of {limit_bytes} bytes",
+    "cpu_limit": "CPU limit of {seconds} s exceeded",
+    "wall_limit": "wall-clock limit of {seconds} s exceeded",
+    "crashed": "crashed with {signal}",
+    "crashed_deep_recursion": "crashed with {signal} (for example recursion too deep)",
+    "no_result": "exited with status {status} without returning a result",
+    "output_limit": "{stream} exceeded the {limit_bytes}-byte limit",
+    "too_many_calls": "made more than {limit} game calls",
+    "protocol_violation": "{detail}",
+    "game_failure": "{detail}",
+}
+"""How a run can end, by code, in English (a record's ``message``). Graders show the ending
+to students in their language from ``ending`` and ``ending_params``, not from the English."""
+
 CALL_KINDS = ("players", "to_move", "actions", "result", "is_terminal", "utility",
               "chance_outcomes", "evaluate")
 
@@ -62,6 +81,9 @@ class RunRecord:
     cgroup: str
     exit_status: int | None
     limits: SandboxLimits
+    ending: str = "returned"
+    """Why the run ended: a key of :data:`RUN_ENDINGS`, with ``ending_params``."""
+    ending_params: tuple[tuple[str, str | int | float], ...] = ()
 
     @property
     def ok(self) -> bool:

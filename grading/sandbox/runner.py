@@ -42,7 +42,7 @@ from .errors import ProtocolViolation, SandboxUnavailable
 from .harness import GameFailure, GameServer
 from .limits import DEFAULT_LIMITS, SandboxConfig, SandboxLimits
 from .protocol import FrameReader, encode_frame
-from .record import CallEvent, RunRecord, Verdict
+from .record import RUN_ENDINGS, CallEvent, RunRecord, Verdict
 
 logger = logging.getLogger(__name__)
 
@@ -338,7 +338,7 @@ class _Session:
         self.said_hello = False
         self.result: dict[str, Any] | None = None
         self.killed_for: Verdict | None = None
-        self.kill_message = ""
+        self.kill_ending = _Ending("returned", {})
         self.exit_status: int | None = None
         self.cpu_seconds = 0.0
         self.max_rss = 0
@@ -397,8 +397,8 @@ class _Session:
             while readers:
                 now = time.monotonic()
                 if exited_at is None and now >= deadline:
-                    self._stop(proc, "time_limit",
-                               f"wall-clock limit of {self.limits.wall_seconds:g} s exceeded")
+                    self._stop(proc, "time_limit", "wall_limit",
+                               seconds=f"{self.limits.wall_seconds:g}")
                     return
                 if exited_at is not None and now >= exited_at + DRAIN_SECONDS:
                     return
@@ -427,8 +427,8 @@ class _Session:
                         streams[fd].add(chunk)
                         if streams[fd].truncated:
                             name = "stdout" if fd == proc.stdout.fileno() else "stderr"
-                            self._stop(proc, "output_limit", f"{name} exceeded the "
-                                       f"{self.limits.max_output_bytes}-byte limit")
+                            self._stop(proc, "output_limit", "output_limit", stream=name,
+                                       limit_bytes=self.limits.max_output_bytes)
                     if self.killed_for is not None:
                         return
         finally:
@@ -451,12 +451,11 @@ class _Session:
             while (message := self.reader.next_frame()) is not None:
                 self._on_message(message)
         except ProtocolViolation as exc:
-            self._stop(proc, "illegal_operation", str(exc))
+            self._stop(proc, "illegal_operation", "protocol_violation", detail=str(exc))
         except GameFailure as exc:
-            self._stop(proc, "sandbox_error", str(exc))
+            self._stop(proc, "sandbox_error", "game_failure", detail=str(exc))
         except _TooManyCalls:
-            self._stop(proc, "time_limit",
-                       f"made more than {self.limits.max_game_calls} game calls")
+            self._stop(proc, "time_limit", "too_many_calls", limit=self.limits.max_game_calls)
 
     def _on_message(self, message: dict[str, Any]) -> None:
         op = message.get("op")
@@ -485,9 +484,10 @@ class _Session:
         else:
             raise ProtocolViolation(f"unexpected message {op!r}")
 
-    def _stop(self, proc: subprocess.Popen[bytes], verdict: Verdict, message: str) -> None:
+    def _stop(self, proc: subprocess.Popen[bytes], verdict: Verdict, ending: str,
+              **params: str | int | float) -> None:
         if self.killed_for is None:
-            self.killed_for, self.kill_message = verdict, message
+            self.killed_for, self.kill_ending = verdict, _Ending(ending, params)
         self._kill(proc)
 
     def _kill(self, proc: subprocess.Popen[bytes]) -> None:
@@ -509,10 +509,11 @@ class _Session:
         processes bwrap's init reaps after bwrap itself has exited."""
         if usage.cpu_seconds is not None:
             self.cpu_seconds = usage.cpu_seconds
-        verdict, message, traceback = self._verdict(usage.oom_killed)
+        verdict, ending, traceback = self._verdict(usage.oom_killed)
         result = self.result or {}
         return RunRecord(
-            verdict=verdict, message=message,
+            verdict=verdict, message=RUN_ENDINGS[ending.code].format(**ending.params),
+            ending=ending.code, ending_params=tuple(sorted(ending.params.items())),
             return_value=result.get("value") if verdict == "ok" else None,
             calls=tuple(self.server.calls), traceback=traceback,
             stdout=self.stdout.text(), stderr=self.stderr.text(),
@@ -522,44 +523,52 @@ class _Session:
             else self.max_rss or None,
             cgroup=cgroup, exit_status=self.exit_status, limits=self.limits)
 
-    def _verdict(self, oom_killed: bool) -> tuple[Verdict, str, str | None]:
+    def _verdict(self, oom_killed: bool) -> tuple[Verdict, _Ending, str | None]:
         if self.killed_for is not None:
-            return self.killed_for, self.kill_message, None
+            return self.killed_for, self.kill_ending, None
         if not self.said_hello:
             detail = self.stderr.text().strip()[-2000:] or f"exit status {self.exit_status}"
             if self.exit_status == CGROUP_JOIN_FAILED:
                 detail = "could not join the run's cgroup"
-            return "sandbox_error", f"the sandbox did not start: {detail}", None
+            return "sandbox_error", _Ending("not_started", {"detail": detail}), None
         if self.result is not None:
             if self.result["op"] == "return":
-                return "ok", "returned normally", None
+                return "ok", _Ending("returned", {}), None
             kind, traceback = self.result["type"], self.result["traceback"]
             if kind == "MemoryError":
-                return "memory_limit", (f"ran out of memory (limit "
-                                        f"{self.limits.memory_bytes} bytes)"), traceback
-            return "runtime_error", f"raised {kind}", traceback
+                return "memory_limit", _Ending(
+                    "out_of_memory", {"limit_bytes": self.limits.memory_bytes}), traceback
+            return "runtime_error", _Ending("raised", {"exception": kind}), traceback
         return self._verdict_from_exit(oom_killed)
 
-    def _verdict_from_exit(self, oom_killed: bool) -> tuple[Verdict, str, str | None]:
+    def _verdict_from_exit(self, oom_killed: bool) -> tuple[Verdict, _Ending, str | None]:
         status = self.exit_status
         # bwrap reports a child killed by signal N as exit status 128 + N.
         signum = status - 128 if status is not None and status > 128 else None
         if oom_killed:
-            return "memory_limit", (f"killed for exceeding the memory limit of "
-                                    f"{self.limits.memory_bytes} bytes"), None
+            return "memory_limit", _Ending(
+                "memory_killed", {"limit_bytes": self.limits.memory_bytes}), None
         # Nothing inside the sandbox can SIGKILL its pid 1, so a SIGKILL that was not the OOM
         # killer is RLIMIT_CPU's, provided the measured time agrees.
         if signum == signal.SIGXCPU or (signum == signal.SIGKILL and self.cpu_seconds
                                         >= self.limits.cpu_seconds * CPU_MEASURE_SLACK):
-            return "time_limit", f"CPU limit of {self.limits.cpu_seconds} s exceeded", None
+            return "time_limit", _Ending("cpu_limit", {"seconds": self.limits.cpu_seconds}), None
         if signum is not None and signum < signal.NSIG:
             try:
                 name = signal.Signals(signum).name
             except ValueError:
                 name = f"signal {signum}"
-            hint = " (for example recursion too deep)" if signum == signal.SIGSEGV else ""
-            return "runtime_error", f"crashed with {name}{hint}", None
-        return "runtime_error", f"exited with status {status} without returning a result", None
+            ending = "crashed_deep_recursion" if signum == signal.SIGSEGV else "crashed"
+            return "runtime_error", _Ending(ending, {"signal": name}), None
+        return "runtime_error", _Ending("no_result", {"status": str(status)}), None
+
+
+@dataclass(frozen=True)
+class _Ending:
+    """Why a run ended: a key of RUN_ENDINGS and its parameters."""
+
+    code: str
+    params: dict[str, str | int | float]
 
 
 def _unread_bytes(pipe_fd: int) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any
+from unittest.mock import Mock
 
 import pytest
 
@@ -197,6 +198,33 @@ def test_code_messages_are_rendered_in_the_readers_language(language: str, expec
     with translation.override(language):
         assert render_message(message("evaluated_differs", n=5, yours="B2",
                                       reference="C1")) == expected
+
+
+def test_every_way_a_run_ends_has_a_message_for_students() -> None:
+    from grading.code.feedback import MESSAGES
+    from grading.sandbox.record import RUN_ENDINGS
+
+    assert {f"run_{ending}" for ending in RUN_ENDINGS} <= set(MESSAGES)
+
+
+@pytest.mark.parametrize(("language", "expected"), [
+    ("en", "Your code used more than its 2 s of CPU time."),
+    ("pt", "O seu código usou mais do que os seus 2 s de tempo de CPU."),
+    ("ca", "El teu codi ha fet servir més dels seus 2 s de temps de CPU."),
+])
+def test_how_a_run_ended_is_told_in_the_readers_language(language: str, expected: str) -> None:
+    from django.utils import translation
+
+    from grading.code.runs import Outcome
+    from grading.sandbox.record import RUN_ENDINGS
+
+    record = Mock(verdict="time_limit", ending="cpu_limit", ending_params=(("seconds", 2),),
+                  traceback=None, return_value=None)
+    outcome = Outcome.of(record)
+    assert outcome.message == message("run_cpu_limit", seconds=2)
+    assert RUN_ENDINGS["cpu_limit"].format(seconds=2) == "CPU limit of 2 s exceeded"
+    with translation.override(language):
+        assert render_message(outcome.message) == expected
 
 
 @pytest.mark.parametrize("language", ["pt", "ca"])
