@@ -20,6 +20,11 @@ def is_course_instructor(user: User, course: Course | int) -> bool:
     ).exists()
 
 
+def enrolled_course_ids(user: User) -> QuerySet[Enrollment]:
+    """Return the ids of the courses ``user`` is enrolled in (any role), as a subquery."""
+    return Enrollment.objects.filter(user=user).values("course_id")
+
+
 def course_students(course: Course) -> QuerySet[User]:
     """Return the students enrolled in ``course``, in a stable order."""
     return User.objects.filter(

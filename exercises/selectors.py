@@ -7,7 +7,7 @@ from datetime import datetime
 from django.db.models import Prefetch, QuerySet
 
 from accounts.models import User
-from accounts.selectors import course_students, courses_taught_by
+from accounts.selectors import course_students, courses_taught_by, enrolled_course_ids
 from exercises.models import ProblemSet, Variant, VariantItem
 
 
@@ -47,9 +47,14 @@ def students_missing_variants(problem_set: ProblemSet) -> list[int]:
 
 
 def variants_of(student: User) -> QuerySet[Variant]:
-    """Return ``student``'s variants (assignments), newest problem set first."""
+    """Return ``student``'s variants (assignments), newest problem set first.
+
+    Only in courses the student is still enrolled in: one who left (an LMS roster sync
+    unenrols them) keeps their submissions but no longer sees or answers the assignments.
+    """
     return (
-        Variant.objects.filter(student=student)
+        Variant.objects.filter(student=student,
+                               problem_set__course_id__in=enrolled_course_ids(student))
         .select_related("problem_set", "problem_set__course")
         .order_by("-problem_set__created_at", "-id")
     )

@@ -10,7 +10,12 @@ from decimal import Decimal
 from django.db.models import Count, Q, QuerySet
 
 from accounts.models import User
-from accounts.selectors import course_students, courses_taught_by, is_course_instructor
+from accounts.selectors import (
+    course_students,
+    courses_taught_by,
+    enrolled_course_ids,
+    is_course_instructor,
+)
 from exercises.models import ProblemSet, Variant, VariantItem
 from exercises.selectors import answers_visible as due_date_passed
 from grading.models import Regrade, Submission, Webhook, WebhookDelivery
@@ -85,14 +90,16 @@ def submission_by_idempotency_key(student: User, key: str) -> Submission | None:
 
 
 def student_variant_item(student: User, variant_id: int, position: int) -> VariantItem | None:
-    """Return item ``position`` of ``student``'s variant ``variant_id`` (None if not theirs)."""
+    """Return item ``position`` of ``student``'s variant ``variant_id`` (None if not theirs,
+    or if they are no longer enrolled in its course)."""
     try:
         return (
             VariantItem.objects.select_related("item", "variant__problem_set")
             # Validating and storing an answer needs the problem (for its node names), not
             # the key or the trace: those are read by the grading task.
             .defer("answer_key", "trace")
-            .get(variant_id=variant_id, variant__student=student, position=position)
+            .get(variant_id=variant_id, variant__student=student, position=position,
+                 variant__problem_set__course_id__in=enrolled_course_ids(student))
         )
     except VariantItem.DoesNotExist:
         return None

@@ -27,6 +27,7 @@ from config.api import ApiError
 from exercises.kinds import get_kind
 from exercises.kinds.engine_bridge import engine_version
 from exercises.models import ProblemSet, Variant, VariantItem
+from exercises.selectors import variants_of
 from exercises.services import open_variant, resolve_item
 from grading.answers import AnswerFormatError, validate_answer
 from grading.grader import GradingContext, grade_answer
@@ -78,7 +79,7 @@ def submit_answer(
     now = now or timezone.now()
     variant_item = student_variant_item(student, variant_id, position)
     if variant_item is None:
-        if not Variant.objects.filter(pk=variant_id, student=student).exists():
+        if not variants_of(student).filter(pk=variant_id).exists():
             raise ApiError("no such assignment", code="not_found", status_code=404)
         raise ApiError(f"assignment {variant_id} has no item {position}", code="not_found",
                        status_code=404)

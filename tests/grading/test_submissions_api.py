@@ -177,6 +177,22 @@ def test_only_the_owner_may_submit(alphabeta_set, other_student, instructor, ano
     assert graded_inline(instructor[1], submit_url(variant, 2), {"value": 3}).status_code == 404
 
 
+def test_a_student_no_longer_enrolled_keeps_their_work_but_not_the_assignment(
+        alphabeta_set, student, graded_inline) -> None:
+    from accounts.models import Enrollment
+
+    problem_set, variant = alphabeta_set
+    _, client = student
+    submission_id = graded_inline(client, submit_url(variant), {"value": 3}).json()["id"]
+    Enrollment.objects.filter(user=student[0], course=problem_set.course).delete()
+    assert client.get("/api/v1/assignments/").json() == []
+    assert client.get(f"/api/v1/assignments/{variant.pk}/").status_code == 404
+    refused = graded_inline(client, submit_url(variant), {"value": 4})
+    assert refused.status_code == 404 and refused.json()["error"]["code"] == "not_found"
+    assert client.get(f"/api/v1/submissions/{submission_id}/").status_code == 200
+    assert Submission.objects.filter(student=student[0]).count() == 1
+
+
 def test_who_may_read_a_submission(alphabeta_set, student, other_student, instructor,
                                    other_instructor, anonymous, graded_inline) -> None:
     _, variant = alphabeta_set
