@@ -27,38 +27,19 @@ import time
 import uuid
 from decimal import Decimal
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 REPO = Path(__file__).resolve().parents[1]
 if not __package__:
     # Run as a file, this folder comes first on sys.path: put the repository root there.
     sys.path[0] = str(REPO)
 
+from bench.support import bench_database_url, ensure_database  # noqa: E402 - needs the root on sys.path
+
 TARGET_PER_SECOND = 8.0
 BENCH_DATABASE = "cutoff_bench_code"
 BENCH_BROKER = "redis://127.0.0.1:6379/11"
 WARM_UP = 10
 GRADED_WITHIN_SECONDS = 120.0
-
-
-def bench_database_url() -> str:
-    """Return the URL of the bench database on the server ``DATABASE_URL`` names."""
-    base = urlsplit(os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/cutoff"))
-    return urlunsplit((base.scheme, base.netloc, f"/{BENCH_DATABASE}", "", ""))
-
-
-def ensure_database(url: str) -> None:
-    """Create the bench database if the server does not have it yet."""
-    import psycopg
-
-    parts = urlsplit(url)
-    admin = urlunsplit((parts.scheme, parts.netloc, "/postgres", "", ""))
-    with psycopg.connect(admin, autocommit=True) as connection:
-        exists = connection.execute(
-            "SELECT 1 FROM pg_database WHERE datname = %s", [BENCH_DATABASE]
-        ).fetchone()
-        if not exists:
-            connection.execute(f'CREATE DATABASE "{BENCH_DATABASE}"')
 
 
 def start_worker(env: dict[str, str]) -> subprocess.Popen[bytes]:
@@ -129,7 +110,7 @@ def main() -> None:
     if os.geteuid() != 0:
         raise SystemExit("run as root: the sandbox switches to an unprivileged uid")
 
-    database_url = bench_database_url()
+    database_url = bench_database_url(BENCH_DATABASE)
     ensure_database(database_url)
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.production",
            "SECRET_KEY": uuid.uuid4().hex * 2, "DATABASE_URL": database_url,

@@ -29,7 +29,6 @@ import http.client
 import json
 import os
 import random
-import socket
 import statistics
 import subprocess
 import sys
@@ -39,12 +38,13 @@ import uuid
 from datetime import datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 REPO = Path(__file__).resolve().parents[1]
 if not __package__:
     # Run as a file, this folder comes first on sys.path: put the repository root there.
     sys.path[0] = str(REPO)
+
+from bench.support import bench_database_url, ensure_database, free_port  # noqa: E402 - needs the root on sys.path
 
 TARGET_P99_MS = 150.0
 BENCH_DATABASE = "cutoff_bench"
@@ -55,33 +55,6 @@ GRADED_WITHIN_SECONDS = 30.0
 WARMUP_SUBMISSIONS = 4
 """Per warm-up thread; max_attempts is unlimited, so the warm-up student never runs out."""
 HTTP_TIMEOUT_SECONDS = 10.0
-
-
-def bench_database_url() -> str:
-    """Return the URL of the bench database on the server ``DATABASE_URL`` names."""
-    base = urlsplit(os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/cutoff"))
-    return urlunsplit((base.scheme, base.netloc, f"/{BENCH_DATABASE}", "", ""))
-
-
-def ensure_database(url: str) -> None:
-    """Create the bench database if the server does not have it yet."""
-    import psycopg
-
-    parts = urlsplit(url)
-    admin = urlunsplit((parts.scheme, parts.netloc, "/postgres", "", ""))
-    with psycopg.connect(admin, autocommit=True) as connection:
-        exists = connection.execute(
-            "SELECT 1 FROM pg_database WHERE datname = %s", [BENCH_DATABASE]
-        ).fetchone()
-        if not exists:
-            connection.execute(f'CREATE DATABASE "{BENCH_DATABASE}"')
-
-
-def free_port() -> int:
-    """Return a TCP port free on loopback right now."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def start_services(env: dict[str, str], port: int, log_dir: Path, pool: str,
@@ -335,7 +308,7 @@ def main() -> None:
     if not 1 <= args.students <= 200 or not 1 <= args.submissions <= 20:
         raise SystemExit("--students must be 1..200 and --submissions 1..20")
 
-    database_url = bench_database_url()
+    database_url = bench_database_url(BENCH_DATABASE)
     ensure_database(database_url)
     # Production settings, as deployed behind a TLS proxy (hence X-Forwarded-Proto below).
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.production",
