@@ -29,6 +29,7 @@ import http.client
 import json
 import os
 import random
+import signal
 import statistics
 import subprocess
 import sys
@@ -329,6 +330,8 @@ def main() -> None:
     port = free_port()
     base_url = f"http://127.0.0.1:{port}"
     processes = start_services(env, port, REPO / "var", args.pool, args.concurrency)
+    # Killed (SIGTERM), still stop the server and worker this run started in `finally`.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     started = time.monotonic()
     try:
         wait_for_services(base_url, started + 60)
