@@ -12,6 +12,7 @@ enqueues it later.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
@@ -524,10 +525,28 @@ def regrade_submission(submission: Submission, regrade: Regrade | None) -> Score
     """
     variant_item = VariantItem.objects.select_related("item").get(pk=submission.variant_item_id)
     result = grade_answer(grading_context(variant_item), submission.answer or {})
+    return replace_grade(
+        submission.pk, lambda locked: _apply_grade(locked, result, variant_item.engine_version),
+        regrade,
+    )
+
+
+def replace_grade(submission_id: int, apply: Callable[[Submission], None],
+                  regrade: Regrade | None) -> ScoreChange | None:
+    """Replace a graded submission's grade in place, under its row lock; return the change.
+
+    ``apply`` sets the new scores and results on the locked row. When the score or maximum
+    changed, a :class:`ScoreChange` keeps the old ones (and the old results), and webhooks
+    and the LMS hear of it; otherwise return None. A submission no longer graded is left
+    alone. Typed answers and code submissions are regraded through here alike.
+    """
     with transaction.atomic():
-        locked = Submission.objects.select_for_update().get(pk=submission.pk)
+        locked = Submission.objects.select_for_update().select_related(
+            "variant_item__variant").get(pk=submission_id)
+        if locked.status != Submission.Status.GRADED:
+            return None
         old = (locked.score, locked.max_score, locked.results)
-        _apply_grade(locked, result, variant_item.engine_version)
+        apply(locked)
         locked.save(update_fields=["raw_score", "score", "max_score", "results",
                                    "graded_engine_version"])
         if (locked.score, locked.max_score) == old[:2]:

@@ -29,15 +29,14 @@ from grading.models import Regrade, ScoreChange, Submission
 from grading.sandbox import SandboxUnavailable
 from grading.selectors import attempts_used
 from grading.services import (
-    announce_score,
     as_decimal,
     check_deadlines,
     enqueue_submission,
     finish_code_regrade,
     record_grade,
+    replace_grade,
     replay_of,
 )
-from grading.webhooks import queue_webhook_events
 
 logger = logging.getLogger(__name__)
 
@@ -221,34 +220,11 @@ def regrade_code_submission(submission_id: int, regrade_id: int | None) -> Score
         if regrade_id is not None:
             finish_code_regrade(regrade_id, submission_id, None, failed=True)
         return None
-    change = _record_code_regrade(submission, item.points, grade, regrade_id)
+    regrade = Regrade.objects.filter(pk=regrade_id).first() if regrade_id else None
+    change = replace_grade(submission_id,
+                           lambda locked: _apply_code_grade(locked, item.points, grade), regrade)
     if regrade_id is not None:
         finish_code_regrade(regrade_id, submission_id, change)
-    return change
-
-
-def _record_code_regrade(submission: Submission, points: object, grade: CodeGrade,
-                         regrade_id: int | None) -> ScoreChange | None:
-    """Replace a code submission's grade with ``grade``; keep a changed score's history."""
-    regrade = Regrade.objects.filter(pk=regrade_id).first() if regrade_id else None
-    with transaction.atomic():
-        locked = Submission.objects.select_for_update().select_related(
-            "variant_item__variant").get(pk=submission.pk)
-        if locked.status != Submission.Status.GRADED:
-            return None
-        old = (locked.score, locked.max_score, locked.results)
-        _apply_code_grade(locked, points, grade)
-        locked.save(update_fields=["raw_score", "score", "max_score", "results",
-                                   "graded_engine_version"])
-        if (locked.score, locked.max_score) == old[:2]:
-            return None
-        change = ScoreChange.objects.create(
-            submission=locked, regrade=regrade, old_score=old[0], new_score=locked.score,
-            old_max_score=old[1], new_max_score=locked.max_score, old_results=old[2],
-            reason="regrade",
-        )
-        queue_webhook_events(locked, "submission.regraded")
-        announce_score(locked)
     return change
 
 
