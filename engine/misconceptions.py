@@ -126,6 +126,36 @@ def _cut_too_early(problem: dict[str, Any]) -> Answer:
     return solve(problem, conventions=conventions)
 
 
+@dataclass(frozen=True)
+class _WrongBoundNarrowed(AlphaBetaConventions):
+    """Narrow the opponent's bound instead of the node's own at MAX (or at MIN) nodes.
+
+    The cut test stays right; only the bookkeeping after each child is the other player's.
+    """
+
+    wrong_at_max: bool = True
+
+    def narrowed(
+        self, *, maximising: bool, value: Utility, alpha: Bound, beta: Bound
+    ) -> tuple[Bound, Bound]:
+        """Return the window the student writes: MAX lowering beta, or MIN raising alpha."""
+        wrong = maximising == self.wrong_at_max
+        return super().narrowed(
+            maximising=maximising != wrong, value=value, alpha=alpha, beta=beta
+        )
+
+
+def _wrong_bound_narrowed(*, at_max: bool) -> Callable[[dict[str, Any]], Answer]:
+    def solver(problem: dict[str, Any]) -> Answer:
+        params = _params(problem)
+        conventions = _WrongBoundNarrowed(
+            params.get("cut_on_equality", True), params.get("root_raises_alpha", True), at_max
+        )
+        return solve(problem, conventions=conventions)
+
+    return solver
+
+
 def _unweighted(problem: dict[str, Any]) -> Answer:
     for node in _nodes(problem["tree"]):
         if node.get("type") == "chance":
@@ -216,7 +246,7 @@ def _other_form(problem: dict[str, Any]) -> Answer:
 _ALL = (
     Misconception(
         "alpha_beta_swapped",
-        "Prunes the right nodes but writes alpha where beta belongs and beta where alpha does.",
+        "Writes alpha where beta belongs and beta where alpha does.",
         frozenset({"alphabeta"}),
         _swap_alpha_beta,
     ),
@@ -232,6 +262,20 @@ _ALL = (
         "a strict test on the wrong side.",
         frozenset({"alphabeta"}),
         _cut_too_early,
+    ),
+    Misconception(
+        "beta_updated_at_max",
+        "Updates beta at MAX nodes: a MAX node lowers beta to its best value so far, as a "
+        "MIN node would, instead of raising alpha.",
+        frozenset({"alphabeta"}),
+        _wrong_bound_narrowed(at_max=True),
+    ),
+    Misconception(
+        "alpha_updated_at_min",
+        "Updates alpha at MIN nodes: a MIN node raises alpha to its best value so far, as a "
+        "MAX node would, instead of lowering beta.",
+        frozenset({"alphabeta"}),
+        _wrong_bound_narrowed(at_max=False),
     ),
     Misconception(
         "root_alpha_not_raised",

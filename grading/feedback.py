@@ -5,7 +5,7 @@ A part's result is JSON stored with the submission::
     {"part": "pruned_leaves", "type": "set", "verdict": "partial",
      "points": 0.5, "max_points": 1.0,
      "messages": [{"code": "pruned_too_early", "params": {"pruned": "C3", ...}}],
-     "misconception": "no_alpha_at_min" | null,
+     "misconception": "alpha_updated_at_min" | null,
      "trace_step": {"index": 7, "event": "enter", "node": "C"} | null,
      "expected": ...}
 
@@ -97,10 +97,7 @@ MESSAGES = {
 
 
 MISCONCEPTIONS = {
-    "alpha_beta_swapped": _(
-        "You pruned the right nodes but wrote alpha where beta belongs and beta where alpha "
-        "does."
-    ),
+    "alpha_beta_swapped": _("You wrote alpha where beta belongs and beta where alpha does."),
     "no_cut_on_equality": _(
         "You cut only when alpha is strictly greater than beta; here a cut also happens when "
         "they are equal."
@@ -108,6 +105,14 @@ MISCONCEPTIONS = {
     "cut_too_early": _(
         "You cut as soon as a MIN node's value was above alpha (or a MAX node's below beta); "
         "the test is on the other side."
+    ),
+    "beta_updated_at_max": _(
+        "At a MAX node you lowered beta to the node's best value so far, as a MIN node does; "
+        "a MAX node raises alpha and leaves beta as it came."
+    ),
+    "alpha_updated_at_min": _(
+        "At a MIN node you raised alpha to the node's best value so far, as a MAX node does; "
+        "a MIN node lowers beta and leaves alpha as it came."
     ),
     "root_alpha_not_raised": _(
         "You did not raise alpha at the root, so you searched every root child with the full "

@@ -2,8 +2,9 @@
 
 The item's kind (``exercises.kinds``) says which parts there are and projects the engine's
 answer key onto them; :mod:`grading.scoring` scores each part and :mod:`grading.feedback`
-explains it. The same projection applied to each named misconception's answer lets feedback
-say which mistake a wrong part matches.
+explains it. The same projection applied to each named misconception's answer lets
+:func:`diagnose` name the one mistake whose answer explains the student's (see
+grading/README.md, "Which misconception is named").
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from exercises.kinds import get_kind
 from exercises.kinds.base import SET_SCORING, AnswerPart, Kind, PartType
 from exercises.models import Item
 from grading import feedback
-from grading.scoring import NET_CORRECT, SET_SCORING_RULES, PartScore, part_points, score_part
+from grading.scoring import NET_CORRECT, SET_SCORING_RULES, part_points, score_part
 
 logger = logging.getLogger(__name__)
 
@@ -53,8 +54,8 @@ class GradingContext:
 
     ``answer_key`` is the variant item's stored key, already projected by the kind onto its
     answer parts; ``trace`` is how generation reached it: the engine's full ``answer`` (with
-    the search's event ``trace`` for alpha-beta) and, for multiple choice, the misconception
-    behind each option.
+    the search's event ``trace`` for alpha-beta). A multiple-choice item's ``problem`` lists
+    its options; diagnosis compares the chosen option's value with each misconception's.
     """
 
     def __init__(
@@ -71,6 +72,21 @@ class GradingContext:
         self.trace = dict(trace or {})
         self.engine_answer: dict[str, Any] = dict(self.trace.get("answer") or {})
         self.parts = self.kind.answer_parts(item.params)
+
+    @cached_property
+    def asked_part(self) -> AnswerPart | None:
+        """Return the open part a multiple-choice item asks about (None for open items)."""
+        if not self.kind.is_multiple_choice(self.item.params):
+            return None
+        return next((part for part in self.kind.open_parts(self.item.params)
+                     if part.name == self.kind.choice_part), None)
+
+    def option_value(self, option_id: Any) -> Any:
+        """Return the value of the multiple-choice option ``option_id`` (None if unknown)."""
+        for option in self.problem.get("options") or []:
+            if option.get("id") == option_id:
+                return option.get("value")
+        return None
 
     @cached_property
     def misconception_expectations(self) -> dict[str, dict[str, Any]]:
@@ -111,7 +127,7 @@ def grade_answer(context: GradingContext, answer: Mapping[str, Any]) -> GradeRes
                          context.item.part_points or {})
     results = []
     raw = Fraction(0)
-    wrong_parts = []
+    right_parts, wrong_parts = [], []
     for part in context.parts:
         part_max = points[part.name]
         expected = context.expected.get(part.name)
@@ -127,64 +143,84 @@ def grade_answer(context: GradingContext, answer: Mapping[str, Any]) -> GradeRes
             expected=expected,
         )
         if scored.fraction < 1:
-            wrong_parts.append((part, result))
+            wrong_parts.append(part)
             step = feedback.first_wrong_step(context, part, answer, scored)
             if step is not None:
                 result["messages"].insert(0, step.message)
                 result["trace_step"] = step.trace_step
+        else:
+            right_parts.append(part)
         results.append(result)
-    if wrong_parts:
-        name_misconceptions(context, answer, wrong_parts)
+    diagnosis = diagnose(context, answer, right_parts, wrong_parts) if wrong_parts else None
+    if diagnosis is not None:
+        for result in results:
+            if result["part"] in diagnosis.explained:
+                result["misconception"] = diagnosis.code
     return GradeResult(raw, sum(points.values(), Fraction(0)), results)
 
 
-def name_misconceptions(
+@dataclass(frozen=True)
+class Diagnosis:
+    """The one misconception that explains an answer, and the wrong parts it reproduces."""
+
+    code: str
+    explained: frozenset[str]
+
+
+def diagnose(
     context: GradingContext,
     answer: Mapping[str, Any],
-    wrong_parts: list[tuple[AnswerPart, dict[str, Any]]],
-) -> None:
-    """Name, on each wrong part, the misconception whose answer equals the student's.
+    right_parts: list[AnswerPart],
+    wrong_parts: list[AnswerPart],
+) -> Diagnosis | None:
+    """Return the misconception whose own answer explains ``answer``, if exactly one does best.
 
-    Only misconceptions whose answer to the part differs from the correct one count, so a
-    part is never blamed on a mistake that happens to agree with the key. When several
-    match a part, the one matching the most wrong parts of the whole answer wins: it
-    explains the answer best.
+    A misconception explains an answer when its answer (projected onto the parts) agrees
+    with the student's on every part the student got right and equals it on more than half
+    of the parts the student got wrong (parts left unanswered count as neither). A part the
+    misconception's answer says nothing about (null) neither agrees nor contradicts. The
+    candidate equal on the most wrong parts wins; when none qualifies, or two tie, no
+    misconception is named and the parts' own messages say what is wrong.
     """
-    matches: dict[str, set[str]] = {}
-    for part, _result in wrong_parts:
-        given = answer[part.name]
-        if part.type is PartType.CHOICE:
-            code = (context.trace.get("option_misconceptions") or {}).get(str(given))
-            if code:
-                matches.setdefault(code, set()).add(part.name)
+    best: list[Diagnosis] = []
+    for code, produced in context.misconception_expectations.items():
+        if any(agrees(context, part, answer, produced) is False for part in right_parts):
             continue
-        correct = context.expected.get(part.name)
-        rule = set_scoring_rule(context.item, part)
-        for code, produced in context.misconception_expectations.items():
-            value = produced.get(part.name)
-            if _informative(value) and value != correct and _full_marks(part, given, value, rule):
-                matches.setdefault(code, set()).add(part.name)
-    ranked = sorted(matches, key=lambda code: -len(matches[code]))
-    for part, result in wrong_parts:
-        result["misconception"] = next(
-            (code for code in ranked if part.name in matches[code]), None
+        explained = frozenset(
+            part.name for part in wrong_parts if agrees(context, part, answer, produced)
         )
+        if 2 * len(explained) <= len(wrong_parts):
+            continue
+        if best and len(explained) > len(best[0].explained):
+            best = []
+        if not best or len(explained) == len(best[0].explained):
+            best.append(Diagnosis(code, explained))
+    return best[0] if len(best) == 1 else None
 
 
-def _informative(value: Any) -> bool:
-    """Return whether a projected value says something (not null, not all-null rows).
+def agrees(
+    context: GradingContext, part: AnswerPart, answer: Mapping[str, Any],
+    produced: Mapping[str, Any],
+) -> bool | None:
+    """Return whether a misconception's answer to ``part`` equals the student's (None: silent).
 
-    A kind projects what an engine answer lacks as null; matching on it would blame every
-    student who leaves that part empty on whichever misconception comes first.
+    Equal means the student's value would earn full marks with the misconception's as the
+    key. A multiple-choice answer is compared through the value of the chosen option.
     """
-    if isinstance(value, Mapping):
-        return any(entry is not None for entry in value.values())
-    return value is not None
-
-
-def _full_marks(part: AnswerPart, given: Any, expected: Any, rule: str) -> bool:
-    scored: PartScore = score_part(part, given, expected, set_rule=rule)
-    if part.type is PartType.NODE_VALUES:
-        # A misconception reaches different nodes; agreeing on all it reaches is enough.
+    given = answer[part.name]
+    if part.type is PartType.CHOICE:
+        part, given = context.asked_part, context.option_value(given)
+        if part is None or given is None:
+            return None
+    claim = produced.get(part.name)
+    if part.type is PartType.NODE_VALUES and isinstance(claim, Mapping):
+        # A misconception may leave a node without an exact value; it claims the others.
+        claim = {name: value for name, value in claim.items() if value is not None}
+        if not claim:
+            return None
+        scored = score_part(part, given, claim, set_rule=set_scoring_rule(context.item, part))
         return not scored.facts["wrong"] and not scored.facts["missing"]
+    if claim is None:
+        return None
+    scored = score_part(part, given, claim, set_rule=set_scoring_rule(context.item, part))
     return scored.fraction == 1

@@ -47,6 +47,17 @@ class AlphaBetaConventions:
             return value >= beta if self.cut_on_equality else value > beta
         return value <= alpha if self.cut_on_equality else value < alpha
 
+    def narrowed(
+        self, *, maximising: bool, value: Utility, alpha: Bound, beta: Bound
+    ) -> tuple[Bound, Bound]:
+        """Return the window after a node's best value so far became ``value``.
+
+        A MAX node raises ``alpha`` to it, a MIN node lowers ``beta`` to it.
+        """
+        if maximising:
+            return (value if value > alpha else alpha), beta
+        return alpha, (value if value < beta else beta)
+
     def closed(self, alpha: Bound, beta: Bound) -> bool:
         """Return whether the window (``alpha``, ``beta``) leaves nothing to search for."""
         return alpha >= beta if self.cut_on_equality else alpha > beta
@@ -195,10 +206,9 @@ class _AlphaBeta(Generic[StateT, ActionT]):
                 best, line = value, (action, *below)
             cut = conventions.cuts(maximising=maximising, value=best, alpha=alpha, beta=beta)
             if moves_window or cut:
-                if maximising and best > alpha:
-                    alpha = best
-                elif not maximising and best < beta:
-                    beta = best
+                alpha, beta = conventions.narrowed(
+                    maximising=maximising, value=best, alpha=alpha, beta=beta
+                )
             if cut:
                 skipped = actions[index + 1:]
                 if skipped:

@@ -81,6 +81,8 @@ CASES: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
     "alpha_beta_swapped": (problem("alphabeta", TWO_BY_TWO), ("cutoffs",)),
     "no_cut_on_equality": (problem("alphabeta", TIED), ("evaluated_leaves", "pruned_leaves")),
     "cut_too_early": (problem("alphabeta", ABC), ("evaluated_leaves", "pruned_leaves")),
+    "beta_updated_at_max": (problem("alphabeta", ABC), ("evaluated_leaves", "cutoffs")),
+    "alpha_updated_at_min": (problem("alphabeta", ABC), ("evaluated_leaves", "cutoffs")),
     "root_alpha_not_raised": (problem("alphabeta", TWO_BY_TWO), ("evaluated_leaves",)),
     "chance_unweighted_average": (problem("expectiminimax", COIN), ("value", "move")),
     "chance_as_min": (problem("expectiminimax", COIN), ("value", "move")),
@@ -113,6 +115,7 @@ SPEC_KEYS = {
 
 REQUIRED = {
     "alpha_beta_swapped", "no_cut_on_equality", "cut_too_early", "root_alpha_not_raised",
+    "beta_updated_at_max", "alpha_updated_at_min",
     "chance_unweighted_average", "chance_as_min", "vector_entrywise_max",
     "vector_wrong_player_entry", "mcts_credit_every_node", "final_move_by_ucb1",
     "other_ucb1_form", "depth_off_by_one", "largest_leaf_branch",
@@ -153,6 +156,36 @@ def test_specific_wrong_answers() -> None:
     assert [n["reward"] for n in credited["path"]] == [1, 1]
     largest = get("largest_leaf_branch").answer(CASES["largest_leaf_branch"][0])
     assert (largest["value"], largest["move"]) == (9, "B")
+
+
+def test_a_max_node_lowering_beta_cuts_once_its_best_reaches_its_own_first_value() -> None:
+    # root: A=4 lowers root's beta to 4; B (-inf, 4) = 2; best 4 >= beta 4, so C is cut
+    # (the right search reads C and moves there).
+    answer = get("beta_updated_at_max").answer(CASES["beta_updated_at_max"][0])
+    assert answer["cutoffs"] == [
+        {"number": 1, "node": "root", "alpha": "-inf", "beta": 4, "pruned": ["C"]}
+    ]
+    assert answer["pruned_leaves"] == ["C1", "C2", "C3"]
+    assert (answer["value"], answer["move"]) == (4, "A")
+
+
+def test_a_min_node_raising_alpha_cuts_once_its_best_reaches_its_own_first_value() -> None:
+    # A: A1=4 raises alpha to 4, A2 leaves best 4 <= 4: A3 cut; B cut after B1 as it should;
+    # C (4, inf): C1=5 raises alpha to 5, C2 leaves best 5 <= 5: C3 cut, and C returns 5.
+    answer = get("alpha_updated_at_min").answer(CASES["alpha_updated_at_min"][0])
+    assert [(cut["node"], cut["alpha"], cut["pruned"]) for cut in answer["cutoffs"]] == [
+        ("A", 4, ["A3"]), ("B", 4, ["B2", "B3"]), ("C", 5, ["C3"])
+    ]
+    assert (answer["value"], answer["move"]) == (5, "C")
+
+
+def test_the_right_conventions_narrow_the_window_of_the_node_that_moves() -> None:
+    from engine.search.alphabeta import STANDARD
+
+    assert STANDARD.narrowed(maximising=True, value=3, alpha=1, beta=9) == (3, 9)
+    assert STANDARD.narrowed(maximising=True, value=0, alpha=1, beta=9) == (1, 9)
+    assert STANDARD.narrowed(maximising=False, value=3, alpha=1, beta=9) == (1, 3)
+    assert STANDARD.narrowed(maximising=False, value=10, alpha=1, beta=9) == (1, 9)
 
 
 def test_applicability_depends_on_kind_and_params() -> None:

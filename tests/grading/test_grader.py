@@ -101,22 +101,36 @@ EQUALITY_PROBLEM = copy.deepcopy(ALPHABETA_PROBLEM)
 EQUALITY_PROBLEM["tree"]["children"][1]["children"][0]["value"] = 3  # C1 = alpha: cut on =
 
 
-# alpha_beta_swapped only changes the windows: see test_swapping_alpha_and_beta_is_named.
 @pytest.mark.parametrize(("code", "problem"), [
+    ("alpha_beta_swapped", ALPHABETA_PROBLEM),
     ("no_cut_on_equality", EQUALITY_PROBLEM),
     ("cut_too_early", ALPHABETA_PROBLEM),
+    ("beta_updated_at_max", ALPHABETA_PROBLEM),
+    ("alpha_updated_at_min", ALPHABETA_PROBLEM),
     ("root_alpha_not_raised", ALPHABETA_PROBLEM),
     ("largest_leaf_branch", ALPHABETA_PROBLEM),
 ])
 def test_each_alphabeta_misconception_is_named(code: str, problem: dict[str, Any]) -> None:
     context = context_for("alphabeta", problem)
-    wrong = {name: value for name, value in context.misconception_expectations[code].items()
-             if name != "windows"}
-    assert wrong != {k: v for k, v in context.expected.items() if k != "windows"}
+    wrong = context.misconception_expectations[code]
+    assert wrong != context.expected
     result = grade_answer(context, wrong)
-    named = {p["misconception"] for p in result.results
-             if p["verdict"] not in ("correct", "missing")}
+    named = {p["misconception"] for p in result.results if p["verdict"] != "correct"}
     assert named == {code}, (code, result.results)
+
+
+def test_misconceptions_agreeing_on_the_answered_parts_tie_and_none_is_named() -> None:
+    # Without the windows, not cutting on equality and not raising alpha at the root give
+    # the same answer here: neither explains it better, so neither is named.
+    context = context_for("alphabeta", EQUALITY_PROBLEM)
+    produced = context.misconception_expectations
+    wrong = {name: value for name, value in produced["no_cut_on_equality"].items()
+             if name != "windows"}
+    assert wrong == {name: value for name, value in produced["root_alpha_not_raised"].items()
+                     if name != "windows"}
+    result = grade_answer(context, wrong)
+    assert {part["misconception"] for part in result.results} == {None}
+    assert all(part["messages"] for part in result.results if part["verdict"] == "wrong")
 
 
 def test_minimax_node_values_are_scored_per_node_and_explained_by_the_rule() -> None:
@@ -152,13 +166,17 @@ def test_fractions_and_decimals_are_the_same_exact_number() -> None:
         assert by_part(grade_answer(context, {"value": written}))["value"]["verdict"] == "correct"
 
 
-def test_multiple_choice_names_the_misconception_behind_the_option(db: None) -> None:
-    context = context_for("minimax", MINIMAX_PROBLEM, answer_format="multiple_choice")
+def test_multiple_choice_names_the_misconception_whose_answer_is_the_option(db: None) -> None:
+    problem = {**MINIMAX_PROBLEM, "options": [
+        {"id": "a", "value": 3}, {"id": "b", "value": 14}, {"id": "c", "value": 99}]}
+    context = context_for("minimax", problem, answer_format="multiple_choice")
     context.expected = {"choice": "a"}
-    context.trace["option_misconceptions"] = {"a": None, "b": "largest_leaf_branch"}
+    assert context.misconception_expectations["largest_leaf_branch"]["value"] == 14
     parts = by_part(grade_answer(context, {"choice": "b"}))
     assert parts["choice"]["verdict"] == "wrong"
     assert parts["choice"]["misconception"] == "largest_leaf_branch"
+    # An option no misconception answers is wrong without a named mistake.
+    assert by_part(grade_answer(context, {"choice": "c"}))["choice"]["misconception"] is None
     assert by_part(grade_answer(context, {"choice": "a"}))["choice"]["verdict"] == "correct"
 
 
