@@ -79,6 +79,7 @@ def generate_item(kind_name: str, params: dict[str, Any], seed: str) -> Generate
         trace: dict[str, Any] = {"answer": answer}
         if not issues and kind.is_multiple_choice(params):
             issues = _ask_as_choice(kind, rng, problem, key, params, trace)
+        if not issues and kind.is_multiple_choice(params):
             key = {CHOICE_PART: trace["correct_option"]}
         if not issues:
             return GeneratedItem(
@@ -105,22 +106,23 @@ def _ask_as_choice(
 ) -> list[str]:
     """Add shuffled options (the key and misconceptions' answers) to ``problem`` and ``trace``.
 
-    Every wrong option is what one named misconception of the engine answers, so choosing it
-    diagnoses that mistake. Return an issue when too few misconceptions give distinct wrong
-    answers.
+    Every wrong option is what exactly one named misconception of the engine answers, so
+    choosing it diagnoses that mistake. Return an issue when too few misconceptions give
+    wrong answers of their own.
     """
     part = kind.choice_part
     assert part is not None  # only kinds with a choice part accept answer_format
-    seen = {_canonical(key[part])}
-    wrong: list[tuple[Any, str]] = []
+    by_value: dict[str, list[tuple[Any, str]]] = {}
     for code, answer in sorted(kind.misconception_answers(problem).items()):
         value = kind.project(problem, answer).get(part)
-        if value is not None and _canonical(value) not in seen:
-            seen.add(_canonical(value))
-            wrong.append((value, code))
+        if value is not None and _canonical(value) != _canonical(key[part]):
+            by_value.setdefault(_canonical(value), []).append((value, code))
+    # A value two misconceptions give diagnoses neither (grading names none on a tie).
+    wrong = [found[0] for found in by_value.values() if len(found) == 1]
     needed = params["options"] - 1
     if len(wrong) < needed:
-        return [f"only {len(wrong)} misconceptions give distinct wrong answers, {needed} needed"]
+        return [f"only {len(wrong)} misconceptions give a wrong answer no other gives, "
+                f"{needed} needed"]
     rng.shuffle(wrong)
     options: list[tuple[Any, str | None]] = [(key[part], None), *wrong[:needed]]
     rng.shuffle(options)
