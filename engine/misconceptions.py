@@ -156,6 +156,32 @@ def _wrong_bound_narrowed(*, at_max: bool) -> Callable[[dict[str, Any]], Answer]
     return solver
 
 
+@dataclass(frozen=True)
+class _NeverCut(AlphaBetaConventions):
+    """Keep the window but never stop early: every leaf is evaluated."""
+
+    def cuts(self, *, maximising: bool, value: Utility, alpha: Bound, beta: Bound) -> bool:
+        """Return False: the student never cuts."""
+        return False
+
+
+def _no_pruning(problem: dict[str, Any]) -> Answer:
+    params = _params(problem)
+    conventions = _NeverCut(
+        params.get("cut_on_equality", True), params.get("root_raises_alpha", True)
+    )
+    return solve(problem, conventions=conventions)
+
+
+def _right_to_left(problem: dict[str, Any]) -> Answer:
+    for node in _nodes(problem["tree"]):
+        if "children" in node:
+            node["children"].reverse()
+            if "probabilities" in node:
+                node["probabilities"].reverse()
+    return solve(problem)
+
+
 def _unweighted(problem: dict[str, Any]) -> Answer:
     for node in _nodes(problem["tree"]):
         if node.get("type") == "chance":
@@ -276,6 +302,18 @@ _ALL = (
         "MAX node would, instead of lowering beta.",
         frozenset({"alphabeta"}),
         _wrong_bound_narrowed(at_max=False),
+    ),
+    Misconception(
+        "no_pruning",
+        "Never cuts: evaluates every leaf, as plain minimax does, while keeping the windows.",
+        frozenset({"alphabeta"}),
+        _no_pruning,
+    ),
+    Misconception(
+        "right_to_left",
+        "Searches each node's children right to left instead of left to right.",
+        frozenset({"alphabeta"}),
+        _right_to_left,
     ),
     Misconception(
         "root_alpha_not_raised",

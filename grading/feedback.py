@@ -114,6 +114,12 @@ MISCONCEPTIONS = {
         "At a MIN node you raised alpha to the node's best value so far, as a MAX node does; "
         "a MIN node lowers beta and leaves alpha as it came."
     ),
+    "no_pruning": _("You evaluated every leaf: this is plain minimax, without alpha-beta's "
+                    "pruning."),
+    "right_to_left": _(
+        "You searched the children right to left; they are searched left to right, in the "
+        "order the tree shows them."
+    ),
     "root_alpha_not_raised": _(
         "You did not raise alpha at the root, so you searched every root child with the full "
         "window."

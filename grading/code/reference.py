@@ -237,8 +237,6 @@ the chance ones only change trees that have chance nodes.
 
 
 CODE_EXPLANATIONS: dict[str, Any] = {
-    "no_pruning": _("You evaluated every leaf: this is plain minimax, without alpha-beta's "
-                    "pruning."),
     "depth_one_ply_too_deep": _("You searched one ply deeper than the depth limit: depth "
                                 "counts plies from 0 at the root, and states at the limit are "
                                 "evaluated."),
@@ -258,7 +256,8 @@ CODE_EXPLANATIONS: dict[str, Any] = {
     "selected_most_visited": _("You descended to the most visited child: that is how the move "
                                "is finally played, not how selection chooses."),
 }
-"""What the mistakes only code items diagnose tell the student; the others are explained by
+"""What code items tell the student for the mistakes only they diagnose, or in their own
+words (``right_to_left`` names ``game.actions``); the others are explained by
 :func:`grading.feedback.misconception_text`."""
 
 

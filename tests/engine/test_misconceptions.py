@@ -83,6 +83,8 @@ CASES: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
     "cut_too_early": (problem("alphabeta", ABC), ("evaluated_leaves", "pruned_leaves")),
     "beta_updated_at_max": (problem("alphabeta", ABC), ("evaluated_leaves", "cutoffs")),
     "alpha_updated_at_min": (problem("alphabeta", ABC), ("evaluated_leaves", "cutoffs")),
+    "no_pruning": (problem("alphabeta", ABC), ("evaluated_leaves", "pruned_leaves", "cutoffs")),
+    "right_to_left": (problem("alphabeta", ABC), ("evaluated_leaves", "pruned_leaves")),
     "root_alpha_not_raised": (problem("alphabeta", TWO_BY_TWO), ("evaluated_leaves",)),
     "chance_unweighted_average": (problem("expectiminimax", COIN), ("value", "move")),
     "chance_as_min": (problem("expectiminimax", COIN), ("value", "move")),
@@ -115,7 +117,7 @@ SPEC_KEYS = {
 
 REQUIRED = {
     "alpha_beta_swapped", "no_cut_on_equality", "cut_too_early", "root_alpha_not_raised",
-    "beta_updated_at_max", "alpha_updated_at_min",
+    "beta_updated_at_max", "alpha_updated_at_min", "no_pruning", "right_to_left",
     "chance_unweighted_average", "chance_as_min", "vector_entrywise_max",
     "vector_wrong_player_entry", "mcts_credit_every_node", "final_move_by_ucb1",
     "other_ucb1_form", "depth_off_by_one", "largest_leaf_branch",
@@ -177,6 +179,16 @@ def test_a_min_node_raising_alpha_cuts_once_its_best_reaches_its_own_first_value
         ("A", 4, ["A3"]), ("B", 4, ["B2", "B3"]), ("C", 5, ["C3"])
     ]
     assert (answer["value"], answer["move"]) == (5, "C")
+
+
+def test_searching_right_to_left_reads_the_last_child_first() -> None:
+    # C (10, 8, 5) = 5 first; B reads 13, 15 and 2 with alpha 5 and cuts after its last
+    # child, skipping nothing; A likewise: nothing is pruned, where the real search cuts B.
+    answer = get("right_to_left").answer(CASES["right_to_left"][0])
+    assert answer["evaluated_leaves"] == ["C3", "C2", "C1", "B3", "B2", "B1", "A3", "A2", "A1"]
+    assert answer["pruned_leaves"] == [] and answer["cutoffs"] == []
+    never = get("no_pruning").answer(CASES["no_pruning"][0])
+    assert never["pruned_leaves"] == [] and len(never["evaluated_leaves"]) == 9
 
 
 def test_the_right_conventions_narrow_the_window_of_the_node_that_moves() -> None:

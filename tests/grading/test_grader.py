@@ -99,11 +99,16 @@ def test_evaluating_a_pruned_leaf_names_the_cutoff_that_skips_it() -> None:
 
 EQUALITY_PROBLEM = copy.deepcopy(ALPHABETA_PROBLEM)
 EQUALITY_PROBLEM["tree"]["children"][1]["children"][0]["value"] = 3  # C1 = alpha: cut on =
+EQUAL_AND_STRICT_CUTS = copy.deepcopy(EQUALITY_PROBLEM)
+EQUAL_AND_STRICT_CUTS["tree"]["children"][2]["children"][1]["value"] = 1  # D2 < alpha: cut
 
 
 @pytest.mark.parametrize(("code", "problem"), [
     ("alpha_beta_swapped", ALPHABETA_PROBLEM),
-    ("no_cut_on_equality", EQUALITY_PROBLEM),
+    # Not cutting on equality still cuts at D: unlike not pruning at all.
+    ("no_cut_on_equality", EQUAL_AND_STRICT_CUTS),
+    ("no_pruning", EQUAL_AND_STRICT_CUTS),
+    ("right_to_left", ALPHABETA_PROBLEM),
     ("cut_too_early", ALPHABETA_PROBLEM),
     ("beta_updated_at_max", ALPHABETA_PROBLEM),
     ("alpha_updated_at_min", ALPHABETA_PROBLEM),
