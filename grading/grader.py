@@ -151,7 +151,15 @@ def grade_answer(context: GradingContext, answer: Mapping[str, Any]) -> GradeRes
         else:
             right_parts.append(part)
         results.append(result)
-    diagnosis = diagnose(context, answer, right_parts, wrong_parts) if wrong_parts else None
+    diagnosis = None
+    if wrong_parts:
+        try:
+            diagnosis = diagnose(context, answer, right_parts, wrong_parts)
+        except Exception:
+            # Diagnosis is a bonus: a misconception answer grading cannot compare leaves the
+            # answer undiagnosed rather than the submission ungraded.
+            logger.warning("diagnosing an answer to %s failed", context.kind.name,
+                           exc_info=True)
     if diagnosis is not None:
         for result in results:
             if result["part"] in diagnosis.explained:

@@ -245,6 +245,15 @@ def test_a_misconception_is_shown_only_on_the_parts_it_reproduces() -> None:
     assert parts["cutoffs"]["misconception"] == "beta_updated_at_max"
 
 
+def test_a_misconception_answer_that_cannot_be_compared_leaves_the_grade_undiagnosed() -> None:
+    context = context_for("alphabeta", ALPHABETA_PROBLEM)
+    broken = {**context.misconception_expectations["cut_too_early"], "cutoffs": [{"x": 1}]}
+    context.__dict__["misconception_expectations"] = {"cut_too_early": broken}
+    result = grade_answer(context, {**context.expected, "pruned_leaves": ["C3"]})
+    assert {part["misconception"] for part in result.results} == {None}
+    assert result.raw_score < result.max_score
+
+
 # --- through the service the Celery task runs -----------------------------------------------
 
 
