@@ -247,7 +247,7 @@ def test_a_misconception_is_shown_only_on_the_parts_it_reproduces() -> None:
 
 def test_a_misconception_answer_that_cannot_be_compared_leaves_the_grade_undiagnosed() -> None:
     context = context_for("alphabeta", ALPHABETA_PROBLEM)
-    broken = {**context.misconception_expectations["cut_too_early"], "cutoffs": [{"x": 1}]}
+    broken = {**context.expected, "cutoffs": [{"x": 1}]}  # agrees until the cutoffs
     context.__dict__["misconception_expectations"] = {"cut_too_early": broken}
     result = grade_answer(context, {**context.expected, "pruned_leaves": ["C3"]})
     assert {part["misconception"] for part in result.results} == {None}
