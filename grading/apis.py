@@ -103,7 +103,13 @@ class SubmissionOutputSerializer(serializers.Serializer):
         points = serializers.FloatField()
         max_points = serializers.FloatField()
         messages = MessageSerializer(many=True)
-        misconception = serializers.CharField(allow_null=True)
+        misconception = serializers.CharField(
+            allow_null=True,
+            help_text="the engine misconception whose own answer explains the whole answer "
+                      "(it agrees with every right part and reproduces more than half of the "
+                      "wrong ones), on the wrong parts it reproduces; null when none does or "
+                      "two tie",
+        )
         misconception_text = serializers.CharField(allow_null=True)
         trace_step = JsonObjectField(allow_null=True)
         expected = JsonAnyField(required=False, help_text="only once answers are visible")
