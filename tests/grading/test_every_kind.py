@@ -102,7 +102,8 @@ def test_every_misconception_generated_items_can_show_is_named_somewhere() -> No
     # Default params draw fair coins, no ties and no depth limit, so chance weighting, cuts
     # on equality and depth counting are covered by hand-made trees (test_grader.py).
     assert {code for code, names in named.items() if code in names} >= {
-        "chance_as_min", "cut_too_early", "final_move_by_ucb1", "largest_leaf_branch",
-        "mcts_credit_every_node", "other_ucb1_form", "root_alpha_not_raised",
+        "alpha_beta_swapped", "alpha_updated_at_min", "beta_updated_at_max", "chance_as_min",
+        "cut_too_early", "final_move_by_ucb1", "largest_leaf_branch", "mcts_credit_every_node",
+        "no_pruning", "other_ucb1_form", "right_to_left", "root_alpha_not_raised",
         "vector_entrywise_max", "vector_wrong_player_entry",
     }
