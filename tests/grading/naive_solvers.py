@@ -31,7 +31,8 @@ def value_of(node: dict[str, Any]) -> Fraction:
         return max(values)
     if node["type"] == "min":
         return min(values)
-    return sum((exact(p) * v for p, v in zip(node["probabilities"], values)), Fraction(0))
+    weighted = zip(node["probabilities"], values, strict=True)
+    return sum((exact(p) * v for p, v in weighted), Fraction(0))
 
 
 def all_values(node: dict[str, Any], into: dict[str, Fraction] | None = None

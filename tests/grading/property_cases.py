@@ -76,10 +76,37 @@ def case_seed(kind_name: str, answer_format: str, index: int) -> str:
 
 # --- known failures: one table ----------------------------------------------------------
 
-KNOWN_FAILURES: dict[tuple[str, str, str], str] = {}
-"""(property, kind, format) → which defect makes it fail today and who fixes it.
+PADDED = ("issue 13: padded names are not stripped in set/sequence/node_values/cutoffs/records "
+          "parts (owner A)")
+CUTOFF_CHILDREN = ("issue 13: cutoffs are graded by their nodes only, not the children they "
+                   "skip (owner A)")
+TIES = "issue 13: a tied best move other than the leftmost loses its points (owner A)"
+DIAGNOSIS = ("issue 13: a misconception is named on a wrong part although it contradicts parts "
+             "the student got right (owner B)")
+CHOICE_CRASH = ("issue 13: multiple-choice generation raises KeyError 'correct_option' when "
+                "too few misconceptions differ (owner C)")
+FEEDBACK_LEAK = ("issue 13: feedback before answers are visible shows expected values (pruned "
+                 "names, windows, children's values); the default `verdicts` policy (owner C)")
 
-Filled in from the last run on h/D; see the report of helper D for one example each."""
+KNOWN_FAILURES: dict[tuple[str, str, str], str] = {
+    **{("key_full_marks", kind, "open"): PADDED for kind in (
+        "alphabeta", "expectimax", "expectiminimax", "mcts_backprop", "minimax",
+        "move_ordering", "ucb1")},
+    ("one_part_changed", "alphabeta", "open"): CUTOFF_CHILDREN,
+    ("misconception_named", "alphabeta", "open"): CUTOFF_CHILDREN,
+    **{("misconception_consistent", kind, "open"): DIAGNOSIS for kind in (
+        "alphabeta", "expectimax", "expectiminimax", "minimax", "price_war", "ucb1", "vector")},
+    **{("tied_move_accepted", kind, "open"): TIES for kind in (
+        "alphabeta", "expectimax", "expectiminimax", "minimax")},
+    **{("generation_never_raises", kind, "multiple_choice"): CHOICE_CRASH for kind in (
+        "alphabeta", "expectimax", "expectiminimax", "ucb1", "vector")},
+    **{("stored", kind, "open"): FEEDBACK_LEAK for kind in (
+        "alphabeta", "expectimax", "expectiminimax", "minimax")},
+}
+"""THE TABLE of known failures: (property, kind, format) → the defect and who fixes it.
+
+Each is marked ``xfail(strict=True)``: when the fix is merged the case passes, which fails
+the run (XPASS strict) until its row here is removed. Measured on h/D at 3ede2de."""
 
 
 def cases(prop: str, pairs: list[tuple[str, str]], seeds: int = SEEDS) -> list[Any]:
@@ -115,6 +142,16 @@ def unsaved_variant_item(kind_name: str, answer_format: str, index: int) -> Vari
     return VariantItem(item=item, position=1, seed=case_seed(kind_name, answer_format, index),
                        problem=made.problem, prompt=made.prompt, answer_key=made.answer_key,
                        trace=made.trace, engine_version=made.engine_version)
+
+
+def first_context(kind_name: str, answer_format: str) -> GradingContext:
+    """Return the grading context of the first seed of a kind and format that generates."""
+    for index in range(SEEDS):
+        try:
+            return context_of(kind_name, answer_format, index)
+        except Exception:  # noqa: BLE001 - generation is checked by its own property
+            continue
+    raise AssertionError(f"no seed of {kind_name}/{answer_format} generates")
 
 
 def context_of(kind_name: str, answer_format: str, index: int) -> GradingContext:
@@ -164,13 +201,12 @@ class Checker:
                 continue
             yield index, context
 
-    def check(self, ok: bool, describe: Callable[[], str], category: str = "") -> bool:
-        """Count one case; remember it as a failure (described lazily) when not ``ok``."""
+    def check(self, ok: bool, why: str, category: str = "") -> bool:
+        """Count one case; remember it as a failure, ``why`` and in ``category``, if not ``ok``."""
         self.cases += 1
         self.tally.cases += 1
         if not ok:
-            text = describe()
-            text = text if len(text) <= DESCRIPTION_CHARS else text[:DESCRIPTION_CHARS] + "…"
+            text = why if len(why) <= DESCRIPTION_CHARS else why[:DESCRIPTION_CHARS] + "…"
             self.tally.failures += 1
             self.failures.append(text)
             self.categories[category] += 1
@@ -275,7 +311,8 @@ def same(part: AnswerPart, a: Any, b: Any) -> bool:
         case PartType.SEQUENCE:
             return [name(x) for x in a] == [name(x) for x in b]
         case PartType.VECTOR:
-            return len(a) == len(b) and all(numbers_same(x, y, tol) for x, y in zip(a, b))
+            return len(a) == len(b) and all(
+                numbers_same(x, y, tol) for x, y in zip(a, b, strict=True))
         case PartType.NODE_VALUES:
             da = {name(k): v for k, v in a.items()}
             db = {name(k): v for k, v in b.items()}
@@ -295,7 +332,7 @@ def same(part: AnswerPart, a: Any, b: Any) -> bool:
 def _values_same(a: Any, b: Any, tol: Fraction | None) -> bool:
     if isinstance(a, list) or isinstance(b, list):
         return (isinstance(a, list) and isinstance(b, list) and len(a) == len(b)
-                and all(numbers_same(x, y, tol) for x, y in zip(a, b)))
+                and all(numbers_same(x, y, tol) for x, y in zip(a, b, strict=True)))
     return numbers_same(a, b, tol)
 
 
@@ -393,6 +430,12 @@ def _as_decimal_text(raw: Any) -> Any:
         ".0" if x.denominator == 1 else "")
 
 
+def _nudged(raw: Any, tolerance: Fraction) -> Any:
+    """Move a number by less than the tolerance, written as a float (what students type)."""
+    x = number(raw)
+    return raw if isinstance(x, float) else float(x + tolerance / 2)
+
+
 def _reordered(part: AnswerPart, value: Any) -> Any:
     match part.type:
         case PartType.SET:
@@ -417,6 +460,8 @@ KEY_FORMS: dict[str, Callable[[AnswerPart, Any], Any]] = {
     "reordered_sets": _reordered,
     "fraction_numbers": lambda part, value: _map_numbers(part, value, _as_fraction_text),
     "decimal_numbers": lambda part, value: _map_numbers(part, value, _as_decimal_text),
+    "within_tolerance": lambda part, value: value if part.tolerance is None else _map_numbers(
+        part, value, lambda v: _nudged(v, part.tolerance)),
 }
 """Ways to write the key that mean the key: each must earn full marks."""
 
@@ -479,6 +524,11 @@ def wrong_values(part: AnswerPart, key: Any, problem: Mapping[str, Any],
     match part.type:
         case PartType.NUMBER:
             found += [(f"number {v}", v) for v in other_numbers(key, rng)]
+            exact_key = number(key)
+            if part.tolerance is None and isinstance(exact_key, Fraction) and (
+                    exact_key.denominator != 1):
+                # Close is not enough where the key is exact: 7/3 is not 2.33.
+                found.append(("number rounded", round(float(exact_key), 2)))
         case PartType.NAME:
             pool = names.root_children or names.nodes or names.moves
             others = [n for n in pool if n != key] or [n for n in names.nodes if n != key]

@@ -64,7 +64,7 @@ def test_the_key_agrees_with_a_naive_solver(kind_name: str, answer_format: str) 
         for part in context.parts:
             checker.check(
                 same(part, naive[part.name], context.expected[part.name]),
-                lambda: f"seed {index} {part.name}: engine {context.expected[part.name]}, "
+                f"seed {index} {part.name}: engine {context.expected[part.name]}, "
                         f"naive {naive[part.name]}; problem {context.problem}",
                 part.name)
     checker.finish(SEEDS - checker.skipped)
@@ -98,7 +98,7 @@ def test_the_key_agrees_with_a_naive_solver_beyond_the_defaults(kind_name: str,
         for part in context.parts:
             checker.check(
                 same(part, naive[part.name], context.expected[part.name]),
-                lambda: f"seed {index} {part.name}: engine {context.expected[part.name]}, "
+                f"seed {index} {part.name}: engine {context.expected[part.name]}, "
                         f"naive {naive[part.name]}; problem {context.problem}",
                 part.name)
     checker.finish(SEEDS)
