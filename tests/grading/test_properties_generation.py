@@ -7,6 +7,7 @@ seeds, and each kind offering multiple choice also in that format.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -14,6 +15,7 @@ import pytest
 from exercises.generation import GenerationError, generate_item
 from exercises.kinds import all_kinds, get_kind
 from exercises.kinds.base import CHOICE_PART, PartType
+from exercises.kinds.params import BoolParam, ChoiceParam, IntParam, ParamError
 from tests.grading.property_cases import (
     SEEDS,
     Checker,
@@ -94,3 +96,57 @@ def test_multiple_choice_options_are_distinct_and_one_is_the_key(kind_name: str,
             f"seed {index}: options {options}, key {open_key}, "
                     f"correct option {context.expected[CHOICE_PART]}")
     checker.finish(SEEDS - checker.skipped)
+
+
+BOUNDARY_SEEDS = 5
+
+
+def one_param_changes(kind_name: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Yield (label, raw params) setting one param to a bound, another choice, or its negation.
+
+    Combinations the kind refuses (a 400 naming the field) are left out: only params an
+    instructor can store are generated.
+    """
+    kind = get_kind(kind_name)
+    for param in kind.declared_params():
+        if isinstance(param, IntParam):
+            values: list[Any] = [param.minimum, param.maximum]
+        elif isinstance(param, ChoiceParam):
+            values = [c for c in param.choices if c != param.default]
+        elif isinstance(param, BoolParam):
+            values = [not param.default]
+        else:
+            continue
+        for value in values:
+            raw = {param.name: value}
+            try:
+                kind.clean_params(raw)
+            except ParamError:
+                continue
+            yield f"{param.name}={value}", raw
+
+
+@pytest.mark.parametrize(("kind_name", "answer_format"),
+                         cases("generation_fails_only_clearly",
+                               [(kind.name, "bounds") for kind in all_kinds()], BOUNDARY_SEEDS))
+def test_generation_with_any_stored_params_fails_only_with_a_clear_error(
+        kind_name: str, answer_format: str) -> None:
+    """Check that one param at a bound either generates or raises a GenerationError.
+
+    Params at their bounds may be unsatisfiable (the GenerationError names the constraint);
+    any other exception is a crash.
+    """
+    checker = Checker("generation_fails_only_clearly", kind_name, answer_format)
+    kind = get_kind(kind_name)
+    for label, raw in one_param_changes(kind_name):
+        params = kind.clean_params(raw)
+        for index in range(BOUNDARY_SEEDS):
+            try:
+                generate_item(kind_name, params, case_seed(kind_name, label, index))
+                crash = None
+            except GenerationError:
+                crash = None
+            except Exception as error:  # noqa: BLE001 - the crash is what is counted
+                crash = f"{type(error).__name__}: {error}"
+            checker.check(crash is None, f"{label} seed {index}: {crash}", label)
+    checker.finish(0)
