@@ -9,12 +9,17 @@ would keep capabilities inside the sandbox; a grader that is not root itself ski
 and the sandbox runs as the grader's own uid.
 
 Safe to call from a Celery worker running as root: nothing here changes the worker's own
-credentials, signal handlers or cgroup, and the run directory is removed afterwards.
+credentials, signal handlers or cgroup, and the run directory is removed afterwards. The
+worker does become a child subreaper (``PR_SET_CHILD_SUBREAPER``): a killed run's
+interpreter, orphaned when bwrap dies, is then the worker's child, which reaps it, instead
+of a zombie of the container's pid 1 (Celery, which never reaps it) counting against the
+sandbox uid's process limit for good.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import dataclasses
 import fcntl
 import functools
@@ -116,6 +121,7 @@ def run_in_sandbox(source: str, entry_point: str, args: Sequence[object], game: 
     """
     config = config or SandboxConfig()
     tools = check_host(config)
+    _become_subreaper()
     server = GameServer(game, evaluator=evaluator, players=players, recorder=recorder)
     start = {"entry": entry_point, "args": server.start_args(args)}
     run_id = secrets.token_hex(8)
@@ -144,6 +150,22 @@ def run_in_sandbox(source: str, entry_point: str, args: Sequence[object], game: 
             shutil.rmtree(run_dir, ignore_errors=True)
     return session.record(usage, cgroup.status if isinstance(cgroup, cgroups.RunCgroup)
                           else cgroup)
+
+
+PR_SET_CHILD_SUBREAPER = 36
+
+
+@functools.cache
+def _become_subreaper() -> None:
+    """Make this process the reaper of its orphaned descendants, once per process.
+
+    bwrap and the interpreter it starts are parent and child; when a run is killed, bwrap may
+    die first and its child would otherwise be re-parented to pid 1 of the host or container.
+    """
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+        error = ctypes.get_errno()
+        raise SandboxUnavailable(f"cannot become a child subreaper: {os.strerror(error)}")
 
 
 @dataclass(frozen=True)
@@ -343,6 +365,8 @@ class _Session:
         self.cpu_seconds = 0.0
         self.max_rss = 0
         self.wall_seconds = 0.0
+        self.orphans: list[int] = []
+        """pidfds of bwrap's children, taken when the run is killed: reaped after bwrap."""
 
     def run(self, template: list[str]) -> None:
         to_child_r, to_child_w = os.pipe()
@@ -491,18 +515,43 @@ class _Session:
         self._kill(proc)
 
     def _kill(self, proc: subprocess.Popen[bytes]) -> None:
-        # bwrap and everything it started are in the pid namespace whose init dies with bwrap;
-        # the process group covers the links before bwrap, the cgroup anything else.
+        # The pid namespace's init (bwrap's child, the interpreter) first: its death takes
+        # every process of the namespace with it, and bwrap reaps it if it is still alive.
+        # Then the process group (the links before bwrap and bwrap itself) and the cgroup
+        # (anything else). An init whose bwrap died first is this (subreaper) process's
+        # child, reaped in _reap.
+        for pid in _children(proc.pid):
+            self._kill_orphan(pid, {proc.pid, os.getpid()})
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)
         if self.cgroup is not None:
             self.cgroup.kill_all()
+
+    def _kill_orphan(self, pid: int, parents: set[int]) -> None:
+        """SIGKILL ``pid`` if its parent is one of ``parents``, keeping a pidfd to reap it."""
+        try:
+            pidfd = os.pidfd_open(pid)
+        except ProcessLookupError:
+            return
+        # The pidfd pins the process: checked after opening it, the parent is not a reused pid's.
+        if _parent(pid) not in parents:
+            os.close(pidfd)
+            return
+        self.orphans.append(pidfd)
+        with contextlib.suppress(ProcessLookupError):
+            signal.pidfd_send_signal(pidfd, signal.SIGKILL)
 
     def _reap(self, proc: subprocess.Popen[bytes]) -> None:
         _, status, usage = os.wait4(proc.pid, 0)
         proc.returncode = self.exit_status = os.waitstatus_to_exitcode(status)
         self.cpu_seconds = usage.ru_utime + usage.ru_stime
         self.max_rss = usage.ru_maxrss * 1024
+        for pidfd in self.orphans:
+            # ChildProcessError: bwrap reaped it before it died, or it was reaped already.
+            with contextlib.suppress(ChildProcessError):
+                os.waitid(os.P_PIDFD, pidfd, os.WEXITED)
+            os.close(pidfd)
+        self.orphans.clear()
 
     def record(self, usage: _Usage, cgroup: str) -> RunRecord:
         """Return the run's record; ``usage`` (from the cgroup) beats rusage, which misses the
@@ -569,6 +618,24 @@ class _Ending:
 
     code: str
     params: dict[str, str | int | float]
+
+
+def _children(pid: int) -> list[int]:
+    """Return the pids of the children of every thread of ``pid`` (none once it has exited)."""
+    children = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        with contextlib.suppress(OSError):
+            children += [int(child) for child in (task / "children").read_text().split()]
+    return children
+
+
+def _parent(pid: int) -> int | None:
+    """Return the parent pid of ``pid``, or None when it is gone."""
+    try:
+        lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+    except OSError:
+        return None
+    return next((int(line.split()[1]) for line in lines if line.startswith("PPid:")), None)
 
 
 def _unread_bytes(pipe_fd: int) -> int:
