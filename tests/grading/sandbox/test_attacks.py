@@ -68,6 +68,24 @@ def solve(game, state):
     assert record.return_value == ["connect: PermissionError", "udp: PermissionError"]
 
 
+def test_the_sandbox_has_a_network_namespace_of_its_own(run: Runner,
+                                                       listener: socket.socket) -> None:
+    # Sharing the host's namespace, /proc/net would list the host's interfaces and its
+    # listening Redis, PostgreSQL and web ports (this test's listener among them).
+    record = run('''
+import os
+def solve(game, state):
+    interfaces = [line.split(":")[0].strip() for line in open("/proc/net/dev").readlines()[2:]]
+    sockets = [open(f"/proc/net/{name}").readlines()[1:] for name in ("tcp", "tcp6", "udp")]
+    return [interfaces, sockets, os.readlink("/proc/self/ns/net")]
+''')
+    assert record.verdict == "ok", record.message
+    interfaces, sockets, namespace = record.return_value
+    assert interfaces == ["lo"]
+    assert sockets == [[], [], []]
+    assert namespace != os.readlink("/proc/self/ns/net")
+
+
 def test_cannot_reach_a_web_port(run: Runner, listener: socket.socket) -> None:
     port = listener.getsockname()[1]
     record = run(ATTEMPT + f'''
