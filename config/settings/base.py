@@ -244,7 +244,7 @@ LOGIN_URL = "pages:login"
 LOGIN_REDIRECT_URL = "pages:home"
 
 # --- sandbox ------------------------------------------------------------------------------
-# Code submissions run under this folder as this unprivileged uid (see grading.sandbox).
+# Code submissions run as these unprivileged uids; the folder holds the uid pool's locks.
 CUTOFF_SANDBOX_DIR = env_str("CUTOFF_SANDBOX_DIR", "/tmp/cutoff-sandbox")
 CUTOFF_SANDBOX_UID = env_int("CUTOFF_SANDBOX_UID", 60000)
 CUTOFF_SANDBOX_UID_COUNT = env_int("CUTOFF_SANDBOX_UID_COUNT", 32)

@@ -15,7 +15,7 @@ ENV_VARS: dict[str, str] = {
     "ALLOWED_HOSTS": "comma-separated host names served (production)",
     "CSRF_TRUSTED_ORIGINS": "comma-separated origins trusted for CSRF (production)",
     "CUTOFF_VAR_DIR": "folder for the SQLite database, broker files and artefacts (default var/)",
-    "CUTOFF_SANDBOX_DIR": "folder where sandboxed code runs are laid out",
+    "CUTOFF_SANDBOX_DIR": "folder of the sandbox uid pool's lock files",
     "CUTOFF_SANDBOX_UID": (
         "first of the unprivileged uids student code runs as, one per concurrent run "
         "(default 60000); no account on the host may use the range"

@@ -3,13 +3,15 @@
 The process chain, each link exec'ing the next so they share one pid and process group:
 ``sh`` (joins the run's cgroup, only when there is one) -> ``prlimit`` -> ``setpriv`` (drops
 to the unprivileged sandbox uid/gid with no groups, capabilities or bounding set) -> ``bwrap``
-(new namespaces of every kind, read-only ``/usr``, only the run directory, seccomp) ->
+(new namespaces of every kind, read-only ``/usr``, the run's two files, seccomp) ->
 ``/usr/bin/python3 -I -S -B bootstrap.pyc``. bubblewrap is never started as root because it
 would keep capabilities inside the sandbox; a grader that is not root itself skips ``setpriv``
 and the sandbox runs as the grader's own uid.
 
 Safe to call from a Celery worker running as root: nothing here changes the worker's own
-credentials, signal handlers or cgroup, and the run directory is removed afterwards. The
+credentials, signal handlers or cgroup. The run's files (the student's source and the
+compiled bootstrap) are copied into the sandbox's own read-only root from memory, so no host
+path or run id shows in its ``/proc/self/mountinfo`` and nothing is left on disk. The
 worker does become a child subreaper (``PR_SET_CHILD_SUBREAPER``): a killed run's
 interpreter, orphaned when bwrap dies, is then the worker's child, which reaps it, instead
 of a zombie of the container's pid 1 (Celery, which never reaps it) counting against the
@@ -126,28 +128,26 @@ def run_in_sandbox(source: str, entry_point: str, args: Sequence[object], game: 
     start = {"entry": entry_point, "args": server.start_args(args)}
     run_id = secrets.token_hex(8)
     base_dir = _prepare_base_dir(config.base_dir.absolute())
-    sweep_stale_runs(base_dir)
     if config.use_cgroup:
         _sweep_stale_cgroups_now_and_then(config.cgroup_parent)
-    run_dir = base_dir / f"run-{run_id}"
     cgroup: cgroups.RunCgroup | str = "unavailable: disabled in SandboxConfig"
     usage = _Usage()
     with _run_uid(config, base_dir) as uid:
         config = dataclasses.replace(config, uid=uid)
         try:
-            _make_run_dir(run_dir, config, source)
             if config.use_cgroup:
                 cgroup = cgroups.create_run_cgroup(f"{cgroups.RUN_CGROUP_PREFIX}{run_id}",
                                                     limits, config.cgroup_parent)
             session = _Session(server, start, limits,
                                cgroup if isinstance(cgroup, cgroups.RunCgroup) else None)
-            session.run(_command(tools, config, limits, run_dir, cgroup))
+            session.run(_command(tools, config, limits, cgroup),
+                        {"solution.py": source.encode("utf-8"),
+                         BOOTSTRAP_PYC: _compiled_bootstrap(config.python)})
         finally:
             if isinstance(cgroup, cgroups.RunCgroup):
                 cgroup.kill_all()
                 usage = _Usage(cgroup.cpu_seconds(), cgroup.peak_memory(), cgroup.oom_killed())
                 cgroup.remove()
-            shutil.rmtree(run_dir, ignore_errors=True)
     return session.record(usage, cgroup.status if isinstance(cgroup, cgroups.RunCgroup)
                           else cgroup)
 
@@ -175,28 +175,6 @@ class _Usage:
     cpu_seconds: float | None = None
     peak_memory: int | None = None
     oom_killed: bool = False
-
-
-STALE_RUN_SECONDS = 3600.0
-"""Age beyond any run's wall limit: only a killed worker's leftovers get this old."""
-
-
-def sweep_stale_runs(base: Path, now: float | None = None) -> list[str]:
-    """Remove run directories under ``base`` that a killed worker left behind; return names.
-
-    A worker that dies mid-run never reaches its ``finally``; without this sweep each such
-    run's directory (the student's source) would stay on disk for good.
-    """
-    now = time.time() if now is None else now
-    removed = []
-    for entry in base.glob("run-*"):
-        with contextlib.suppress(FileNotFoundError):  # another worker swept it first
-            if entry.is_dir() and not entry.is_symlink() and (
-                now - entry.lstat().st_mtime > STALE_RUN_SECONDS
-            ):
-                shutil.rmtree(entry, ignore_errors=True)
-                removed.append(entry.name)
-    return removed
 
 
 @contextlib.contextmanager
@@ -245,37 +223,19 @@ def _sweep_stale_cgroups_now_and_then(parent: Path | None) -> None:
 
 
 def _prepare_base_dir(base: Path) -> Path:
-    """Create the base directory if needed and return it; refuse one another user could swap
-    or fill (it may sit in /tmp), or one the sandbox uid cannot reach to bind its run dir."""
-    # Root-owned and not listable, so one run's directory name is not discoverable from another
-    # user on the host; the sandbox uid needs only to traverse it.
-    base.mkdir(mode=0o711, parents=True, exist_ok=True)
+    """Create the base directory (it holds the uid pool's lock files) if needed and return it;
+    refuse one another user could swap or fill (it may sit in /tmp)."""
+    base.mkdir(mode=0o700, parents=True, exist_ok=True)
     info = base.lstat()
     if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o022:
         raise SandboxUnavailable(
             f"sandbox base directory {base} must be a real directory owned by uid "
             f"{os.geteuid()} and writable only by it; remove it or set SandboxConfig.base_dir")
-    for directory in (base, *base.parents):
-        if os.geteuid() == 0 and not directory.stat().st_mode & stat.S_IXOTH:
-            raise SandboxUnavailable(
-                f"the sandbox uid cannot reach {base}: {directory} lacks o+x; "
-                "set SandboxConfig.base_dir to a directory under /tmp or /var")
     return base
 
 
-def _make_run_dir(run_dir: Path, config: SandboxConfig, source: str) -> None:
-    run_dir.mkdir(mode=0o700)
-    (run_dir / "solution.py").write_text(source, encoding="utf-8")
-    (run_dir / BOOTSTRAP_PYC).write_bytes(_compiled_bootstrap(config.python))
-    if os.geteuid() == 0:
-        for path in (run_dir, run_dir / "solution.py", run_dir / BOOTSTRAP_PYC):
-            os.chown(path, config.uid, config.gid)
-    for name in ("solution.py", BOOTSTRAP_PYC):
-        (run_dir / name).chmod(0o400)
-
-
 def _command(tools: dict[str, str], config: SandboxConfig, limits: SandboxLimits,
-             run_dir: Path, cgroup: cgroups.RunCgroup | str) -> list[str]:
+             cgroup: cgroups.RunCgroup | str) -> list[str]:
     cmd: list[str] = []
     if isinstance(cgroup, cgroups.RunCgroup):
         cmd += ["/bin/sh", "-c", JOIN_CGROUP, "sh", *map(str, cgroup.procs_files), "--"]
@@ -314,7 +274,11 @@ def _command(tools: dict[str, str], config: SandboxConfig, limits: SandboxLimits
     cmd += [
         "--proc", "/proc", "--dev", "/dev",
         "--size", str(TMP_FILES * limits.max_file_bytes), "--tmpfs", "/tmp",
-        "--ro-bind", str(run_dir), MOUNT_POINT, "--chdir", MOUNT_POINT,
+        # Copies in the root, made read-only below: a bind mount would show its host path.
+        "--perms", "0500", "--dir", MOUNT_POINT,
+        "--perms", "0400", "--file", "{solution.py}", f"{MOUNT_POINT}/solution.py",
+        "--perms", "0400", "--file", f"{{{BOOTSTRAP_PYC}}}", f"{MOUNT_POINT}/{BOOTSTRAP_PYC}",
+        "--chdir", MOUNT_POINT,
         # bwrap's own root and /dev are tmpfs writable by the sandbox uid: without a memory
         # cgroup they would be an unbounded store, so only the sized /tmp stays writable.
         "--remount-ro", "/dev", "--remount-ro", "/",
@@ -368,15 +332,19 @@ class _Session:
         self.orphans: list[int] = []
         """pidfds of bwrap's children, taken when the run is killed: reaped after bwrap."""
 
-    def run(self, template: list[str]) -> None:
+    def run(self, template: list[str], files: dict[str, bytes]) -> None:
+        """Run ``template`` (placeholders filled with descriptors), with ``files`` (name →
+        content) for bwrap to copy into the sandbox."""
         to_child_r, to_child_w = os.pipe()
         from_child_r, from_child_w = os.pipe()
         filter_r, filter_w = os.pipe()
         # The filter (a few hundred bytes) fits in the pipe buffer, so writing cannot block.
         os.write(filter_w, seccomp.build_filter())
         os.close(filter_w)
-        child_fds = (to_child_r, from_child_w, filter_r)
         fds = {"{seccomp_fd}": filter_r, "{read_fd}": to_child_r, "{write_fd}": from_child_w}
+        for name, content in files.items():
+            fds[f"{{{name}}}"] = _memory_file(name, content)
+        child_fds = tuple(fds.values())
         cmd = [str(fds[arg]) if arg in fds else arg for arg in template]
         # Queued now, so the bootstrap finds it without waiting for a round trip.
         self.outbox += encode_frame(self.start)
@@ -627,6 +595,16 @@ def _children(pid: int) -> list[int]:
         with contextlib.suppress(OSError):
             children += [int(child) for child in (task / "children").read_text().split()]
     return children
+
+
+def _memory_file(name: str, content: bytes) -> int:
+    """Return a descriptor of an in-memory file holding ``content``, read from the start."""
+    fd = os.memfd_create(name, os.MFD_CLOEXEC)
+    view = memoryview(content)
+    while view:
+        view = view[os.write(fd, view):]
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
 
 
 def _parent(pid: int) -> int | None:

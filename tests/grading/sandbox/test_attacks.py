@@ -232,6 +232,17 @@ def solve(game, state, base, other):
     assert outcomes[3] == "list sandbox: OK ['bootstrap.pyc', 'solution.py']"
 
 
+def test_mountinfo_shows_no_host_path_or_run_id(run: Runner) -> None:
+    record = run('''
+def solve(game, state):
+    return open("/proc/self/mountinfo").read()
+''')
+    assert record.verdict == "ok", record.message
+    mounted = {line.split()[4]: line.split()[3] for line in record.return_value.splitlines()}
+    assert str(TEST_BASE) not in record.return_value and "run-" not in record.return_value
+    assert "/sandbox" not in mounted  # a bind mount would name its host directory
+
+
 def test_answer_key_next_to_the_harness_is_unreadable(run: Runner) -> None:
     key = Path(__file__).with_name("answer_key.json")
     beside_runs = TEST_BASE / "answer_key.json"
@@ -649,7 +660,8 @@ def test_nothing_is_left_on_the_host(run: Runner) -> None:
     record = run("def solve(game, state):\n    open('/tmp/scratch', 'w').write('x')\n"
                  "    return 1\n")
     assert record.verdict == "ok"
-    assert list(TEST_BASE.glob("run-*")) == []
+    assert not TEST_BASE.exists() or [p.name for p in TEST_BASE.iterdir()
+                                      if not p.name.endswith(".lock")] == []
     assert not Path("/tmp/scratch").exists()
     assert sandbox_processes() == []
 
