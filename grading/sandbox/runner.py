@@ -146,7 +146,8 @@ def run_in_sandbox(source: str, entry_point: str, args: Sequence[object], game: 
         finally:
             if isinstance(cgroup, cgroups.RunCgroup):
                 cgroup.kill_all()
-                usage = _Usage(cgroup.cpu_seconds(), cgroup.peak_memory(), cgroup.oom_killed())
+                usage = _Usage(cgroup.cpu_seconds(), cgroup.peak_memory(),
+                               cgroup.memory_limit_reached())
                 cgroup.remove()
     return session.record(usage, cgroup.status if isinstance(cgroup, cgroups.RunCgroup)
                           else cgroup)
@@ -174,7 +175,7 @@ class _Usage:
 
     cpu_seconds: float | None = None
     peak_memory: int | None = None
-    oom_killed: bool = False
+    memory_limit_reached: bool = False
 
 
 @contextlib.contextmanager
@@ -284,7 +285,7 @@ def _command(tools: dict[str, str], config: SandboxConfig, limits: SandboxLimits
         "--remount-ro", "/dev", "--remount-ro", "/",
         "--seccomp", "{seccomp_fd}",
         "--", config.python, *PYTHON_FLAGS, f"{MOUNT_POINT}/{BOOTSTRAP_PYC}",
-        "{read_fd}", "{write_fd}",
+        "{read_fd}", "{write_fd}", "{note_fd}",
     ]
     return cmd
 
@@ -329,6 +330,8 @@ class _Session:
         self.cpu_seconds = 0.0
         self.max_rss = 0
         self.wall_seconds = 0.0
+        self.out_of_memory = False
+        """Whether a process the student forked reported a MemoryError on the note pipe."""
         self.orphans: list[int] = []
         """pidfds of bwrap's children, taken when the run is killed: reaped after bwrap."""
 
@@ -337,11 +340,13 @@ class _Session:
         content) for bwrap to copy into the sandbox."""
         to_child_r, to_child_w = os.pipe()
         from_child_r, from_child_w = os.pipe()
+        note_r, note_w = os.pipe()
         filter_r, filter_w = os.pipe()
         # The filter (a few hundred bytes) fits in the pipe buffer, so writing cannot block.
         os.write(filter_w, seccomp.build_filter())
         os.close(filter_w)
-        fds = {"{seccomp_fd}": filter_r, "{read_fd}": to_child_r, "{write_fd}": from_child_w}
+        fds = {"{seccomp_fd}": filter_r, "{read_fd}": to_child_r, "{write_fd}": from_child_w,
+               "{note_fd}": note_w}
         for name, content in files.items():
             fds[f"{{{name}}}"] = _memory_file(name, content)
         child_fds = tuple(fds.values())
@@ -358,24 +363,24 @@ class _Session:
                 os.close(fd)
         assert proc.stdout is not None and proc.stderr is not None
         try:
-            self._loop(proc, began, from_child_r, to_child_w)
+            self._loop(proc, began, from_child_r, to_child_w, note_r)
         finally:
             self._kill(proc)
             self._reap(proc)
             self.wall_seconds = time.monotonic() - began
-            for fd in (from_child_r, to_child_w):
+            for fd in (from_child_r, to_child_w, note_r):
                 with contextlib.suppress(OSError):
                     os.close(fd)
             proc.stdout.close()
             proc.stderr.close()
 
     def _loop(self, proc: subprocess.Popen[bytes], began: float, channel_r: int,
-              channel_w: int) -> None:
+              channel_w: int, note_r: int) -> None:
         assert proc.stdout is not None and proc.stderr is not None
         streams = {proc.stdout.fileno(): self.stdout, proc.stderr.fileno(): self.stderr}
-        readers = {channel_r, *streams}
+        readers = {channel_r, note_r, *streams}
         self.channel_w = channel_w
-        for fd in (channel_r, channel_w, *streams):
+        for fd in (channel_r, channel_w, note_r, *streams):
             os.set_blocking(fd, False)
         # poll, not select: a long-lived worker's descriptors can be numbered past 1024.
         poller = select.poll()
@@ -415,6 +420,8 @@ class _Session:
                         poller.unregister(fd)
                     elif fd == channel_r:
                         self._on_channel(proc, chunk)
+                    elif fd == note_r:
+                        self.out_of_memory = True
                     else:
                         streams[fd].add(chunk)
                         if streams[fd].truncated:
@@ -526,7 +533,7 @@ class _Session:
         processes bwrap's init reaps after bwrap itself has exited."""
         if usage.cpu_seconds is not None:
             self.cpu_seconds = usage.cpu_seconds
-        verdict, ending, traceback = self._verdict(usage.oom_killed)
+        verdict, ending, traceback = self._verdict(usage.memory_limit_reached or self.out_of_memory)
         result = self.result or {}
         return RunRecord(
             verdict=verdict, message=RUN_ENDINGS[ending.code].format(**ending.params),
@@ -540,7 +547,9 @@ class _Session:
             else self.max_rss or None,
             cgroup=cgroup, exit_status=self.exit_status, limits=self.limits)
 
-    def _verdict(self, oom_killed: bool) -> tuple[Verdict, _Ending, str | None]:
+    def _verdict(self, out_of_memory: bool) -> tuple[Verdict, _Ending, str | None]:
+        """Return the run's verdict; ``out_of_memory``: some process of the run hit the memory
+        limit (the cgroup says so, or a forked process's bootstrap caught a MemoryError)."""
         if self.killed_for is not None:
             return self.killed_for, self.kill_ending, None
         if not self.said_hello:
@@ -548,23 +557,23 @@ class _Session:
             if self.exit_status == CGROUP_JOIN_FAILED:
                 detail = "could not join the run's cgroup"
             return "sandbox_error", _Ending("not_started", {"detail": detail}), None
+        if self.result is not None and self.result["op"] == "return":
+            return "ok", _Ending("returned", {}), None
+        traceback = self.result["traceback"] if self.result is not None else None
+        if out_of_memory or self.result is not None and self.result["type"] == "MemoryError":
+            # Whatever the main process then did (a ChildProcessError once its children were
+            # killed, a crash), running out of memory is why the run failed.
+            ending = "out_of_memory" if self.result is not None else "memory_killed"
+            return "memory_limit", _Ending(
+                ending, {"limit_bytes": self.limits.memory_bytes}), traceback
         if self.result is not None:
-            if self.result["op"] == "return":
-                return "ok", _Ending("returned", {}), None
-            kind, traceback = self.result["type"], self.result["traceback"]
-            if kind == "MemoryError":
-                return "memory_limit", _Ending(
-                    "out_of_memory", {"limit_bytes": self.limits.memory_bytes}), traceback
-            return "runtime_error", _Ending("raised", {"exception": kind}), traceback
-        return self._verdict_from_exit(oom_killed)
+            return "runtime_error", _Ending("raised", {"exception": self.result["type"]}), traceback
+        return self._verdict_from_exit()
 
-    def _verdict_from_exit(self, oom_killed: bool) -> tuple[Verdict, _Ending, str | None]:
+    def _verdict_from_exit(self) -> tuple[Verdict, _Ending, str | None]:
         status = self.exit_status
         # bwrap reports a child killed by signal N as exit status 128 + N.
         signum = status - 128 if status is not None and status > 128 else None
-        if oom_killed:
-            return "memory_limit", _Ending(
-                "memory_killed", {"limit_bytes": self.limits.memory_bytes}), None
         # Nothing inside the sandbox can SIGKILL its pid 1, so a SIGKILL that was not the OOM
         # killer is RLIMIT_CPU's, provided the measured time agrees.
         if signum == signal.SIGXCPU or (signum == signal.SIGKILL and self.cpu_seconds

@@ -7,6 +7,7 @@ the operation succeeded), so a failing test shows exactly which door was open.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import platform
 import secrets
@@ -17,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from grading.sandbox import SandboxLimits, StateArg
+from grading.sandbox import SandboxConfig, SandboxLimits, StateArg
 
 from .conftest import FAST, REPO, TEST_BASE, TEST_UID, Runner, leaked, sandbox_processes
 
@@ -381,7 +382,11 @@ def solve(game, state):
     assert record.peak_memory_bytes is None or record.peak_memory_bytes <= FAST.memory_bytes
 
 
-def test_memory_bomb_across_processes(run: Runner) -> None:
+@pytest.mark.parametrize("use_cgroup", [True, False], ids=["cgroup", "no-cgroup"])
+def test_memory_bomb_across_processes(run: Runner, sandbox_host: SandboxConfig,
+                                      use_cgroup: bool) -> None:
+    # The children die (OOM-killed, or of MemoryError under RLIMIT_AS); the parent then sees
+    # only ChildProcessError, but running out of memory is why the run failed.
     record = run('''
 import os
 def solve(game, state):
@@ -392,11 +397,34 @@ def solve(game, state):
                 hog.append(bytearray(16 * 1024 * 1024))
     while True:
         os.wait()
-''', limits=FAST.override(memory_bytes=128 * 1024 * 1024))
-    assert record.verdict in ("memory_limit", "runtime_error", "time_limit"), record.message
+''', limits=FAST.override(memory_bytes=128 * 1024 * 1024),
+        config=dataclasses.replace(sandbox_host, use_cgroup=use_cgroup))
+    assert record.verdict == "memory_limit", record.message
+    assert record.ending in ("out_of_memory", "memory_killed")
     if record.cgroup.startswith("v"):
         assert record.peak_memory_bytes is not None
         assert record.peak_memory_bytes <= 128 * 1024 * 1024
+
+
+def test_shared_memory_is_not_offered(run: Runner, sandbox_host: SandboxConfig) -> None:
+    # No RLIMIT_AS counts these pages once unmapped: without a cgroup they would let a run
+    # hold any amount of memory.
+    record = run(ATTEMPT + '''
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+
+def syscall(name, *args):
+    if getattr(libc, name)(*args) == -1:
+        raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+
+def solve(game, state):
+    return [attempt("memfd", lambda: os.memfd_create("hog")),
+            attempt("shmget", lambda: syscall("shmget", 0, 1 << 20, 0o1600)),
+            attempt("msgget", lambda: syscall("msgget", 0, 0o1600))]
+''', config=dataclasses.replace(sandbox_host, use_cgroup=False))
+    assert record.verdict == "ok", record.message
+    assert record.return_value == ["memfd: PermissionError", "shmget: PermissionError",
+                                   "msgget: PermissionError"]
 
 
 def test_filling_the_filesystem_is_bounded(run: Runner) -> None:
