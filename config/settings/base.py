@@ -254,6 +254,13 @@ CUTOFF_SANDBOX_LIMITS = {
     "wall_seconds": env_int("CUTOFF_SANDBOX_WALL_SECONDS", 10),
     "memory_bytes": env_int("CUTOFF_SANDBOX_MEMORY_MB", 256) * 1024 * 1024,
 }
+# Fair use of the sandbox queue (grading.code.scheduling): a time budget per submission across
+# its runs, and how many runs of one student / one item may be in flight at once (the rest wait
+# in the broker, deferred by CUTOFF_CODE_DEFER_SECONDS, without holding a worker slot).
+CUTOFF_CODE_BUDGET_SECONDS = env_int("CUTOFF_CODE_BUDGET_SECONDS", 30)
+CUTOFF_CODE_RUNS_PER_STUDENT = env_int("CUTOFF_CODE_RUNS_PER_STUDENT", 1)
+CUTOFF_CODE_RUNS_PER_ITEM = env_int("CUTOFF_CODE_RUNS_PER_ITEM", 8)
+CUTOFF_CODE_DEFER_SECONDS = env_int("CUTOFF_CODE_DEFER_SECONDS", 2)
 # Agent items ask for hundreds of moves in one run, so their runs get more time by default.
 CUTOFF_SANDBOX_KIND_LIMITS = {
     "code_tictactoe_agent": {"cpu_seconds": 10, "wall_seconds": 20},

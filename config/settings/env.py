@@ -27,6 +27,15 @@ ENV_VARS: dict[str, str] = {
     "CUTOFF_SANDBOX_CPU_SECONDS": "CPU seconds one sandboxed run may use (default 5)",
     "CUTOFF_SANDBOX_WALL_SECONDS": "wall-clock seconds one sandboxed run may take (default 10)",
     "CUTOFF_SANDBOX_MEMORY_MB": "memory one sandboxed run may use, in MiB (default 256)",
+    "CUTOFF_CODE_BUDGET_SECONDS": (
+        "wall-clock seconds all sandbox runs of one code submission may take together, re-runs "
+        "included (default 30; at most three quarters of the task's soft time limit)"
+    ),
+    "CUTOFF_CODE_RUNS_PER_STUDENT": "code runs of one student in flight at once (default 1)",
+    "CUTOFF_CODE_RUNS_PER_ITEM": "code runs of one item in flight at once (default 8)",
+    "CUTOFF_CODE_DEFER_SECONDS": (
+        "seconds before a code run over those limits is tried again (default 2)"
+    ),
     "LOG_LEVEL": "root log level (default INFO)",
     "CUTOFF_TEST_RUN_ID": (
         "tests only: isolates a run's test database and broker keys (default pid)"
