@@ -97,8 +97,8 @@ def claim_run(submission_id: int, now: datetime | None = None) -> Claim:
             return Claim.FINISHED
         item_id = submission.variant_item.item_id
         # Locks in this order (student, then item) serialise the claims that count each other.
-        User.objects.select_for_update().filter(pk=submission.student_id).exists()
-        Item.objects.select_for_update().filter(pk=item_id).exists()
+        _lock(User, submission.student_id)
+        _lock(Item, item_id)
         running = Submission.objects.filter(
             kind=Submission.Kind.CODE, status=Submission.Status.RUNNING,
             started_at__gte=in_flight_window(now),
@@ -114,6 +114,11 @@ def claim_run(submission_id: int, now: datetime | None = None) -> Claim:
         return Claim.FINISHED
     _defer(submission_id)
     return Claim.DEFERRED
+
+
+def _lock(model: type[User] | type[Item], pk: int) -> None:
+    """Lock row ``pk`` of ``model`` until the end of the transaction (SELECT … FOR UPDATE)."""
+    list(model.objects.select_for_update().filter(pk=pk).values_list("pk", flat=True))
 
 
 def _defer(submission_id: int) -> None:
