@@ -154,19 +154,25 @@ def run_in_sandbox(source: str, entry_point: str, args: Sequence[object], game: 
 
 
 PR_SET_CHILD_SUBREAPER = 36
+_subreaper_pid: int | None = None
+"""The process that made itself a subreaper: a forked child (a Celery pool process) does not
+inherit the attribute, so it sets it again."""
 
 
-@functools.cache
 def _become_subreaper() -> None:
     """Make this process the reaper of its orphaned descendants, once per process.
 
     bwrap and the interpreter it starts are parent and child; when a run is killed, bwrap may
     die first and its child would otherwise be re-parented to pid 1 of the host or container.
     """
+    global _subreaper_pid
+    if _subreaper_pid == os.getpid():
+        return
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
         error = ctypes.get_errno()
         raise SandboxUnavailable(f"cannot become a child subreaper: {os.strerror(error)}")
+    _subreaper_pid = os.getpid()
 
 
 @dataclass(frozen=True)
@@ -508,7 +514,8 @@ class _Session:
             pidfd = os.pidfd_open(pid)
         except ProcessLookupError:
             return
-        # The pidfd pins the process: checked after opening it, the parent is not a reused pid's.
+        # Checked once the pidfd pins the process: a pid reused before the open has another
+        # parent, and one reused after it is not the process the pidfd signals.
         if _parent(pid) not in parents:
             os.close(pidfd)
             return
