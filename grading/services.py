@@ -214,12 +214,12 @@ def enqueue_submission(submission_id: int, kind: str = Submission.Kind.ANSWER) -
     :func:`requeue_stale_submissions` to send later; the request that stored it still
     succeeds.
     """
-    from config.celery_app import app
+    from grading.code.scheduling import send_code_task
     from grading.tasks import grade_submission_task
 
     try:
         if kind == Submission.Kind.CODE:
-            app.send_task(CODE_SUBMISSION_TASK, args=[submission_id])
+            send_code_task(submission_id)
         else:
             grade_submission_task.apply_async(args=[submission_id])
     except Exception:  # kombu raises transport-specific errors; every one means "not sent"
@@ -451,11 +451,10 @@ def enqueue_code_regrade(submission_id: int, regrade_id: int) -> bool:
     any score change in a :class:`ScoreChange` of ``regrade_id`` and reports back with
     :func:`finish_code_regrade`. Return whether the broker accepted the task.
     """
-    from grading.code.tasks import run_code_submission
+    from grading.code.scheduling import send_code_task
 
     try:
-        run_code_submission.apply_async(args=[submission_id],
-                                        kwargs={"regrade_id": regrade_id})
+        send_code_task(submission_id, regrade_id=regrade_id)
     except Exception:  # kombu raises transport-specific errors; every one means "not sent"
         logger.warning("broker unavailable; code submission %s not sent for regrade %s",
                        submission_id, regrade_id, exc_info=True)

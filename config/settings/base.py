@@ -244,7 +244,7 @@ LOGIN_URL = "pages:login"
 LOGIN_REDIRECT_URL = "pages:home"
 
 # --- sandbox ------------------------------------------------------------------------------
-# Code submissions run under this folder as this unprivileged uid (see grading.sandbox).
+# Code submissions run as these unprivileged uids; the folder holds the uid pool's locks.
 CUTOFF_SANDBOX_DIR = env_str("CUTOFF_SANDBOX_DIR", "/tmp/cutoff-sandbox")
 CUTOFF_SANDBOX_UID = env_int("CUTOFF_SANDBOX_UID", 60000)
 CUTOFF_SANDBOX_UID_COUNT = env_int("CUTOFF_SANDBOX_UID_COUNT", 32)
@@ -254,6 +254,13 @@ CUTOFF_SANDBOX_LIMITS = {
     "wall_seconds": env_int("CUTOFF_SANDBOX_WALL_SECONDS", 10),
     "memory_bytes": env_int("CUTOFF_SANDBOX_MEMORY_MB", 256) * 1024 * 1024,
 }
+# Fair use of the sandbox queue (grading.code.scheduling): a time budget per submission across
+# its runs, and how many runs of one student / one item may be in flight at once (the rest wait
+# in the broker, deferred by CUTOFF_CODE_DEFER_SECONDS, without holding a worker slot).
+CUTOFF_CODE_BUDGET_SECONDS = env_int("CUTOFF_CODE_BUDGET_SECONDS", 30)
+CUTOFF_CODE_RUNS_PER_STUDENT = env_int("CUTOFF_CODE_RUNS_PER_STUDENT", 1)
+CUTOFF_CODE_RUNS_PER_ITEM = env_int("CUTOFF_CODE_RUNS_PER_ITEM", 8)
+CUTOFF_CODE_DEFER_SECONDS = env_int("CUTOFF_CODE_DEFER_SECONDS", 2)
 # Agent items ask for hundreds of moves in one run, so their runs get more time by default.
 CUTOFF_SANDBOX_KIND_LIMITS = {
     "code_tictactoe_agent": {"cpu_seconds": 10, "wall_seconds": 20},

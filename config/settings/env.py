@@ -15,7 +15,7 @@ ENV_VARS: dict[str, str] = {
     "ALLOWED_HOSTS": "comma-separated host names served (production)",
     "CSRF_TRUSTED_ORIGINS": "comma-separated origins trusted for CSRF (production)",
     "CUTOFF_VAR_DIR": "folder for the SQLite database, broker files and artefacts (default var/)",
-    "CUTOFF_SANDBOX_DIR": "folder where sandboxed code runs are laid out",
+    "CUTOFF_SANDBOX_DIR": "folder of the sandbox uid pool's lock files",
     "CUTOFF_SANDBOX_UID": (
         "first of the unprivileged uids student code runs as, one per concurrent run "
         "(default 60000); no account on the host may use the range"
@@ -27,6 +27,15 @@ ENV_VARS: dict[str, str] = {
     "CUTOFF_SANDBOX_CPU_SECONDS": "CPU seconds one sandboxed run may use (default 5)",
     "CUTOFF_SANDBOX_WALL_SECONDS": "wall-clock seconds one sandboxed run may take (default 10)",
     "CUTOFF_SANDBOX_MEMORY_MB": "memory one sandboxed run may use, in MiB (default 256)",
+    "CUTOFF_CODE_BUDGET_SECONDS": (
+        "wall-clock seconds all sandbox runs of one code submission may take together, re-runs "
+        "included (default 30; at most three quarters of the task's soft time limit)"
+    ),
+    "CUTOFF_CODE_RUNS_PER_STUDENT": "code runs of one student in flight at once (default 1)",
+    "CUTOFF_CODE_RUNS_PER_ITEM": "code runs of one item in flight at once (default 8)",
+    "CUTOFF_CODE_DEFER_SECONDS": (
+        "seconds before a code run over those limits is tried again (default 2)"
+    ),
     "LOG_LEVEL": "root log level (default INFO)",
     "CUTOFF_TEST_RUN_ID": (
         "tests only: isolates a run's test database and broker keys (default pid)"
