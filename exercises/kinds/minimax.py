@@ -29,6 +29,27 @@ ASK_NODES = IntParam(
 )
 
 
+def minimax_values(problem: dict[str, Any]) -> dict[str, Any]:
+    """Return each root child's exact minimax value in ``problem``'s tree, by the engine."""
+    answer = solve_problem({"format": "gametree/1", "kind": "minimax", "tree": problem["tree"],
+                            "params": {}})
+    return {child["name"]: answer["node_values"][child["name"]]
+            for child in problem["tree"]["children"]}
+
+
+def decision_key(move: str, values: dict[str, Any] | None, children: list[str]) -> Any:
+    """Return a decision's key: ``move``, or the list of every child as good as it.
+
+    Prompts that accept any of several equally good moves key them all (grading accepts
+    any name of a listed key); ``values`` are the children's values, absent for answers
+    that lack them (a misconception's), which then key ``move`` alone.
+    """
+    if not values or move not in values:
+        return move
+    tied = [child for child in children if values.get(child) == values[move]]
+    return tied if len(tied) > 1 else move
+
+
 def tie_issues(answer: dict[str, Any], children: list[str]) -> list[str]:
     """Return an issue when two root children share the best value (an ambiguous decision)."""
     values = [answer["node_values"].get(name) for name in children]
