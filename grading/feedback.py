@@ -258,8 +258,10 @@ def fact_messages(part: AnswerPart, scored: PartScore, given: Any, expected: Any
     facts = scored.facts
     match part.type:
         case PartType.NUMBER:
-            code = "value_inexact" if facts.get("inexact") else "value_wrong"
-            return [message(code, given=format_number(given))]
+            if facts.get("inexact"):
+                # As written: 6.3333 read as a fraction would print as 63333/10000.
+                return [message("value_inexact", given=str(given).strip())]
+            return [message("value_wrong", given=format_number(given))]
         case PartType.NAME | PartType.CHOICE:
             return [message("name_wrong", given=str(given))]
         case PartType.VECTOR:
