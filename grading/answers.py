@@ -100,6 +100,20 @@ def check_names(part: str, value: Any, known: frozenset[str], *, unique: bool) -
     return names
 
 
+def check_decision(part: str, value: Any, known: frozenset[str]) -> str | list[str]:
+    """Refuse anything but a name, or a non-empty list of names (several equally good moves).
+
+    A list is right only when every name in it is accepted (see grading.scoring), so the
+    key, which lists every equally good move, is itself a full-marks answer.
+    """
+    if not isinstance(value, list):
+        return check_name(part, value, known)
+    names = check_names(part, value, known, unique=True)
+    if not names:
+        raise AnswerFormatError(part, _("must be a node name or a non-empty list of names"))
+    return names
+
+
 def check_list(part: str, value: Any) -> None:
     """Refuse anything but a JSON list of bounded length."""
     if not isinstance(value, list):
@@ -248,7 +262,7 @@ def check_part(
         case PartType.NUMBER:
             return check_number(part.name, value)
         case PartType.NAME:
-            return check_name(part.name, value, names.nodes)
+            return check_decision(part.name, value, names.nodes)
         case PartType.CHOICE:
             return check_choice(part, value, problem)
         case PartType.SET:

@@ -263,7 +263,7 @@ def fact_messages(part: AnswerPart, scored: PartScore, given: Any, expected: Any
                 return [message("value_inexact", given=str(given).strip())]
             return [message("value_wrong", given=format_number(given))]
         case PartType.NAME | PartType.CHOICE:
-            return [message("name_wrong", given=str(given))]
+            return [message("name_wrong", given=_shown(given))]
         case PartType.VECTOR:
             return [message("vector_wrong", given=format_number(given))]
         case PartType.SET:

@@ -185,13 +185,19 @@ def score_number(given: Any, expected: Any, part: AnswerPart) -> PartScore:
 
 
 def accepted_names(expected: Any) -> list[str]:
-    """Return the names a name part's key accepts: one name, or each of a list."""
+    """Return the names of a name part's key (or answer): one name, or each of a list."""
     return [str(name) for name in expected] if isinstance(expected, list) else [str(expected)]
 
 
 def score_name(given: Any, expected: Any, part: AnswerPart) -> PartScore:
-    """Give full credit for the name or option the key names (or any of those it lists)."""
-    return PartScore(Fraction(int(str(given).strip() in accepted_names(expected))))
+    """Give full credit for the name or option the key names (or any of those it lists).
+
+    A decision may also be given as a list of names: right when every one is accepted, so
+    naming all the equally good moves is right and naming a worse one among them is not.
+    """
+    accepted = accepted_names(expected)
+    chosen = [name.strip() for name in accepted_names(given)]
+    return PartScore(Fraction(int(bool(chosen) and all(name in accepted for name in chosen))))
 
 
 def score_set(given: Any, expected: Any, part: AnswerPart, rule: str) -> PartScore:

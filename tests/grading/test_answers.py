@@ -48,6 +48,15 @@ def test_every_name_is_stored_without_surrounding_spaces() -> None:
     }
 
 
+def test_a_decision_may_list_several_names_each_at_most_once() -> None:
+    assert validate_answer({"move": [" B", "C "]}, PARTS, ALPHABETA_PROBLEM) == {
+        "move": ["B", "C"]}
+    for bad in ([], ["B", " B"], ["B", "Z"]):
+        with pytest.raises(AnswerFormatError) as error:
+            validate_answer({"move": bad}, PARTS, ALPHABETA_PROBLEM)
+        assert error.value.part == "move"
+
+
 def test_a_choice_is_stored_without_surrounding_spaces() -> None:
     problem = {"options": [{"id": "a"}, {"id": "b"}]}
     part = AnswerPart("choice", PartType.CHOICE, "choice")

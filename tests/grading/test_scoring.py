@@ -154,6 +154,11 @@ def test_a_name_key_listing_equally_good_moves_accepts_each_of_them() -> None:
     assert fraction(PartType.NAME, "6", ["4", "6", "7"]) == 1
     assert fraction(PartType.NAME, " 7", ["4", "6", "7"]) == 1
     assert fraction(PartType.NAME, "5", ["4", "6", "7"]) == 0
+    # Naming several moves is right when each is accepted: the key itself is a right answer.
+    assert fraction(PartType.NAME, ["4", "6", "7"], ["4", "6", "7"]) == 1
+    assert fraction(PartType.NAME, ["6", "4"], ["4", "6", "7"]) == 1
+    assert fraction(PartType.NAME, ["4", "5"], ["4", "6", "7"]) == 0
+    assert fraction(PartType.NAME, [], ["4", "6", "7"]) == 0
 
 
 @pytest.mark.parametrize("written", ["6.3333", 6.3333, "6.33", "6.3", 6.34])
