@@ -3,7 +3,7 @@ counts worded in the singular or plural in every language."""
 
 from __future__ import annotations
 
-from typing import Any
+import copy
 
 import pytest
 from django.utils import translation
@@ -11,20 +11,13 @@ from django.utils import translation
 from grading.feedback import message, render_message
 from grading.grader import grade_answer
 from tests.grading.conftest import ALPHABETA_PROBLEM
-from tests.grading.test_grader import by_part, context_for
+from tests.grading.test_grader import CHANCE_PROBLEM, by_part, context_for
 
-CHANCE_PROBLEM: dict[str, Any] = {
-    "format": "gametree/1",
-    "kind": "expectimax",
-    "tree": {"type": "max", "name": "root", "children": [
-        {"type": "chance", "name": "A", "probabilities": ["1/3", "2/3"], "children": [
-            {"name": "A1", "value": 5}, {"name": "A2", "value": 7}]},
-        {"type": "chance", "name": "B", "probabilities": ["1/2", "1/2"], "children": [
-            {"name": "B1", "value": 0}, {"name": "B2", "value": 4}]},
-    ]},
-    "params": {},
-    "ask": {"node_values": ["A"], "minimax_move": False},
-}
+# A is worth 1/3·5 + 2/3·7 = 19/3, which no decimal writes exactly.
+THIRDS_PROBLEM = copy.deepcopy(CHANCE_PROBLEM)
+THIRDS_PROBLEM["tree"]["children"][0].update(probabilities=["1/3", "2/3"], children=[
+    {"name": "A1", "value": 5}, {"name": "A2", "value": 7}])
+THIRDS_PROBLEM["ask"]["node_values"] = ["A"]
 
 
 def test_the_key_lists_the_cut_at_a_last_child_as_optional() -> None:
@@ -61,7 +54,7 @@ def test_a_wrong_skipped_child_is_named() -> None:
 
 
 def test_a_rounded_value_gets_a_hint_without_the_value() -> None:
-    context = context_for("expectimax", CHANCE_PROBLEM)
+    context = context_for("expectiminimax", THIRDS_PROBLEM)
     assert context.expected["value"] == "19/3"
     parts = by_part(grade_answer(context, {"value": "6.3333", "node_values": {"A": 6.33}}))
     assert parts["value"]["messages"] == [{"code": "value_inexact", "params": {"given": "6.3333"}}]
