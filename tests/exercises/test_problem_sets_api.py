@@ -380,3 +380,14 @@ def make_student(username: str, course: Any) -> Any:
     from tests.conftest import make_account
 
     return make_account(username, "student", course)[0]
+
+
+def test_alphabeta_that_can_never_cut_is_a_400_naming_the_params(instructor: Any,
+                                                                 course: Any) -> None:
+    _, client = instructor
+    body = {"course": course.pk, "title": "No cuts", "seed": "s", "items": [
+        {"kind": "alphabeta", "params": {"depth": 2, "root_raises_alpha": False}}]}
+    response = client.post("/api/v1/problem-sets/", body, format="json")
+    assert response.status_code == 400
+    text = response.json()["error"]["message"]
+    assert "min_cuts" in text and "root_raises_alpha" in text and "depth 2" in text

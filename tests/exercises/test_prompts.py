@@ -157,3 +157,12 @@ def test_expectimax_accepts_every_decision_of_equal_value() -> None:
                     "children": [{"name": "B1", "value": 3}, {"name": "B2", "value": 3}]}]},
                "params": {}, "ask": {"node_values": [], "minimax_move": False}}
     assert kind.project(problem, kind.solve(problem))["move"] == ["A", "B"]
+
+
+def test_connect4_accepts_every_column_of_equal_score() -> None:
+    kind = get_kind("connect4_eval")
+    problem = {"format": "gametree/1", "kind": "connect4_eval", "moves": "23422611",
+               "to_move": "X", "params": {"player": "X", "ask_best_move": True}}
+    # Columns 3 and 4 both leave X a position scored 10.
+    assert kind.project(problem, kind.solve(problem))["move"] == ["3", "4"]
+    assert "any of them is accepted" in prompts("connect4_eval", discs=12, ask_best_move=True)["en"]
