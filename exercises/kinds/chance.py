@@ -12,7 +12,7 @@ import random
 from typing import Any, ClassVar
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
 
 from engine.games.dice import two_dice_rolls
 from exercises.kinds import register
@@ -222,9 +222,11 @@ class ChanceKind(Kind):
         )
         text += " " + _("If several moves are equally good, any of them is accepted.")
         if args["nodes"]:
-            text += " " + _("Give also the values of nodes %(nodes)s.") % {
-                "nodes": ", ".join(args["nodes"])
-            }
+            text += " " + ngettext(
+                "Give also the value of node %(nodes)s.",
+                "Give also the values of nodes %(nodes)s.",
+                len(args["nodes"]),
+            ) % {"nodes": ", ".join(args["nodes"])}
         if args["contrast"]:
             text += " " + _(
                 "Which move would a player choose who treats every chance node as a MIN "

@@ -6,7 +6,7 @@ import random
 from typing import Any
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
 
 from exercises.kinds import register
 from exercises.kinds.base import AnswerPart, Kind, PartType
@@ -134,9 +134,11 @@ class MinimaxKind(Kind):
             "Compute the minimax value of the root and the decision (the leftmost best child)."
         )
         if args["nodes"]:
-            text += " " + _("Give also the minimax values of nodes %(nodes)s.") % {
-                "nodes": ", ".join(args["nodes"])
-            }
+            text += " " + ngettext(
+                "Give also the minimax value of node %(nodes)s.",
+                "Give also the minimax values of nodes %(nodes)s.",
+                len(args["nodes"]),
+            ) % {"nodes": ", ".join(args["nodes"])}
         return text
 
 

@@ -166,3 +166,10 @@ def test_connect4_accepts_every_column_of_equal_score() -> None:
     # Columns 3 and 4 both leave X a position scored 10.
     assert kind.project(problem, kind.solve(problem))["move"] == ["3", "4"]
     assert "any of them is accepted" in prompts("connect4_eval", discs=12, ask_best_move=True)["en"]
+
+
+def test_one_asked_node_is_named_in_the_singular() -> None:
+    assert "Give also the minimax value of node " in prompts("minimax", ask_nodes=1)["en"]
+    assert "Give also the value of node " in prompts("expectimax", ask_nodes=1)["en"]
+    assert "Give also the values of nodes " in prompts("expectimax", chance="biased",
+                                                       ask_nodes=2)["en"]
