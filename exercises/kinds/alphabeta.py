@@ -257,7 +257,9 @@ class AlphaBetaKind(Kind):
         elif asked and all(answer["windows"][name] == TRIVIAL_WINDOW for name in asked):
             issues.append("every asked window is the initial (-inf, inf)")
         if not params["allow_ties"]:
-            issues += tie_issues(answer, [child["name"] for child in problem["tree"]["children"]])
+            # By the exact values: a pruned root child has only a bound, which may hide a tie.
+            exact = {"node_values": answer["root_child_values"], "move": answer["move"]}
+            issues += tie_issues(exact, [child["name"] for child in problem["tree"]["children"]])
         return issues
 
     def prompt_args(self, problem: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:

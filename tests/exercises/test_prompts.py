@@ -173,3 +173,10 @@ def test_one_asked_node_is_named_in_the_singular() -> None:
     assert "Give also the value of node " in prompts("expectimax", ask_nodes=1)["en"]
     assert "Give also the values of nodes " in prompts("expectimax", chance="biased",
                                                        ask_nodes=2)["en"]
+
+
+def test_alphabeta_without_ties_refuses_a_tie_hidden_by_pruning() -> None:
+    kind = get_kind("alphabeta")
+    params = kind.clean_params({})
+    answer = kind.solve(copy.deepcopy(TIED_ALPHABETA))
+    assert any("tie" in issue for issue in kind.quality_issues(TIED_ALPHABETA, answer, params))
