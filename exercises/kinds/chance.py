@@ -205,8 +205,10 @@ class ChanceKind(Kind):
 
     def render_prompt(self, args: dict[str, Any]) -> str:
         """Return the prompt in the active language."""
-        # Variants stored before the depth was kept in the prompt's args had the default.
-        text = self.intro(args.get("depth", self.default_depth))
+        # Variants stored before the depth was kept in the prompt's args: dice trees are
+        # always depth 2, other trees were drawn at the kind's default depth.
+        depth = args.get("depth", 2 if args["chance"] == "dice" else self.default_depth)
+        text = self.intro(depth)
         text += " " + {
             "fair_coin": _("Each chance node tosses a fair coin."),
             "biased": _("Each chance node's probabilities are written on its branches."),

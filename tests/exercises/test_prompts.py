@@ -180,3 +180,9 @@ def test_alphabeta_without_ties_refuses_a_tie_hidden_by_pruning() -> None:
     params = kind.clean_params({})
     answer = kind.solve(copy.deepcopy(TIED_ALPHABETA))
     assert any("tie" in issue for issue in kind.quality_issues(TIED_ALPHABETA, answer, params))
+
+
+def test_a_dice_variant_stored_without_its_depth_still_has_no_min_level() -> None:
+    kind = get_kind("expectiminimax")
+    args = {"chance": "dice", "nodes": [], "contrast": False}
+    assert "MIN never moves" in kind.render_prompt(args)
