@@ -97,7 +97,7 @@ def decimal_places(raw: Any) -> int | None:
 
 
 def rounded_from(given: Any, expected: Any) -> bool:
-    """Return whether ``given`` is a decimal within one unit of its last digit of ``expected``.
+    """Return whether decimal ``given`` misses ``expected`` by under one unit of its last digit.
 
     That is what rounding or cutting an exact value short gives: 6.3333 or 6.33 for 19/3.
     """
