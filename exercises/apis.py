@@ -79,7 +79,10 @@ class AnswerPartSerializer(serializers.Serializer):
 
     name = serializers.CharField()
     type = serializers.CharField()
-    label = serializers.CharField()
+    label = serializers.CharField(
+        help_text="what to fill in, in the active language; number parts end with how they "
+        "are graded: (exact) or (within ±tolerance)"
+    )
     points = serializers.SerializerMethodField()
     tolerance = serializers.SerializerMethodField()
 
@@ -528,7 +531,7 @@ class AssignmentDetailApi(APIView):
                             ]}, "params": {}, "ask": {"node_values": []}},
                         "answer_parts": [
                             {"name": "value", "type": "number",
-                             "label": "minimax value of the root", "points": "1",
+                             "label": "minimax value of the root (exact)", "points": "1",
                              "tolerance": None},
                             {"name": "move", "type": "name",
                              "label": "decision at the root (child name)", "points": "1",

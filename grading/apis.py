@@ -112,7 +112,12 @@ class SubmissionOutputSerializer(serializers.Serializer):
         )
         misconception_text = serializers.CharField(allow_null=True)
         trace_step = JsonObjectField(allow_null=True)
-        expected = JsonAnyField(required=False, help_text="only once answers are visible")
+        expected = JsonAnyField(
+            required=False,
+            help_text="only once answers are visible; a name part's key may be a list of "
+            "every accepted name (equally good moves), a cutoff marked optional is a cut "
+            "at a node's last child that may be listed or left out",
+        )
 
     id = serializers.IntegerField()
     assignment = serializers.IntegerField(source="variant_item.variant_id")
@@ -168,7 +173,8 @@ class SubmissionCreateApi(APIView):
 
     class InputSerializer(serializers.Serializer):
         answer = JsonObjectField(
-            help_text="part name → value, per the item's answer parts (see the assignment)"
+            help_text="part name → value, per the item's answer parts (see the assignment); "
+            "names are stored and graded without surrounding spaces"
         )
 
     @extend_schema(
@@ -178,7 +184,8 @@ class SubmissionCreateApi(APIView):
             "Stores the answer before answering 202; poll `GET /api/v1/submissions/{id}/` "
             "until `status` is `graded` or `error`. Send an `Idempotency-Key` header to make "
             "retries safe: the same key returns the same submission. A malformed answer is "
-            "refused with 400 naming the part and the rule and uses no attempt. 403 codes: "
+            "refused with 400 naming the part and the rule and uses no attempt; names are "
+            "stored without surrounding spaces. 403 codes: "
             "`past_due`, `time_limit_exceeded`, `attempts_exhausted`."
         ),
         parameters=[

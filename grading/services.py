@@ -104,7 +104,7 @@ def submit_answer(
     except IntegrityError:
         # A concurrent request with the same key (to another item) won the race; or, on a
         # database without row locks (SQLite), another attempt took the same number.
-        replay = replay_of(student, idempotency_key, variant_item, {"answer": answer})
+        replay = replay_of(student, idempotency_key, variant_item, {"answer": cleaned})
         if replay is None:
             raise ApiError(
                 "another submission to this item was stored at the same moment; send it again",

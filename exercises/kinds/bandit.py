@@ -154,10 +154,12 @@ class Ucb1Kind(Kind):
         )
         return _(
             "The root has been visited N = %(n)s times; each child shows its wins w and visits "
-            "n. Use %(formula)s with c = %(c)s (natural logarithm). Give each child's score to "
-            "two decimals, the child selected next, and the move played if the search stopped "
-            "now (the most visited child)."
-        ) % {"n": args["parent_visits"], "formula": formula, "c": args["c"]}
+            "n. Use %(formula)s with c = %(c)s (natural logarithm). Give each child's score "
+            "(any value within %(tolerance)s of the exact score is accepted, e.g. rounded to "
+            "two decimals), the child selected next (the highest score), and the move played "
+            "if the search stopped now (the most visited child)."
+        ) % {"n": args["parent_visits"], "formula": formula, "c": args["c"],
+             "tolerance": f"{float(SCORE_TOLERANCE):g}"}
 
 
 register(Ucb1Kind())

@@ -14,6 +14,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, ClassVar
 
+from django.utils.functional import lazy
+from django.utils.text import format_lazy
+from django.utils.translation import gettext, gettext_lazy
+
 from engine.misconceptions import applicable
 from exercises.kinds.engine_bridge import as_json
 from exercises.kinds.params import (
@@ -29,7 +33,7 @@ class PartType(enum.StrEnum):
     """How an answer part is written and scored (see grading.scoring)."""
 
     NUMBER = "number"  # exact value: int, "7/2", "3.5"; floats only within `tolerance`
-    NAME = "name"  # one node / move / child name, e.g. the decision
+    NAME = "name"  # one node / move / child name; a key may list every accepted name
     CHOICE = "choice"  # one option id of a multiple-choice item
     SET = "set"  # unordered names, e.g. pruned leaves (net-correct or all-or-nothing)
     SEQUENCE = "sequence"  # ordered names, e.g. evaluation order (LCS partial credit)
@@ -39,17 +43,43 @@ class PartType(enum.StrEnum):
     RECORDS = "records"  # list of name → {field: number} rows, e.g. MCTS counts after an update
 
 
+NUMBER_PARTS = frozenset({PartType.NUMBER, PartType.NODE_VALUES, PartType.VECTOR,
+                          PartType.RECORDS})
+"""Part types whose answers are numbers: their labels say how exactly they are graded."""
+
+
+def _within(tolerance: Fraction) -> str:
+    return gettext("within ±%(tolerance)s") % {"tolerance": f"{float(tolerance):g}"}
+
+
+_within_lazy = lazy(_within, str)
+
+
 @dataclass(frozen=True)
 class AnswerPart:
-    """One part of an item's answer: its key, type, default points and scoring options."""
+    """One part of an item's answer: its key, type, default points and scoring options.
+
+    ``title`` says what the part asks; :attr:`label`, which pages, the API and exports show,
+    adds for number parts whether the value must be exact or within the tolerance.
+    """
 
     name: str
     type: PartType
-    label: str
+    title: Any
     points: Fraction = Fraction(1)
     tolerance: Fraction | None = None  # absolute; only for parts whose key is a float
     key_path: str | None = None  # key in the engine's answer when it differs from `name`
     options: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def label(self) -> Any:
+        """Return the title, with "(exact)" or "(within ±t)" for number parts (lazily)."""
+        if self.type not in NUMBER_PARTS:
+            return self.title
+        precision = gettext_lazy("exact") if self.tolerance is None else _within_lazy(
+            self.tolerance
+        )
+        return format_lazy("{} ({})", self.title, precision)
 
 
 ANSWER_FORMATS = ("open", "multiple_choice")
@@ -134,7 +164,7 @@ class Kind:
         """Return the parts a student answers for an item with ``params``."""
         if self.is_multiple_choice(params):
             asked = next(p for p in self.open_parts(params) if p.name == self.choice_part)
-            return [AnswerPart(CHOICE_PART, PartType.CHOICE, asked.label)]
+            return [AnswerPart(CHOICE_PART, PartType.CHOICE, asked.title)]
         return self.open_parts(params)
 
     def open_parts(self, params: dict[str, Any]) -> list[AnswerPart]:

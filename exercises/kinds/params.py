@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
@@ -101,7 +102,9 @@ class ChoiceParam(Param):
 class DecimalParam(Param):
     """Accept an exact number, given as a JSON number or a string like "1.5" or "7/2".
 
-    Stored as the shortest exact string (``"3/2"``, ``"2"``) so the params stay exact JSON.
+    Stored as an exact string in the form it was given, so prompts print it as the
+    instructor wrote it: a decimal stays a decimal (``1.41`` → ``"1.41"``, ``"2.50"`` →
+    ``"2.5"``), a fraction a fraction in lowest terms (``"6/4"`` → ``"3/2"``).
     """
 
     minimum: Fraction = Fraction(0)
@@ -121,7 +124,10 @@ class DecimalParam(Param):
             raise ParamError(
                 self.name, f"must be between {self.minimum} and {self.maximum}, got {number}"
             )
-        return str(number)
+        if "/" in str(value) or number.denominator == 1:
+            return str(number)
+        # The number is exact, so its decimal form ends: print it with no exponent.
+        return format(Decimal(str(value).strip()).normalize(), "f")
 
     def schema(self) -> dict[str, Any]:
         """Return a number-or-string schema."""

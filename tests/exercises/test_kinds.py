@@ -202,7 +202,8 @@ def test_params_keep_every_convention_explicit() -> None:
     assert ucb1["form"] == "sqrt(c*ln N/n)" and ucb1["c"] == "2"
     assert get_kind("mcts_backprop").clean_params({})["draw_reward"] == "1/2"
     assert get_kind("tictactoe_position").clean_params({})["node_counting"] == "root_excluded"
-    assert get_kind("ucb1").clean_params({"c": 1.5})["c"] == "3/2"
+    assert get_kind("ucb1").clean_params({"c": 1.5})["c"] == "1.5"
+    assert get_kind("ucb1").clean_params({"c": "6/4"})["c"] == "3/2"
 
 
 @pytest.mark.parametrize("kind", ["minimax", "alphabeta", "expectiminimax", "ucb1"])

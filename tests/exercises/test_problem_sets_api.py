@@ -227,7 +227,8 @@ def test_patch_item_changes_conventions_and_recomputes_keys(
     assert stored.problem["params"]["cut_on_equality"] is False
     from engine.solve import solve
 
-    assert stored.answer_key["cutoffs"] == [
+    # The key adds the cuts at a node's last child, which skip nothing, as optional.
+    assert [cut for cut in stored.answer_key["cutoffs"] if not cut.get("optional")] == [
         {"node": cut["node"], "pruned": cut["pruned"]} for cut in solve(stored.problem)["cutoffs"]
     ]
     assert stored.item.part_points["value"] and stored.item.points == 5
@@ -379,3 +380,14 @@ def make_student(username: str, course: Any) -> Any:
     from tests.conftest import make_account
 
     return make_account(username, "student", course)[0]
+
+
+def test_alphabeta_that_can_never_cut_is_a_400_naming_the_params(instructor: Any,
+                                                                 course: Any) -> None:
+    _, client = instructor
+    body = {"course": course.pk, "title": "No cuts", "seed": "s", "items": [
+        {"kind": "alphabeta", "params": {"depth": 2, "root_raises_alpha": False}}]}
+    response = client.post("/api/v1/problem-sets/", body, format="json")
+    assert response.status_code == 400
+    text = response.json()["error"]["message"]
+    assert "min_cuts" in text and "root_raises_alpha" in text and "depth 2" in text
