@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from decimal import Decimal
 from typing import Any
+from urllib.parse import urlsplit
 
 import requests
 from cryptography.hazmat.primitives import serialization
@@ -30,6 +31,7 @@ from pylti1p3.roles import DesignerRole, StudentRole, TeacherRole, TeachingAssis
 from accounts.models import Course, Enrollment, Role, User
 from accounts.services import create_account, create_course, enroll
 from config.api import ApiError
+from config.outbound import check_url_host, refusal_in
 from exercises.models import ProblemSet
 from exercises.selectors import students_missing_variants
 from exercises.services import publish_problem_set
@@ -107,6 +109,8 @@ def register_platform(
     """Register an LMS, with a key pair of its own for the messages we sign for it.
 
     The owner must be an instructor: the courses created for the LMS's courses are theirs.
+    The platform's URLs must resolve to public addresses unless ``CUTOFF_ALLOW_PRIVATE_URLS``
+    is set; every service call checks again (:mod:`config.outbound`).
     """
     if not owner.is_instructor:
         raise ApiError(
@@ -114,6 +118,13 @@ def register_platform(
             code="permission_denied",
             status_code=403,
         )
+    urls = {"auth_login_url": auth_login_url, "auth_token_url": auth_token_url,
+            "key_set_url": key_set_url}
+    refused = {name: [refusal] for name, url in urls.items()
+               if (refusal := check_url_host(urlsplit(url).hostname or "")) is not None}
+    if refused:
+        name, reasons = next(iter(refused.items()))
+        raise ApiError(f"{name}: {reasons[0]}", details=refused)
     with transaction.atomic():
         if Platform.objects.filter(issuer=issuer, client_id=client_id).exists():
             raise ApiError(
@@ -553,6 +564,9 @@ def _post_score(passback: ScorePassback) -> None:
             raise PassbackRetryableError(str(error)) from error
         raise
     except requests.RequestException as error:
+        refused = refusal_in(error)
+        if refused is not None:
+            raise LtiException(f"the LMS's address is refused: {refused}") from error
         raise PassbackRetryableError(f"could not reach the LMS: {error}") from error
 
 

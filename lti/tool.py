@@ -23,6 +23,7 @@ from pylti1p3.service_connector import ServiceConnector
 from pylti1p3.tool_config.abstract import ToolConfAbstract
 from redis.exceptions import RedisError
 
+from config.outbound import guarded_session
 from lti.models import Platform
 
 T = TypeVar("T")
@@ -180,6 +181,7 @@ def message_launch(request: HttpRequest) -> RotationAwareMessageLaunch:
         PlatformToolConf(),
         session_service=session_service,
         launch_data_storage=storage,
+        requests_session=guarded_session(),
     )
     launch.set_launch_data_lifetime(settings.LTI_LAUNCH_LIFETIME)
     launch.set_public_key_caching(SharedCacheLaunchStorage(), settings.LTI_PLATFORM_KEYS_LIFETIME)
@@ -195,6 +197,7 @@ def cached_launch(request: HttpRequest, launch_id: str) -> RotationAwareMessageL
         PlatformToolConf(),
         session_service=session_service,
         launch_data_storage=storage,
+        requests_session=guarded_session(),
     )
 
 
@@ -212,7 +215,8 @@ class CachedTokenConnector(ServiceConnector):
     """
 
     def __init__(self, platform: Platform) -> None:
-        super().__init__(registration_for(platform))
+        # Every call reaches only checked addresses (config.outbound).
+        super().__init__(registration_for(platform), requests_session=guarded_session())
         # A platform whose token URL or client id is edited gets new tokens.
         self._identity = f"{platform.pk}|{platform.auth_token_url}|{platform.client_id}|"
         self._keys_used: set[str] = set()

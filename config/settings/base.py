@@ -7,7 +7,7 @@ from pathlib import Path
 import dj_database_url
 from kombu import Exchange, Queue
 
-from config.settings.env import env_int, env_str
+from config.settings.env import env_bool, env_int, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 VAR_DIR = Path(env_str("CUTOFF_VAR_DIR", str(BASE_DIR / "var")) or "var")
@@ -238,6 +238,11 @@ SPECTACULAR_SETTINGS.setdefault("ENUM_NAME_OVERRIDES", {}).update(
         "SubmissionStatusEnum": "grading.models.Submission.Status",
     }
 )
+
+# --- server-side requests -----------------------------------------------------------------
+# Webhooks and LMS service calls reach public addresses only unless this is true
+# (config.outbound checks every connection).
+CUTOFF_ALLOW_PRIVATE_URLS = env_bool("CUTOFF_ALLOW_PRIVATE_URLS", False)
 
 # --- pages --------------------------------------------------------------------------------
 LOGIN_URL = "pages:login"

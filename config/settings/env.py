@@ -28,6 +28,10 @@ ENV_VARS: dict[str, str] = {
     "CUTOFF_SANDBOX_WALL_SECONDS": "wall-clock seconds one sandboxed run may take (default 10)",
     "CUTOFF_SANDBOX_MEMORY_MB": "memory one sandboxed run may use, in MiB (default 256)",
     "LOG_LEVEL": "root log level (default INFO)",
+    "CUTOFF_ALLOW_PRIVATE_URLS": (
+        "true lets webhooks and LMS service calls reach loopback, private and link-local "
+        "addresses (default false; true in local development)"
+    ),
     "CUTOFF_TEST_RUN_ID": (
         "tests only: isolates a run's test database and broker keys (default pid)"
     ),
@@ -61,6 +65,18 @@ def env_list(name: str, default: str = "") -> list[str]:
     """Return a comma-separated environment variable as a list of non-empty items."""
     raw = env_str(name, default) or ""
     return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def env_bool(name: str, default: bool) -> bool:
+    """Return a true/false environment variable, naming it when it is neither."""
+    raw = env_str(name)
+    if raw is None:
+        return default
+    if raw.lower() in ("1", "true", "yes", "on"):
+        return True
+    if raw.lower() in ("0", "false", "no", "off"):
+        return False
+    raise ImproperlyConfigured(f"environment variable {name} must be true or false")
 
 
 def env_int(name: str, default: int) -> int:

@@ -234,9 +234,9 @@ def statuses_of(world: World, endpoint: Endpoint, id_override: int | None = None
 
 
 @pytest.fixture
-def world(settings: Any) -> World:
-    """Return the classroom; webhooks may target loopback (their receivers listen there)."""
-    settings.WEBHOOK_ALLOW_PRIVATE_URLS = True
+def world(db: None) -> World:
+    """Return the classroom (test settings let webhooks target loopback, where receivers
+    listen)."""
     return build_world()
 
 
