@@ -25,7 +25,7 @@ from config.api import ApiError
 from exercises.generation import GenerationError, derive_seed, generate_item
 from exercises.kinds import get_kind
 from exercises.kinds.params import ParamError
-from exercises.models import ProblemSet
+from exercises.models import MOST_ATTEMPTS, ProblemSet
 from exercises.selectors import problem_sets_taught_by
 from exercises.services import create_problem_set, publish_problem_set
 from grading.code.contract import CONTRACTS, starter_source
@@ -36,7 +36,7 @@ from pages.dashboard import dashboard_data
 from pages.tree_drawing import lay_out
 
 View = Callable[..., HttpResponse]
-MAX_ATTEMPTS = 1000
+MAX_ATTEMPTS = MOST_ATTEMPTS
 
 
 def instructor_required(view: View) -> View:
