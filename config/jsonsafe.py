@@ -25,9 +25,9 @@ MAX_DEPTH = 500
 (two JSON levels per tree level) fits, with room for the envelope around it."""
 UNSTORABLE_CHARACTERS = re.compile("[\x00\ud800-\udfff]")
 REPLACEMENT = "\ufffd"
-STORED_TEXT_LIMIT = 2000
+STORED_TEXT_LIMIT = 4000
 """Characters kept of one string in a stored report (the rest is cut, with an ellipsis)."""
-STORED_DEPTH_LIMIT = 20
+STORED_DEPTH_LIMIT = 32
 """Nesting kept in a stored report; anything deeper is replaced by a short summary."""
 PATH_LIMIT = 200
 """Characters of a JSON path quoted in an error."""
