@@ -82,6 +82,10 @@ class AnswerPartSerializer(serializers.Serializer):
     label = serializers.CharField()
     points = serializers.SerializerMethodField()
     tolerance = serializers.SerializerMethodField()
+    fields = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="records parts: the fields each row has (any other is refused); else empty",
+    )
 
     def get_points(self, part: AnswerPart) -> str:
         """Return the part's default weight as an exact string."""
@@ -530,10 +534,10 @@ class AssignmentDetailApi(APIView):
                         "answer_parts": [
                             {"name": "value", "type": "number",
                              "label": "minimax value of the root", "points": "1",
-                             "tolerance": None},
+                             "tolerance": None, "fields": []},
                             {"name": "move", "type": "name",
                              "label": "decision at the root (child name)", "points": "1",
-                             "tolerance": None},
+                             "tolerance": None, "fields": []},
                         ],
                         "answer_key": None,
                         "explanation": None,

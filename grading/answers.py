@@ -18,6 +18,7 @@ from grading.scoring import to_number
 
 MAX_LIST_LENGTH = 1000
 MAX_NAME_LENGTH = 100
+MAX_NUMBER_LENGTH = 64
 
 
 class AnswerFormatError(Exception):
@@ -64,6 +65,11 @@ def _walk(node: Any) -> Iterator[Mapping[str, Any]]:
 
 def check_number(part: str, value: Any) -> None:
     """Refuse anything but a number or a number string ("3", "-2.5", "7/2", "inf")."""
+    if isinstance(value, str) and len(value) > MAX_NUMBER_LENGTH:
+        raise AnswerFormatError(
+            part, _("must be a number of at most %(count)d characters")
+            % {"count": MAX_NUMBER_LENGTH}
+        )
     try:
         to_number(value)
     except ValueError:
@@ -140,8 +146,9 @@ def check_cutoffs(part: str, value: Any, names: TreeNames) -> None:
         check_names(f"{where}.pruned", entry.get("pruned", []), names.nodes, unique=True)
 
 
-def check_records(part: str, value: Any, names: TreeNames) -> None:
-    """Refuse anything but rows ``[{"name": n, field: number}]`` or name → fields (or null)."""
+def check_records(part: str, value: Any, names: TreeNames, known: Sequence[str] = ()) -> None:
+    """Refuse anything but rows ``[{"name": n, field: number}]`` or name → fields (or null),
+    with only the ``known`` fields (when the part declares them)."""
     rows = value.items() if isinstance(value, Mapping) else None
     if rows is not None and len(value) > MAX_LIST_LENGTH:
         raise AnswerFormatError(
@@ -158,6 +165,13 @@ def check_records(part: str, value: Any, names: TreeNames) -> None:
             continue
         if not isinstance(fields, Mapping):
             raise AnswerFormatError(f"{part}.{name}", _("must be an object of field → number"))
+        unknown = [str(field_name) for field_name in fields if known and field_name not in known]
+        if unknown:
+            raise AnswerFormatError(
+                f"{part}.{name}.{unknown[0][:MAX_NAME_LENGTH]}",
+                _("is not a field of these rows; their fields are: %(fields)s")
+                % {"fields": ", ".join(known)},
+            )
         for field_name, number in fields.items():
             check_number(f"{part}.{name}.{field_name}", number)
 
@@ -224,7 +238,7 @@ def check_part(
         case PartType.CUTOFFS:
             check_cutoffs(part.name, value, names)
         case PartType.RECORDS:
-            check_records(part.name, value, names)
+            check_records(part.name, value, names, part.fields)
 
 
 def _shown(value: Any) -> str:

@@ -169,3 +169,40 @@ def test_grades_csv_cells_never_start_a_formula(world: World) -> None:
     assert "'=HYPERLINK(\"http://x.test\",\"y\")" in usernames
     assert {"'+1+1", "'-2", "'@SUM(A1)", "'\tx"} <= set(usernames)
     assert not [cell for row in rows for cell in row if cell[:1] in ("=", "+", "-", "@", "\t")]
+
+
+def submit_answer(world: World, answer: dict[str, Any]) -> Any:
+    """POST an answer to the owner's typed item."""
+    return as_persona(world, "owner").post(
+        f"/api/v1/assignments/{world.ids['variant_id']}/items/{TYPED_POSITION}/submissions/",
+        {"answer": answer}, format="json")
+
+
+def test_record_rows_with_fields_the_part_does_not_have_are_a_400(world: World) -> None:
+    node = next(iter(world.key_of_owner["windows"]))
+    before = Submission.objects.count()
+    junk = {f"junk{i}": 1 for i in range(25_000)}
+    for row in ({"alpha": 1, "beta": 2, "gamma": 3}, {"alpha": 1, **junk}):
+        response = submit_answer(world, {"windows": {node: row}})
+        assert response.status_code == 400, response.content[:300]
+        details = response.json()["error"]["details"]
+        assert details["part"].startswith(f"windows.{node}.")
+        assert details["rule"] == "is not a field of these rows; their fields are: alpha, beta"
+    assert Submission.objects.count() == before
+    accepted = submit_answer(world, {"windows": {node: {"alpha": "-inf", "beta": 3}}})
+    assert accepted.status_code == 202, accepted.content
+
+
+def test_number_strings_are_bounded_in_length(world: World) -> None:
+    response = submit_answer(world, {"value": "1." + "0" * 10_000})
+    assert response.status_code == 400
+    assert response.json()["error"]["details"] == {
+        "part": "value", "rule": "must be a number of at most 64 characters"}
+
+
+def test_answer_parts_list_the_fields_of_record_rows(world: World) -> None:
+    detail = as_persona(world, "owner").get(f"/api/v1/assignments/{world.ids['variant_id']}/")
+    parts = {part["name"]: part for item in detail.json()["items"]
+             for part in item["answer_parts"]}
+    assert parts["windows"]["fields"] == ["alpha", "beta"]
+    assert parts["value"]["fields"] == []
