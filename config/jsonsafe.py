@@ -31,7 +31,14 @@ STORED_DEPTH_LIMIT = 32
 """Nesting kept in a stored report; anything deeper is replaced by a short summary."""
 PATH_LIMIT = 200
 """Characters of a JSON path quoted in an error."""
-DEPTH_RULE = f"JSON may be nested at most {MAX_DEPTH} levels deep"
+
+
+def depth_rule(max_depth: int) -> str:
+    """Return the rule JSON nested too deep breaks."""
+    return f"JSON may be nested at most {max_depth} levels deep"
+
+
+DEPTH_RULE = depth_rule(MAX_DEPTH)
 TEXT_RULE = "text may not contain NUL characters or unpaired surrogates (U+D800–U+DFFF)"
 
 
@@ -51,8 +58,9 @@ def _child_path(path: str, key: object) -> str:
     return f"{path}.{key}" if path else str(key)
 
 
-def check(value: Any) -> None:
-    """Raise :class:`UnsafeJson` if ``value`` nests too deep or holds an unstorable string."""
+def check(value: Any, max_depth: int = MAX_DEPTH) -> None:
+    """Raise :class:`UnsafeJson` if ``value`` nests deeper than ``max_depth`` or holds an
+    unstorable string."""
     pending: list[tuple[Any, str, int]] = [(value, "", 0)]
     while pending:
         current, path, depth = pending.pop()
@@ -60,8 +68,9 @@ def check(value: Any) -> None:
             if UNSTORABLE_CHARACTERS.search(current):
                 raise UnsafeJson(path, TEXT_RULE)
         elif isinstance(current, dict | list):
-            if depth >= MAX_DEPTH:
-                raise UnsafeJson("", DEPTH_RULE)  # the body: its path would be as deep
+            if depth >= max_depth:
+                # Named for the whole body: the path would be as deep.
+                raise UnsafeJson("", depth_rule(max_depth))
             items = current.items() if isinstance(current, dict) else enumerate(current)
             for key, child in items:
                 if isinstance(key, str) and UNSTORABLE_CHARACTERS.search(key):
@@ -69,13 +78,13 @@ def check(value: Any) -> None:
                 pending.append((child, _child_path(path, key), depth + 1))
 
 
-def loads(text: str | bytes) -> Any:
+def loads(text: str | bytes, max_depth: int = MAX_DEPTH) -> Any:
     """Return the JSON value of ``text`` once :func:`check`-ed; raise ValueError if invalid."""
     try:
         value = json.loads(text)
     except RecursionError:
-        raise UnsafeJson("", DEPTH_RULE) from None
-    check(value)
+        raise UnsafeJson("", depth_rule(max_depth)) from None
+    check(value, max_depth)
     return value
 
 

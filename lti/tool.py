@@ -3,6 +3,8 @@ in the shared LTI cache, and a nonce is accepted once only."""
 
 from __future__ import annotations
 
+import base64
+import binascii
 import contextlib
 import hashlib
 from collections.abc import Callable, Sequence
@@ -23,13 +25,36 @@ from pylti1p3.service_connector import ServiceConnector
 from pylti1p3.tool_config.abstract import ToolConfAbstract
 from redis.exceptions import RedisError
 
+from config import jsonsafe
 from config.outbound import guarded_session
 from lti.models import Platform
 
 T = TypeVar("T")
 
+LAUNCH_CLAIMS_DEPTH = 32
+"""Deepest nesting accepted in a launch's claims (real ones nest a few levels)."""
+
 # Seconds between two refetches of a platform's keys for tokens signed with an unknown kid.
 KEY_REFETCH_INTERVAL = 60
+
+
+def check_id_token_claims(id_token: str) -> None:
+    """Raise :class:`config.jsonsafe.UnsafeJson` when the id_token's claims nest deeper than
+    :data:`LAUNCH_CLAIMS_DEPTH` or carry text the database cannot store.
+
+    Checked before pylti1p3 reads the token, which would recurse through (and cache) such
+    claims; a token that is not even well formed is left for pylti1p3 to refuse.
+    """
+    parts = id_token.split(".")
+    if len(parts) != 3:
+        return
+    try:
+        payload = base64.urlsafe_b64decode(parts[1] + "=" * (-len(parts[1]) % 4))
+        jsonsafe.loads(payload, max_depth=LAUNCH_CLAIMS_DEPTH)
+    except jsonsafe.UnsafeJson:
+        raise
+    except (ValueError, binascii.Error):
+        return
 
 
 def registration_for(platform: Platform) -> Registration:
