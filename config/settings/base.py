@@ -110,7 +110,9 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": (
         "Auto-graded adversarial-search exercises. Errors are always "
         '`{"error": {"code", "message", "details"}}` with a 4xx status. '
-        "Problem, tree and answer JSON follow the `gametree/1` format."
+        "Problem, tree and answer JSON follow the `gametree/1` format. JSON bodies may nest "
+        "at most 500 levels and may hold no NUL characters or unpaired surrogates "
+        "(a 400 `parse_error` names where and the rule)."
     ),
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
