@@ -31,6 +31,7 @@ from pylti1p3.roles import DesignerRole, StudentRole, TeacherRole, TeachingAssis
 from accounts.models import Course, Enrollment, Role, User
 from accounts.services import create_account, create_course, enroll
 from config.api import ApiError
+from config.jsonsafe import clean_text
 from config.outbound import check_url_host, refusal_in
 from exercises.models import ProblemSet
 from exercises.selectors import students_missing_variants
@@ -203,10 +204,11 @@ def link_user(*, platform: Platform, subject: str, role: str, profile: dict[str,
 
 
 def _update_profile(user: User, profile: dict[str, Any]) -> None:
+    # Roster entries come from the LMS unchecked: text PostgreSQL refuses is replaced.
     fields = {
-        "first_name": str(profile.get("given_name") or "")[:150],
-        "last_name": str(profile.get("family_name") or "")[:150],
-        "email": str(profile.get("email") or "")[:254],
+        "first_name": clean_text(str(profile.get("given_name") or ""), None)[:150],
+        "last_name": clean_text(str(profile.get("family_name") or ""), None)[:150],
+        "email": clean_text(str(profile.get("email") or ""), None)[:254],
     }
     changed = [name for name, value in fields.items() if value and getattr(user, name) != value]
     for name in changed:
@@ -435,7 +437,8 @@ def sync_roster(*, context: LtiContext) -> RosterSync:
     for member in members:
         role = role_for_claims({CLAIM + "roles": member.get("roles") or []})
         subject = str(member.get("user_id") or "")
-        if member.get("status", "Active") != "Active" or role is None or not subject:
+        if (member.get("status", "Active") != "Active" or role is None or not subject
+                or clean_text(subject, 255) != subject):  # no id a launch could carry
             skipped += 1
             continue
         active.add(subject)

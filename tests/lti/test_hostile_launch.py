@@ -1,5 +1,6 @@
 """A signed launch whose claims nest deeply or carry text the database refuses is a 400 page
-naming the rule, not a 500 (pylti1p3 would recurse through such claims and cache them)."""
+naming the rule, not a 500 (pylti1p3 would recurse through such claims and cache them); a
+roster (NRPS) carrying such text is synced with it replaced, or without the member."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 from django.test import Client
 
 from lti.models import LtiUserLink
-from tests.lti.conftest import start_login
+from tests.lti.conftest import launch, start_login
 from tests.lti.simulator import PlatformSimulator
 
 
@@ -43,3 +44,27 @@ def test_hostile_claims_are_refused_with_a_400(
     assert response.status_code == 400
     assert rule in response.content.decode()
     assert not LtiUserLink.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_roster_with_text_the_database_refuses_is_synced_without_it(
+    simulator: PlatformSimulator, platform: Any, instructor: Any, celery_eager: None
+) -> None:
+    from lti.models import LtiContext
+    from tests.lti.test_launch import bind_link
+    from tests.lti.test_roster_and_platforms import member
+
+    link = bind_link(platform, simulator, instructor[0])
+    launch(Client(), simulator, "learner-9", ["Learner"], custom=link["custom"], with_nrps=True)
+    simulator.members = [
+        {**member("ana", "Learner"), "given_name": "A\x00na", "family_name": "\ud800"},
+        member("bad\x00id", "Learner"),
+        member("x" * 300, "Learner"),
+    ]
+    context = LtiContext.objects.get()
+    response = instructor[1].post(f"/api/v1/lti/contexts/{context.pk}/roster-sync/")
+    assert response.status_code == 202, response.content
+    ana = LtiUserLink.objects.get(subject="ana").user
+    assert (ana.first_name, ana.last_name) == ("A\ufffdna", "\ufffd")
+    assert not LtiUserLink.objects.filter(subject__startswith="bad").exists()
+    assert not LtiUserLink.objects.filter(subject__startswith="xxx").exists()
