@@ -106,6 +106,8 @@ def builder(request: HttpRequest) -> HttpResponse:
             title = request.POST.get("title", "").strip()[:200]
             if not title:
                 raise BuilderError("title", _("give the problem set a title"))
+            if "\x00" in title:  # PostgreSQL cannot store it
+                raise BuilderError("title", _("may not contain NUL characters"))
             items = read_items(request.POST)
             if not items:
                 raise BuilderError("items", _("include at least one item"))
