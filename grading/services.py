@@ -125,6 +125,9 @@ def replay_of(
     ``sent`` holds the fields the request carried (``answer`` or ``source``); a stored
     submission under the same key with other values is a reused key, refused with 409.
     """
+    if "\x00" in key:  # PostgreSQL cannot store (or even compare) it
+        raise ApiError("Idempotency-Key: may not contain NUL characters",
+                       details={"Idempotency-Key": ["contains a NUL character"]})
     existing = submission_by_idempotency_key(student, key)
     if existing is None:
         return None

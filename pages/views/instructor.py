@@ -104,10 +104,12 @@ def builder(request: HttpRequest) -> HttpResponse:
             if course is None:
                 raise BuilderError("course", _("choose one of your courses"))
             title = request.POST.get("title", "").strip()[:200]
+            seed = request.POST.get("seed", "").strip()[:64]
             if not title:
                 raise BuilderError("title", _("give the problem set a title"))
-            if "\x00" in title:  # PostgreSQL cannot store it
-                raise BuilderError("title", _("may not contain NUL characters"))
+            for name, text in (("title", title), ("seed", seed)):
+                if "\x00" in text:  # PostgreSQL cannot store it
+                    raise BuilderError(name, _("may not contain NUL characters"))
             items = read_items(request.POST)
             if not items:
                 raise BuilderError("items", _("include at least one item"))
@@ -116,7 +118,7 @@ def builder(request: HttpRequest) -> HttpResponse:
                 course=course,
                 title=title,
                 items=items,
-                seed=request.POST.get("seed", "").strip()[:64],
+                seed=seed,
                 due_at=_due_at(request.POST),
                 max_attempts=_optional_int(request.POST, "max_attempts"),
             )

@@ -206,3 +206,14 @@ def test_answer_parts_list_the_fields_of_record_rows(world: World) -> None:
              for part in item["answer_parts"]}
     assert parts["windows"]["fields"] == ["alpha", "beta"]
     assert parts["value"]["fields"] == []
+
+
+def test_an_idempotency_key_with_a_nul_is_a_400(world: World) -> None:
+    before = Submission.objects.count()
+    response = as_persona(world, "owner").post(
+        f"/api/v1/assignments/{world.ids['variant_id']}/items/{TYPED_POSITION}/submissions/",
+        {"answer": {"value": 1}}, format="json", HTTP_IDEMPOTENCY_KEY="k\x00ey")
+    assert response.status_code == 400
+    assert response.json()["error"]["message"] == (
+        "Idempotency-Key: may not contain NUL characters")
+    assert Submission.objects.count() == before

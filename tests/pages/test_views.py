@@ -173,6 +173,7 @@ def test_builder_creates_a_draft_set_through_the_service(instructor: Any, course
     ({"item-code_minimax-count": "1", "item-code_minimax-limits": '{"memory_bytes": 1e30}'},
      "limits"),
     ({"title": "Week\x003"}, "title"),
+    ({"seed": "s\x00"}, "seed"),
 ])
 def test_builder_names_what_is_wrong(instructor: Any, course: Any, changes: dict[str, str],
                                      named: str) -> None:
