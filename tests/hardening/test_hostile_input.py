@@ -153,7 +153,7 @@ def test_exact_params_within_the_bounds_are_kept_exact(world: World) -> None:
                                         "points": "1"}]), format="json")
     assert response.status_code == 201, response.content
     stored = ProblemSet.objects.get(pk=response.json()["id"]).items.get()
-    assert stored.params["c"] == "707106781/500000000"
+    assert stored.params["c"] == "1.414213562"  # exact, and kept as the decimal written
 
 
 def test_grades_csv_cells_never_start_a_formula(world: World) -> None:
