@@ -192,8 +192,9 @@ class KindPreviewApi(APIView):
         try:
             item = generate_item(kind, params, seed)
         except GenerationError as error:
-            raise ApiError(str(error), code="generation_failed",
-                           status_code=status.HTTP_422_UNPROCESSABLE_ENTITY) from error
+            raise ApiError(f"{error.param_path}: {error.message}", code="generation_failed",
+                           status_code=status.HTTP_422_UNPROCESSABLE_ENTITY,
+                           details={error.param_path: [error.message]}) from error
         with translation.override(requested_language(request)):
             body = {
                 "kind": kind,

@@ -27,6 +27,7 @@ from exercises.kinds.trees import (
     fill_leaves,
     inner_names,
     leaves,
+    other_node_values,
     pick_names,
     walk,
 )
@@ -170,6 +171,12 @@ class ChanceKind(Kind):
         if problem["ask"]["minimax_move"] and "worst_case" in answer:
             key["minimax_move"] = answer["worst_case"]["move"]
         return key
+
+    def near_misses(
+        self, problem: dict[str, Any], answer: dict[str, Any], params: dict[str, Any]
+    ) -> list[tuple[Any, str]]:
+        """Return the other nodes' values, the root's children first."""
+        return other_node_values(problem, answer)
 
     def quality_issues(
         self, problem: dict[str, Any], answer: dict[str, Any], params: dict[str, Any]
