@@ -214,3 +214,21 @@ def test_a_worker_failing_a_students_variant_fails_the_set_with_the_reason(
     assert problem_set.status == "failed"
     assert problem_set.failure_reason.startswith("item 2: alphabeta: ")
     assert "fewer than min_cuts" in problem_set.failure_reason
+
+
+def test_choosing_a_fallback_option_names_no_misconception() -> None:
+    from decimal import Decimal
+
+    from exercises.models import Item
+    from exercises.services import split_points
+    from grading.grader import GradingContext, grade_answer
+
+    params = choice_params("minimax", most=True)
+    item = generate_item("minimax", params, SEEDS[0])
+    sources = item.trace["option_sources"]
+    fallback = next(i for i, source in sources.items() if source not in ("key", "misconception"))
+    stored = Item(kind="minimax", params=params, points=Decimal(1), position=1,
+                  part_points=split_points("minimax", params, Decimal(1)))
+    context = GradingContext(stored, item.problem, item.answer_key, item.trace)
+    result = grade_answer(context, {"choice": fallback}).results[0]
+    assert result["verdict"] == "wrong" and result["misconception"] is None
