@@ -47,6 +47,7 @@ from exercises.services import (
     update_item,
     validate_item,
 )
+from grading.feedback_policy import FEEDBACK_POLICY_HELP
 from grading.selectors import answers_visible
 from lti.authentication import HasScope
 
@@ -263,6 +264,9 @@ class ProblemSetOutputSerializer(serializers.Serializer):
     late_policy = serializers.CharField()
     late_penalty = serializers.DecimalField(max_digits=4, decimal_places=3)
     score_policy = serializers.CharField()
+    feedback_policy = serializers.ChoiceField(
+        choices=ProblemSet.FeedbackPolicy.choices, help_text=FEEDBACK_POLICY_HELP
+    )
     time_limit_minutes = serializers.IntegerField(allow_null=True)
     published_at = serializers.DateTimeField(allow_null=True)
     items = ItemOutputSerializer(many=True)
@@ -275,6 +279,7 @@ PROBLEM_SET_EXAMPLE = {
     "seed": "2026-week-3",
     "due_at": "2026-12-01T23:59:00Z",
     "max_attempts": 3,
+    "feedback_policy": "verdicts",
     "items": [
         {"kind": "minimax", "params": {"depth": 2}, "points": "2"},
         {"kind": "alphabeta", "params": {"depth": 3, "min_cuts": 2, "cut_on_equality": True},
@@ -315,6 +320,10 @@ class ProblemSetCreateApi(APIView):
         )
         score_policy = serializers.ChoiceField(
             choices=ProblemSet.ScorePolicy.choices, default=ProblemSet.ScorePolicy.BEST
+        )
+        feedback_policy = serializers.ChoiceField(
+            choices=ProblemSet.FeedbackPolicy.choices,
+            default=ProblemSet.FeedbackPolicy.VERDICTS, help_text=FEEDBACK_POLICY_HELP,
         )
         time_limit_minutes = serializers.IntegerField(
             required=False, allow_null=True, default=None, min_value=1, max_value=24 * 60
@@ -447,6 +456,10 @@ class AssignmentSummarySerializer(serializers.Serializer):
     time_limit_minutes = serializers.IntegerField(
         source="problem_set.time_limit_minutes", allow_null=True
     )
+    feedback_policy = serializers.ChoiceField(
+        source="problem_set.feedback_policy", choices=ProblemSet.FeedbackPolicy.choices,
+        help_text=FEEDBACK_POLICY_HELP,
+    )
     opened_at = serializers.DateTimeField(allow_null=True)
 
 
@@ -513,7 +526,8 @@ class AssignmentDetailApi(APIView):
                 value={
                     "id": 12, "problem_set": 7, "title": "Week 3: alpha-beta",
                     "course": "ia-2026", "due_at": "2026-12-01T23:59:00Z", "max_attempts": 3,
-                    "time_limit_minutes": None, "opened_at": None, "closes_at": None,
+                    "time_limit_minutes": None, "feedback_policy": "verdicts",
+                    "opened_at": None, "closes_at": None,
                     "answers_visible": False,
                     "items": [{
                         "position": 1, "kind": "minimax", "points": "2.00",

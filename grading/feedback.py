@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from django.utils.translation import gettext_lazy as _
 
 from exercises.kinds.base import AnswerPart, PartType
+from grading.feedback_policy import WITHHELD_MESSAGES
 from grading.scoring import PartScore, format_number, to_number
 
 if TYPE_CHECKING:
@@ -501,7 +502,8 @@ def _number(value: Any) -> Fraction | float:
 
 def render_message(data: Mapping[str, Any]) -> str:
     """Return one message in the active language (unknown codes fall back to the code)."""
-    template = MESSAGES.get(data.get("code", ""))
+    code = data.get("code", "")
+    template = MESSAGES.get(code) or WITHHELD_MESSAGES.get(code)
     if template is None:
         return str(data.get("code", ""))
     params = {key: _shown(value) for key, value in (data.get("params") or {}).items()}
