@@ -64,11 +64,13 @@ WITHHELD_PARAMS: Mapping[str, tuple[str, tuple[str, ...]]] = {
     "set_missing": ("set_missing", ()),
     "sequence_too_long": ("sequence_too_long", ()),
     "cutoff_count": ("cutoff_count", ("given",)),
-    "pruned_too_early_min": ("pruned_too_early", ("pruned", "node")),
-    "pruned_too_early_max": ("pruned_too_early", ("pruned", "node")),
-    "pruned_too_early_min_strict": ("pruned_too_early", ("pruned", "node")),
-    "pruned_too_early_max_strict": ("pruned_too_early", ("pruned", "node")),
-    "missed_cutoff": ("missed_cutoff", ("leaf",)),
+    "pruned_too_early_min": ("pruned_too_early", ("pruned",)),
+    "pruned_too_early_max": ("pruned_too_early", ("pruned",)),
+    "pruned_too_early_min_strict": ("pruned_too_early", ("pruned",)),
+    "pruned_too_early_max_strict": ("pruned_too_early", ("pruned",)),
+    # The leaf is one the student left out of the pruned ones: naming it would hand over the
+    # key's list one leaf per attempt.
+    "missed_cutoff": ("missed_cutoff", ()),
     "node_value_max": ("node_value_max", ("node", "given")),
     "node_value_min": ("node_value_min", ("node", "given")),
     "node_value_chance": ("node_value_chance", ("node", "given", "probabilities")),
@@ -87,10 +89,8 @@ WITHHELD_MESSAGES: Mapping[str, Any] = {
     "set_missing_withheld": _("Some names are missing from your answer."),
     "sequence_too_long_withheld": _("Your list goes on too long."),
     "cutoff_count_withheld": _("The search does not make %(given)s cutoffs."),
-    "pruned_too_early_withheld": _(
-        "You pruned %(pruned)s, but the search does not stop at %(node)s before it."
-    ),
-    "missed_cutoff_withheld": _("You evaluated %(leaf)s, but a cutoff skips it."),
+    "pruned_too_early_withheld": _("You pruned %(pruned)s, but the search does not skip it."),
+    "missed_cutoff_withheld": _("A cutoff skips a leaf you evaluated."),
     "node_value_max_withheld": _(
         "%(node)s is a MAX node: its value is the largest of its children's values, not "
         "%(given)s."

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from exercises.models import Variant
+from exercises.models import ProblemSet, Variant
 from grading.code import services
 from grading.code.apis import CodeSubmissionCreateApi
 from grading.models import Submission
@@ -61,6 +61,8 @@ def test_code_is_stored_before_the_202_and_graded_with_a_report(
     sent: list[tuple[int, str]] = []
     monkeypatch.setattr(services, "enqueue_submission",
                         lambda pk, kind: sent.append((pk, kind)) or True)
+    # The report quotes the reference search: today's full feedback.
+    ProblemSet.objects.filter(pk=alphabeta_code.problem_set_id).update(feedback_policy="full")
 
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         response = submit(student[1], alphabeta_code, solutions.ROOT_ALPHA_NOT_RAISED)
