@@ -15,6 +15,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiExample,
     OpenApiParameter,
+    OpenApiResponse,
     extend_schema,
     extend_schema_field,
     extend_schema_serializer,
@@ -54,6 +55,13 @@ from lti.authentication import HasScope
 LANG_PARAMETER = OpenApiParameter(
     "lang", str, enum=[code for code, _ in settings.LANGUAGES], required=False,
     description="language of prompts and labels (default: from Accept-Language)",
+)
+
+
+GENERATION_FAILED = (
+    "`generation_failed`: no problem met the params' constraints within the attempt budget; "
+    "`details` names the param (`params`, `params.options`; for a set "
+    "`items[i].params...`) and the message the unmet constraint. Nothing is stored."
 )
 
 
@@ -168,7 +176,8 @@ class KindPreviewApi(APIView):
         generation_attempt = serializers.IntegerField()
 
     @extend_schema(
-        request=InputSerializer, responses={200: OutputSerializer},
+        request=InputSerializer,
+        responses={200: OutputSerializer, 422: OpenApiResponse(description=GENERATION_FAILED)},
         parameters=[LANG_PARAMETER], tags=["exercises"], summary="Preview a kind",
         examples=[
             OpenApiExample(
@@ -386,7 +395,9 @@ class ProblemSetPublishApi(APIView):
         failure_reason = serializers.CharField()
 
     @extend_schema(
-        request=None, responses={202: OutputSerializer}, tags=["problem sets"],
+        request=None,
+        responses={202: OutputSerializer, 422: OpenApiResponse(description=GENERATION_FAILED)},
+        tags=["problem sets"],
         summary="Publish a problem set",
         examples=[
             OpenApiExample(
