@@ -165,18 +165,25 @@ def test_publish_failure_is_a_422_and_leaves_the_set_as_it_was(
     assert problem_set.status == "draft" and problem_set.variants.count() == 0
 
 
+def _published_before_a_late_student(client: Any, course: Any, capture: Any) -> int:
+    """Return a set published to a course with no students yet, which one then joins."""
+    from tests.conftest import make_account
+
+    problem_set_id = _create(client, course)
+    with capture(execute=True):
+        published = client.post(f"/api/v1/problem-sets/{problem_set_id}/publish/")
+    assert published.status_code == 202 and published.json()["status"] == "ready"
+    make_account("late", "student", course)
+    return problem_set_id
+
+
 @pytest.mark.django_db
 def test_late_students_variants_failing_is_a_422(
     instructor: Any, course: Any, django_capture_on_commit_callbacks: Any,
 ) -> None:
-    from tests.conftest import make_account
-
     _, client = instructor
-    problem_set_id = _create(client, course)
-    with django_capture_on_commit_callbacks(execute=True):
-        published = client.post(f"/api/v1/problem-sets/{problem_set_id}/publish/")
-    assert published.status_code == 202 and published.json()["status"] == "ready"
-    make_account("late", "student", course)
+    problem_set_id = _published_before_a_late_student(
+        client, course, django_capture_on_commit_callbacks)
     _assert_refused(client.post(f"/api/v1/problem-sets/{problem_set_id}/publish/"))
     assert ProblemSet.objects.get(pk=problem_set_id).status == "ready"
 
@@ -186,13 +193,9 @@ def test_lms_newcomers_failing_fail_the_set_with_the_reason(
     instructor: Any, course: Any, django_capture_on_commit_callbacks: Any,
 ) -> None:
     from lti.services import generate_missing_variants
-    from tests.conftest import make_account
 
-    _, client = instructor
-    problem_set_id = _create(client, course)
-    with django_capture_on_commit_callbacks(execute=True):
-        client.post(f"/api/v1/problem-sets/{problem_set_id}/publish/")
-    make_account("late", "student", course)
+    problem_set_id = _published_before_a_late_student(
+        instructor[1], course, django_capture_on_commit_callbacks)
     assert generate_missing_variants(ProblemSet.objects.get(pk=problem_set_id)) is False
     problem_set = ProblemSet.objects.get(pk=problem_set_id)
     assert problem_set.status == "failed"

@@ -270,6 +270,22 @@ def test_code_report_shows_translated_verdicts_and_message_texts(
     assert "evaluated_differs" not in page and "evaluated every leaf" not in page
 
 
+def answered_item_page(instructor: Any, student: Any, course: Any, capture: Any,
+                       **settings: Any) -> tuple[Client, str]:
+    """Return the student's client and item page after an answer that prunes nothing (the
+    search's cutoff skips a leaf it evaluates), graded inline."""
+    from tests.pages.conftest import make_problem_set, publish_now
+
+    problem_set = publish_now(make_problem_set(instructor[0], course, max_attempts=3,
+                                               **settings))
+    variant = variant_of_user(problem_set, student[0])
+    client = logged_in(student[0])
+    url = reverse("pages:item", args=[variant.pk, 1])
+    with capture(execute=True):
+        client.post(url, {"answer-value": "99", "answer-evaluated_count": "0"})
+    return client, client.get(url).content.decode()
+
+
 @pytest.mark.parametrize(("policy", "shown"), [
     ("verdicts", "A cutoff skips a leaf you evaluated."),
     ("full", "happens before it at"),
@@ -282,18 +298,9 @@ def test_item_page_serves_feedback_under_the_policy(
 
     from django.utils import timezone
 
-    from tests.pages.conftest import make_problem_set, publish_now
-
-    problem_set = publish_now(make_problem_set(
-        instructor[0], course, feedback_policy=policy, max_attempts=3,
-        due_at=timezone.now() + timedelta(days=1)))
-    variant = variant_of_user(problem_set, student[0])
-    client = logged_in(student[0])
-    url = reverse("pages:item", args=[variant.pk, 1])
-    # Nothing pruned: the search's cutoff skips a leaf this answer evaluates.
-    with django_capture_on_commit_callbacks(execute=True):
-        client.post(url, {"answer-value": "99", "answer-evaluated_count": "0"})
-    page = client.get(url).content.decode()
+    client, page = answered_item_page(
+        instructor, student, course, django_capture_on_commit_callbacks,
+        feedback_policy=policy, due_at=timezone.now() + timedelta(days=1))
     assert f'data-feedback-policy="{policy}"' in page
     assert shown in page
     if policy == "verdicts":
@@ -306,15 +313,7 @@ def test_score_only_pages_show_the_score_alone(
     instructor: Any, student: Any, course: Any, celery_eager: None,
     django_capture_on_commit_callbacks: Any,
 ) -> None:
-    from tests.pages.conftest import make_problem_set, publish_now
-
-    problem_set = publish_now(make_problem_set(instructor[0], course,
-                                               feedback_policy="score_only", max_attempts=3))
-    variant = variant_of_user(problem_set, student[0])
-    client = logged_in(student[0])
-    url = reverse("pages:item", args=[variant.pk, 1])
-    with django_capture_on_commit_callbacks(execute=True):
-        client.post(url, {"answer-value": "99", "answer-evaluated_count": "0"})
-    page = client.get(url).content.decode()
+    _, page = answered_item_page(instructor, student, course,
+                                 django_capture_on_commit_callbacks, feedback_policy="score_only")
     assert 'id="attempt-score"' in page and 'class="feedback-part"' not in page
     assert "your score only" in page
