@@ -256,3 +256,40 @@ def test_every_message_code_is_classified() -> None:
     assert set(MESSAGES) | set(CODE_MESSAGES) <= SAFE_MESSAGES | set(WITHHELD_PARAMS)
     assert {withheld + "_withheld" for withheld, _ in WITHHELD_PARAMS.values()} == set(
         WITHHELD_MESSAGES)
+
+
+def copied_from_feedback(results: Iterable[Mapping[str, Any]], tree: set[str],
+                         answer: dict[str, Any]) -> dict[str, Any]:
+    """Return the next answer of a student who only copies what feedback names: every cutoff
+    a message describes, and the leaves it says are skipped."""
+    cutoffs = list(answer["cutoffs"])
+    pruned = set(answer["pruned_leaves"])
+    for message in every_message(results):
+        params = message.get("params") or {}
+        skipped = [name for name in params.get("pruned") or [] if name in tree]
+        if isinstance(params.get("pruned"), list) and params.get("node") in tree:
+            cut = {"node": params["node"], "pruned": skipped}
+            if cut not in cutoffs:
+                cutoffs.append(cut)
+        pruned |= set(skipped)
+    leaves = {name for name in pruned if any(char.isdigit() for char in name)}
+    return {**answer, "cutoffs": cutoffs, "pruned_leaves": sorted(leaves)}
+
+
+@pytest.mark.parametrize(("policy", "copied_to_full_marks"), [("full", True),
+                                                               ("verdicts", False)])
+def test_copying_feedback_reaches_full_pruning_marks_only_under_full(
+    course: Any, instructor: Any, student: Any, graded: Any, policy: str,
+    copied_to_full_marks: bool,
+) -> None:
+    variant = hidden_set(course, instructor, student, "alphabeta", ALPHABETA_PROBLEM, policy)
+    tree = {"A", "B", "C", "D", *(f"{p}{i}" for p in "BCD" for i in (1, 2, 3))}
+    answer = dict(EMPTY_ALPHABETA)
+    for _attempt in range(3):
+        detail = graded(student[1], variant, answer)
+        parts = {result["part"]: result for result in detail["results"]}
+        if all(parts[name]["verdict"] == "correct" for name in ("pruned_leaves", "cutoffs")):
+            break
+        answer = copied_from_feedback(detail["results"], tree, answer)
+    reached = all(parts[name]["verdict"] == "correct" for name in ("pruned_leaves", "cutoffs"))
+    assert reached is copied_to_full_marks
