@@ -124,6 +124,15 @@ WITHHELD_MESSAGES: Mapping[str, Any] = {
 """Withheld message code → its text (rendered like the others, in the reader's language)."""
 
 
+RESULT_FIELDS = ("part", "type", "verdict", "points", "max_points", "misconception")
+"""What ``verdicts`` keeps of a typed part's result besides its messages (the rest, such as
+``expected`` or anything grading adds later, waits until the answers are visible)."""
+
+TEST_FIELDS = ("test", "verdict", "score", "max_score", "checks", "misconceptions",
+               "traceback")
+"""What ``verdicts`` keeps of a code test's report besides its messages."""
+
+
 def policy_in_force(problem_set: ProblemSet, *, answers_visible: bool, instructor: bool) -> str:
     """Return the policy feedback is served under: the set's while a student's answers are
     hidden, ``full`` once they are visible and for the course's instructors."""
@@ -161,7 +170,7 @@ def served_results(results: Sequence[Mapping[str, Any]], policy: str) -> list[di
         return []
     return [
         {
-            **{key: value for key, value in result.items() if key != "expected"},
+            **{key: result[key] for key in RESULT_FIELDS if key in result},
             "messages": withheld_messages(result.get("messages") or []),
             "trace_step": None,
         }
@@ -176,7 +185,11 @@ def served_tests(tests: Sequence[Mapping[str, Any]], policy: str) -> list[dict[s
     if policy == SCORE_ONLY:
         return []
     return [
-        {**test, "messages": withheld_messages(test.get("messages") or [])} for test in tests
+        {
+            **{key: test[key] for key in TEST_FIELDS if key in test},
+            "messages": withheld_messages(test.get("messages") or []),
+        }
+        for test in tests
     ]
 
 FEEDBACK_POLICY_HELP = (

@@ -293,3 +293,25 @@ def test_copying_feedback_reaches_full_pruning_marks_only_under_full(
         answer = copied_from_feedback(detail["results"], tree, answer)
     reached = all(parts[name]["verdict"] == "correct" for name in ("pruned_leaves", "cutoffs"))
     assert reached is copied_to_full_marks
+
+
+def test_verdicts_leave_out_what_they_do_not_know() -> None:
+    from grading.feedback_policy import served_results, served_tests
+
+    stored = [{"part": "value", "type": "number", "verdict": "wrong", "points": 0.0,
+               "max_points": 1.0, "misconception": None, "trace_step": {"index": 3},
+               "expected": 7, "reference_value": 7,
+               "messages": [{"code": "value_wrong", "params": {"given": "9"}},
+                            {"code": "a_new_message", "params": {"expected": 7}}]}]
+    served = served_results(stored, "verdicts")
+    assert served == [{"part": "value", "type": "number", "verdict": "wrong", "points": 0.0,
+                       "max_points": 1.0, "misconception": None, "trace_step": None,
+                       "messages": [{"code": "value_wrong", "params": {"given": "9"}}]}]
+    tests = [{"test": "t", "verdict": "wrong", "score": 0.4, "max_score": 1.0,
+              "misconceptions": [], "reference_move": "B",
+              "messages": [{"code": "decision_differs",
+                            "params": {"yours": "A", "reference": "B"}}]}]
+    assert served_tests(tests, "verdicts") == [{
+        "test": "t", "verdict": "wrong", "score": 0.4, "max_score": 1.0, "misconceptions": [],
+        "messages": [{"code": "decision_differs_withheld", "params": {"yours": "A"}}]}]
+    assert served_results(stored, "full") == stored and served_tests(tests, "full") == tests
