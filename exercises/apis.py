@@ -15,6 +15,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiExample,
     OpenApiParameter,
+    OpenApiResponse,
     extend_schema,
     extend_schema_field,
     extend_schema_serializer,
@@ -47,12 +48,20 @@ from exercises.services import (
     update_item,
     validate_item,
 )
+from grading.feedback_policy import FEEDBACK_POLICY_HELP
 from grading.selectors import answers_visible
 from lti.authentication import HasScope
 
 LANG_PARAMETER = OpenApiParameter(
     "lang", str, enum=[code for code, _ in settings.LANGUAGES], required=False,
     description="language of prompts and labels (default: from Accept-Language)",
+)
+
+
+GENERATION_FAILED = (
+    "`generation_failed`: no problem met the params' constraints within the attempt budget; "
+    "`details` names the param (`params`, `params.options`; for a set "
+    "`items[i].params...`) and the message the unmet constraint. Nothing is stored."
 )
 
 
@@ -174,7 +183,8 @@ class KindPreviewApi(APIView):
         generation_attempt = serializers.IntegerField()
 
     @extend_schema(
-        request=InputSerializer, responses={200: OutputSerializer},
+        request=InputSerializer,
+        responses={200: OutputSerializer, 422: OpenApiResponse(description=GENERATION_FAILED)},
         parameters=[LANG_PARAMETER], tags=["exercises"], summary="Preview a kind",
         examples=[
             OpenApiExample(
@@ -199,8 +209,9 @@ class KindPreviewApi(APIView):
         try:
             item = generate_item(kind, params, seed)
         except GenerationError as error:
-            raise ApiError(str(error), code="generation_failed",
-                           status_code=status.HTTP_422_UNPROCESSABLE_ENTITY) from error
+            raise ApiError(f"{error.param_path}: {error.message}", code="generation_failed",
+                           status_code=status.HTTP_422_UNPROCESSABLE_ENTITY,
+                           details={error.param_path: [error.message]}) from error
         with translation.override(requested_language(request)):
             body = {
                 "kind": kind,
@@ -269,6 +280,9 @@ class ProblemSetOutputSerializer(serializers.Serializer):
     late_policy = serializers.CharField()
     late_penalty = serializers.DecimalField(max_digits=4, decimal_places=3)
     score_policy = serializers.CharField()
+    feedback_policy = serializers.ChoiceField(
+        choices=ProblemSet.FeedbackPolicy.choices, help_text=FEEDBACK_POLICY_HELP
+    )
     time_limit_minutes = serializers.IntegerField(allow_null=True)
     published_at = serializers.DateTimeField(allow_null=True)
     items = ItemOutputSerializer(many=True)
@@ -281,6 +295,7 @@ PROBLEM_SET_EXAMPLE = {
     "seed": "2026-week-3",
     "due_at": "2026-12-01T23:59:00Z",
     "max_attempts": 3,
+    "feedback_policy": "verdicts",
     "items": [
         {"kind": "minimax", "params": {"depth": 2}, "points": "2"},
         {"kind": "alphabeta", "params": {"depth": 3, "min_cuts": 2, "cut_on_equality": True},
@@ -322,6 +337,10 @@ class ProblemSetCreateApi(APIView):
         )
         score_policy = serializers.ChoiceField(
             choices=ProblemSet.ScorePolicy.choices, default=ProblemSet.ScorePolicy.BEST
+        )
+        feedback_policy = serializers.ChoiceField(
+            choices=ProblemSet.FeedbackPolicy.choices,
+            default=ProblemSet.FeedbackPolicy.VERDICTS, help_text=FEEDBACK_POLICY_HELP,
         )
         time_limit_minutes = serializers.IntegerField(
             required=False, allow_null=True, default=None, min_value=1, max_value=24 * 60
@@ -384,7 +403,9 @@ class ProblemSetPublishApi(APIView):
         failure_reason = serializers.CharField()
 
     @extend_schema(
-        request=None, responses={202: OutputSerializer}, tags=["problem sets"],
+        request=None,
+        responses={202: OutputSerializer, 422: OpenApiResponse(description=GENERATION_FAILED)},
+        tags=["problem sets"],
         summary="Publish a problem set",
         examples=[
             OpenApiExample(
@@ -454,6 +475,10 @@ class AssignmentSummarySerializer(serializers.Serializer):
     time_limit_minutes = serializers.IntegerField(
         source="problem_set.time_limit_minutes", allow_null=True
     )
+    feedback_policy = serializers.ChoiceField(
+        source="problem_set.feedback_policy", choices=ProblemSet.FeedbackPolicy.choices,
+        help_text=FEEDBACK_POLICY_HELP,
+    )
     opened_at = serializers.DateTimeField(allow_null=True)
 
 
@@ -520,7 +545,8 @@ class AssignmentDetailApi(APIView):
                 value={
                     "id": 12, "problem_set": 7, "title": "Week 3: alpha-beta",
                     "course": "ia-2026", "due_at": "2026-12-01T23:59:00Z", "max_attempts": 3,
-                    "time_limit_minutes": None, "opened_at": None, "closes_at": None,
+                    "time_limit_minutes": None, "feedback_policy": "verdicts",
+                    "opened_at": None, "closes_at": None,
                     "answers_visible": False,
                     "items": [{
                         "position": 1, "kind": "minimax", "points": "2.00",

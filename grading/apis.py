@@ -23,17 +23,19 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.models import Course
+from accounts.models import Course, User
 from accounts.permissions import IsInstructor
 from config.api import ApiError
 from exercises.kinds import get_kind
+from exercises.models import ProblemSet
 from grading import services, webhooks
 from grading.code.apis import code_submission_output
 from grading.feedback import render_results
+from grading.feedback_policy import FEEDBACK_POLICY_SERVED_HELP, served_results
 from grading.models import Regrade, Submission, Webhook
 from grading.selectors import (
-    answers_visible,
     deliveries_of,
+    feedback_view,
     grade_rows,
     problem_set_taught_by,
     regrade_for,
@@ -54,7 +56,7 @@ SUBMISSION_EXAMPLE = {
     "id": 42, "assignment": 7, "item": 1, "attempt_number": 1, "status": "graded",
     "score": 4.0, "raw_score": 4.0, "max_score": 6.0, "is_late": False, "late_penalty": 0.0,
     "error_code": "", "answer": {"value": 3, "move": "B", "pruned_leaves": ["C3"]},
-    "answers_visible": False,
+    "answers_visible": False, "feedback_policy": "full",
     "results": [
         {"part": "value", "label": "minimax value of the root", "type": "number",
          "verdict": "correct", "points": 1.0, "max_points": 1.0, "messages": [],
@@ -136,6 +138,7 @@ class SubmissionOutputSerializer(serializers.Serializer):
     error_code = serializers.CharField()
     answer = JsonObjectField(allow_null=True)
     answers_visible = serializers.SerializerMethodField()
+    feedback_policy = serializers.SerializerMethodField()
     results = serializers.SerializerMethodField()
     created_at = serializers.DateTimeField()
     graded_at = serializers.DateTimeField(allow_null=True)
@@ -145,25 +148,33 @@ class SubmissionOutputSerializer(serializers.Serializer):
         """Return whether the keys may be shown (due date passed or last attempt used)."""
         return bool(self.context["answers_visible"])
 
+    @extend_schema_field(serializers.ChoiceField(
+        choices=ProblemSet.FeedbackPolicy.choices, help_text=FEEDBACK_POLICY_SERVED_HELP))
+    def get_feedback_policy(self, submission: Submission) -> str:
+        """Return the feedback policy these results are served under."""
+        return str(self.context["feedback_policy"])
+
     @extend_schema_field(ResultSerializer(many=True))
     def get_results(self, submission: Submission) -> list[dict[str, Any]]:
         """Return the part results rendered in the reader's language."""
         return self.context["results"]
 
 
-def submission_output(submission: Submission) -> dict[str, Any]:
-    """Return a submission as the API shows it, feedback rendered, keys hidden if due."""
+def submission_output(submission: Submission, viewer: User) -> dict[str, Any]:
+    """Return a submission as ``viewer`` may see it: feedback rendered under the set's
+    feedback policy, keys hidden until the answers are visible."""
     if submission.kind == Submission.Kind.CODE:
         # Code submissions carry per-test reports, not per-part results.
-        return code_submission_output(submission)
-    variant_item = submission.variant_item
-    item = variant_item.item
-    visible = answers_visible(variant_item.variant, timezone.now())
+        return code_submission_output(submission, viewer)
+    item = submission.variant_item.item
+    view = feedback_view(submission, viewer, timezone.now())
     labels = {part.name: str(part.label) for part in get_kind(item.kind).answer_parts(item.params)}
-    results = render_results(submission.results, labels=labels, show_expected=visible)
-    return SubmissionOutputSerializer(
-        submission, context={"answers_visible": visible, "results": results}
-    ).data
+    results = render_results(served_results(submission.results, view.policy), labels=labels,
+                             show_expected=view.answers_visible)
+    return SubmissionOutputSerializer(submission, context={
+        "answers_visible": view.answers_visible, "feedback_policy": view.policy,
+        "results": results,
+    }).data
 
 
 class SubmissionCreateApi(APIView):
@@ -235,7 +246,8 @@ class SubmissionCreateApi(APIView):
         if not created:
             # Loaded by its key alone; load what the output shows.
             submission = submission_for(request.user, submission.pk)
-        response = Response(submission_output(submission), status=status.HTTP_202_ACCEPTED)
+        response = Response(submission_output(submission, request.user),
+                            status=status.HTTP_202_ACCEPTED)
         response["Location"] = f"/api/v1/submissions/{submission.pk}/"
         if not created:
             response["Idempotent-Replayed"] = "true"
@@ -258,7 +270,7 @@ class SubmissionDetailApi(APIView):
         submission = submission_for(request.user, submission_id)
         if submission is None:
             raise ApiError("no such submission", code="not_found", status_code=404)
-        return Response(submission_output(submission))
+        return Response(submission_output(submission, request.user))
 
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")

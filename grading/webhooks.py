@@ -31,6 +31,7 @@ from accounts.models import Course, User
 from accounts.selectors import is_course_instructor
 from config.api import ApiError
 from config.outbound import check_url_host, guarded_session, refusal_in
+from grading.feedback_policy import served_results, served_tests
 from grading.models import Submission, Webhook, WebhookDelivery
 
 SIGNATURE_HEADER = "X-Cutoff-Signature"
@@ -112,9 +113,16 @@ def delete_webhook(webhook: Webhook) -> None:
 
 
 def submission_event_data(submission: Submission) -> dict[str, Any]:
-    """Return what an event says about a submission (feedback as data, keys left out)."""
+    """Return what an event says about a submission: feedback as data, as its student is
+    served it now (under the set's feedback policy), keys always left out."""
+    from grading.selectors import feedback_view
+
     variant_item = submission.variant_item
     variant = variant_item.variant
+    policy = feedback_view(submission, None, timezone.now()).policy
+    served = (served_tests if submission.kind == Submission.Kind.CODE else served_results)(
+        submission.results, policy
+    )
     return {
         "id": submission.pk,
         "status": submission.status,
@@ -130,9 +138,10 @@ def submission_event_data(submission: Submission) -> dict[str, Any]:
         "is_late": submission.is_late,
         "late_penalty": float(submission.late_penalty),
         "graded_at": submission.graded_at.isoformat() if submission.graded_at else None,
+        "feedback_policy": policy,
         "results": [
             {key: value for key, value in result.items() if key != "expected"}
-            for result in submission.results
+            for result in served
         ],
     }
 

@@ -35,7 +35,7 @@ from config.jsonsafe import clean_text
 from config.outbound import check_url_host, refusal_in
 from exercises.models import ProblemSet
 from exercises.selectors import students_missing_variants
-from exercises.services import publish_problem_set
+from exercises.services import fail_problem_set, publish_problem_set
 from lti.models import (
     LineItem,
     LtiContext,
@@ -342,13 +342,21 @@ def generate_missing_variants(problem_set: ProblemSet) -> bool:
     """Start generating the variants of students enrolled after the problem set was published
     (LMS users arrive at their first launch or roster sync); return whether it started.
 
-    Only a published (ready) set is extended: a draft stays the instructor's to publish.
+    Only a published (ready) set is extended: a draft stays the instructor's to publish. When
+    a newcomer's variant cannot be generated the set turns ``failed`` with the reason (for its
+    instructors to see) and the launch or sync goes on.
     """
     if problem_set.status != ProblemSet.Status.READY:
         return False
     if not students_missing_variants(problem_set):
         return False
-    publish_problem_set(problem_set)
+    try:
+        publish_problem_set(problem_set)
+    except ApiError as refused:
+        if refused.error_code != "generation_failed":
+            raise
+        fail_problem_set(problem_set.pk, refused.message)
+        return False
     return True
 
 

@@ -27,6 +27,7 @@ from exercises.kinds.trees import (
     fill_leaves,
     inner_names,
     leaves,
+    other_node_values,
     pick_names,
     walk,
 )
@@ -179,6 +180,12 @@ class ChanceKind(Kind):
             worst = answer["worst_case"]
             key["minimax_move"] = decision_key(worst["move"], worst.get("node_values"), children)
         return key
+
+    def near_misses(
+        self, problem: dict[str, Any], answer: dict[str, Any], params: dict[str, Any]
+    ) -> list[tuple[Any, str]]:
+        """Return the other nodes' values, the root's children first."""
+        return other_node_values(problem, answer)
 
     def quality_issues(
         self, problem: dict[str, Any], answer: dict[str, Any], params: dict[str, Any]

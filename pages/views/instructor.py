@@ -18,6 +18,7 @@ from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts.selectors import courses_taught_by
@@ -90,6 +91,22 @@ def _due_at(data: Any) -> datetime | None:
     return timezone.make_aware(parsed) if timezone.is_naive(parsed) else parsed
 
 
+def _feedback_policy(data: Any) -> str:
+    value = str(data.get("feedback_policy", ProblemSet.FeedbackPolicy.VERDICTS))
+    if value not in ProblemSet.FeedbackPolicy.values:
+        raise BuilderError("feedback_policy", _("choose one of the feedback policies"))
+    return value
+
+
+FEEDBACK_POLICY_LABELS = (
+    (ProblemSet.FeedbackPolicy.VERDICTS, gettext_lazy(
+        "verdicts: which parts are right, the first wrong step, the misconception")),
+    (ProblemSet.FeedbackPolicy.FULL, gettext_lazy("full: every message, expected values too")),
+    (ProblemSet.FeedbackPolicy.SCORE_ONLY, gettext_lazy("score only")),
+)
+"""The builder's feedback policy choices, the default first."""
+
+
 @instructor_required
 @require_http_methods(["GET", "POST"])
 def builder(request: HttpRequest) -> HttpResponse:
@@ -121,6 +138,7 @@ def builder(request: HttpRequest) -> HttpResponse:
                 seed=seed,
                 due_at=_due_at(request.POST),
                 max_attempts=_optional_int(request.POST, "max_attempts"),
+                feedback_policy=_feedback_policy(request.POST),
             )
         except BuilderError as refused:
             error = f"{refused.field}: {refused.message}"
@@ -131,6 +149,7 @@ def builder(request: HttpRequest) -> HttpResponse:
     context = {
         "courses": courses,
         "kinds": kind_inputs(request.POST if request.method == "POST" else None),
+        "feedback_policies": FEEDBACK_POLICY_LABELS,
         "error": error,
         "values": request.POST,
     }

@@ -27,8 +27,9 @@ from grading.code.contract import CONTRACTS
 from grading.code.feedback import render_tests
 from grading.code.grader import summarise
 from grading.code.services import starter_file, submit_code
+from grading.feedback_policy import FULL, SCORE_ONLY, served_tests
 from grading.models import Submission
-from grading.selectors import answers_visible, counted_submission, submission_for
+from grading.selectors import answers_visible, counted_submission, feedback_view, submission_for
 from grading.services import submit_answer
 from pages.answer_form import WIDGET_HELP, decorate_tree, part_fields, read_answer
 from pages.feedback_view import paint_feedback, rendered_results
@@ -149,7 +150,8 @@ def item_page(request: HttpRequest, variant_id: int, position: int) -> HttpRespo
     visible = answers_visible(variant, now)
     results = []
     if latest is not None and latest.status == Submission.Status.GRADED:
-        results = rendered_results(latest, parts, show_expected=visible)
+        view = feedback_view(latest, request.user, now)
+        results = rendered_results(latest, parts, show_expected=visible, policy=view.policy)
         if drawing is not None:
             paint_feedback(drawing, fields, results)
     if drawing is not None:
@@ -214,6 +216,7 @@ def code_item_page(request: HttpRequest, variant: Variant, variant_item: Variant
     problem_set = variant.problem_set
     used = sum(1 for s in submissions if s.status != Submission.Status.ERROR)
     graded = latest is not None and latest.status == Submission.Status.GRADED
+    policy = feedback_view(latest, request.user, timezone.now()).policy if graded else FULL
     context: dict[str, Any] = {
         "variant": variant,
         "variant_item": variant_item,
@@ -223,8 +226,11 @@ def code_item_page(request: HttpRequest, variant: Variant, variant_item: Variant
         "source": source,
         "submissions": submissions,
         "latest": latest,
-        "tests": render_tests(latest.results, verdict_labels=True) if graded else [],
-        "summary": summarise(latest.results) if graded else None,
+        "tests": (
+            render_tests(served_tests(latest.results, policy), verdict_labels=True)
+            if graded else []
+        ),
+        "summary": summarise(latest.results) if graded and policy != SCORE_ONLY else None,
         "error": error,
         "attempts_used": used,
         "attempts_left": (
