@@ -45,7 +45,8 @@ SAFE_MESSAGES = frozenset({
     "part_missing", "value_wrong", "name_wrong", "vector_wrong", "set_extra",
     "sequence_diverges", "sequence_too_short", "node_values_wrong", "node_values_missing",
     "node_values_extra", "cutoff_wrong_node", "cutoff_wrong_pruned", "records_wrong",
-    "pruned_first_child", "node_value_leaf",
+    "pruned_first_child", "node_value_leaf", "value_inexact", "node_values_inexact",
+    "records_inexact", "cutoff_pruned_extra",
     # Code tests (grading.code.feedback): how the student's own run went, what it returned,
     # the misconception it matches, and games played against the grader's opponents.
     "run_ended", "run_returned", "run_not_started", "run_out_of_memory", "run_raised",
@@ -64,6 +65,8 @@ WITHHELD_PARAMS: Mapping[str, tuple[str, tuple[str, ...]]] = {
     "set_missing": ("set_missing", ()),
     "sequence_too_long": ("sequence_too_long", ()),
     "cutoff_count": ("cutoff_count", ("given",)),
+    # How many children a cutoff skips is part of the key's list.
+    "cutoff_pruned_missing": ("cutoff_pruned_missing", ("node",)),
     "pruned_too_early_min": ("pruned_too_early", ("pruned",)),
     "pruned_too_early_max": ("pruned_too_early", ("pruned",)),
     "pruned_too_early_min_strict": ("pruned_too_early", ("pruned",)),
@@ -89,6 +92,9 @@ WITHHELD_MESSAGES: Mapping[str, Any] = {
     "set_missing_withheld": _("Some names are missing from your answer."),
     "sequence_too_long_withheld": _("Your list goes on too long."),
     "cutoff_count_withheld": _("The search does not make %(given)s cutoffs."),
+    "cutoff_pruned_missing_withheld": _(
+        "The cutoff at %(node)s skips more children than you list."
+    ),
     "pruned_too_early_withheld": _("You pruned %(pruned)s, but the search does not skip it."),
     "missed_cutoff_withheld": _("A cutoff skips a leaf you evaluated."),
     "node_value_max_withheld": _(
