@@ -246,7 +246,10 @@ def requeue_stale_submissions(
     lost |= Q(status=Submission.Status.QUEUED, enqueued_at__lt=now - STALE_QUEUED)
     lost |= Q(status=Submission.Status.RUNNING, started_at__lt=now - STALE_RUNNING)
     if broker_lost_at is not None:
+        # The outage may have taken the messages sent before it; those stored during it were
+        # never sent (no grace needed: their requests failed to send them).
         lost |= Q(status=Submission.Status.QUEUED, enqueued_at__lt=broker_lost_at)
+        lost |= Q(status=Submission.Status.QUEUED, enqueued_at__isnull=True)
     stale = Submission.objects.filter(lost).values_list("pk", "kind")
     sent = [pk for pk, kind in stale if enqueue_submission(pk, kind)]
     sent += [pk for pk in requeue_stranded_submissions(now) if pk not in sent]

@@ -214,9 +214,15 @@ class Processes:
         return service
 
     def worker(
-        self, name: str, env: dict[str, str], queues: str = "default,sandbox", concurrency: int = 1
+        self, name: str, env: dict[str, str], queues: str = "default,sandbox", concurrency: int = 1,
+        beat: bool = False,
     ) -> Service:
-        """Start a Celery worker named ``name``; wait until it is ready to take tasks."""
+        """Start a Celery worker named ``name``; wait until it is ready to take tasks.
+
+        With ``beat`` it embeds Celery beat (the stale-work sweep), as the compose worker does.
+        """
+        schedule = str(self.tmp_path / f"{name}-beat")
+        embedded_beat = ["--beat", "--schedule", schedule] if beat else []
         service = self._spawn(
             name,
             [
@@ -236,6 +242,7 @@ class Processes:
                 f"{name}@%h",
                 "--without-gossip",
                 "--without-mingle",
+                *embedded_beat,
             ],
             {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.test", **env},
         )
