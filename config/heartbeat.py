@@ -45,15 +45,19 @@ class Heartbeat:
         self.stop = threading.Event()
         self.lock = threading.Lock()
 
-    def held_submissions(self) -> list[int]:
-        """Return the ids of the submissions whose tasks this worker holds right now."""
+    def held_submissions(self, received: Any = None) -> list[int]:
+        """Return the ids of the submissions whose tasks this worker holds right now.
+
+        ``received`` is a request just received, which Celery lists as reserved only after
+        the ``task_received`` signal.
+        """
         held = set()
-        for request in list(worker_state.requests.values()):
+        for request in [*worker_state.requests.values(), *([received] if received else [])]:
             if request.name in SUBMISSION_TASKS and request.args:
                 held.add(int(request.args[0]))
         return sorted(held)
 
-    def write(self) -> None:
+    def write(self, received: Any = None) -> None:
         """Write this worker's row now; a database error is logged, not raised."""
         from grading.models import WorkerHeartbeat
 
@@ -64,7 +68,7 @@ class Heartbeat:
                 close_old_connections()
                 WorkerHeartbeat.objects.update_or_create(
                     name=self.name,
-                    defaults={"beat_at": timezone.now(), "holding": self.held_submissions(),
+                    defaults={"beat_at": timezone.now(), "holding": self.held_submissions(received),
                               "broker_connected": self.broker_connected},
                 )
             except DatabaseError:
@@ -102,7 +106,7 @@ def start_heartbeat(sender: Any = None, **kwargs: Any) -> None:
 def list_received_submission(request: Any = None, **kwargs: Any) -> None:
     """Write the heartbeat as soon as a grading task arrives, listing its submission."""
     if request is not None and request.name in SUBMISSION_TASKS:
-        heartbeat.write()
+        heartbeat.write(received=request)
 
 
 @worker_shutdown.connect
