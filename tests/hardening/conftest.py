@@ -206,8 +206,8 @@ class Processes:
             assert service.process.poll() is None, f"gunicorn exited:\n{service.log()}"
             try:
                 requests.get(f"{service.base_url}/api/v1/kinds/", headers=HTTPS, timeout=5)
-            except requests.ConnectionError:
-                return False
+            except (requests.ConnectionError, requests.Timeout):
+                return False  # not listening yet, or still importing on a loaded machine
             return True
 
         assert wait_until(answers, timeout=60, every=0.2), service.log()
