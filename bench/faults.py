@@ -5,11 +5,13 @@ every message, the worst case), gunicorn under production settings, a
 default-queue worker embedding beat and a sandbox-queue worker (two processes each, as
 compose runs them), on a database of its own (``cutoff_faults`` on the server
 ``DATABASE_URL`` names). A course webhook points at a closed port, so each grade leaves a
-delivery retry waiting for its countdown in the worker: the unacknowledged messages that
-used to make workers exit on a connection loss.
+delivery retry waiting for its countdown in the worker, and a code submission (student code
+sleeping 3 s in the sandbox) is running when Redis dies: the unacknowledged messages that
+used to make workers exit on a connection loss (the sandbox needs bubblewrap and root).
 
-Then: submit half the answers, kill Redis, submit the other half during the outage, keep it
-down ``--outage`` seconds, start it again, and wait until every answer is graded. Prints the
+Then: submit half the answers and the code, kill Redis, submit the other half during the
+outage, keep it down ``--outage`` seconds, start it again, and wait until every submission
+is graded. Prints the
 outage length, the answers in flight, how many were graded (each once: one webhook event
 each), lost, whether both workers kept their process id, and the seconds from the broker's
 return to the last grade.
@@ -89,8 +91,17 @@ def start(argv: list[str], env: dict[str, str], log: Path) -> subprocess.Popen[b
                             stderr=subprocess.STDOUT, start_new_session=True)
 
 
+SLOW_SOURCE = (
+    "import time\n\n"
+    "time.sleep(3)  # still running when Redis is killed\n\n\n"
+    "def minimax_decision(game, state):\n"
+    "    return None\n"
+)
+
+
 def seed() -> tuple[str, int, dict[str, object]]:
-    """Create a course with a webhook, a student and a ready problem set.
+    """Create a course with a webhook, a student and a ready problem set (item 1 typed
+    answers, item 2 code).
 
     Return the student's token, their variant id and the correct answer to item 1.
     """
@@ -108,7 +119,8 @@ def seed() -> tuple[str, int, dict[str, object]]:
     Webhook.objects.create(owner=instructor, url="http://127.0.0.1:9/hook", course=course)
     problem_set = create_problem_set(
         creator=instructor, course=course, title="Outage", seed=slug,
-        items=[{"kind": "alphabeta", "params": {}, "points": 4}],
+        items=[{"kind": "alphabeta", "params": {}, "points": 4},
+               {"kind": "code_minimax", "params": {}, "points": 3}],
     )
     ProblemSet.objects.filter(pk=problem_set.pk).update(max_attempts=None)
     publish_problem_set(problem_set)
@@ -183,6 +195,13 @@ def main() -> None:
 
         half = args.answers // 2
         in_flight = [submit(number) for number in range(half)]
+        code = requests.post(url.replace("/items/1/submissions/", "/items/2/code-submissions/"),
+                             json={"source": SLOW_SOURCE}, headers=headers, timeout=30)
+        if code.status_code != 202:
+            raise SystemExit(f"code submission: {code.status_code} {code.text}")
+        in_flight.append(int(code.json()["id"]))
+        while Submission.objects.get(pk=in_flight[-1]).status == Submission.Status.QUEUED:
+            time.sleep(0.05)
         redis.kill()
         down_at = time.monotonic()
         in_flight += [submit(number) for number in range(half, args.answers)]
@@ -216,9 +235,10 @@ def main() -> None:
         redis.kill()
 
     print(f"outage: {outage:.1f} s (Redis killed, restarted empty)")
-    print(f"answers in flight: {args.answers} ({half} sent before the outage, "
-          f"{args.answers - half} stored during it; {unsent} never reached the broker)")
-    print(f"graded: {args.answers - lost}, lost: {lost}, graded twice: {graded_twice}")
+    print(f"in flight: {len(in_flight)} ({half} answers sent before the outage and a code "
+          f"submission running, {args.answers - half} answers stored during it; {unsent} "
+          "never reached the broker)")
+    print(f"graded: {len(in_flight) - lost}, lost: {lost}, graded twice: {graded_twice}")
     print("workers kept their process: "
           + ", ".join(f"{name} {'yes' if kept else 'NO'}" for name, kept in alive.items()))
     if lost:
