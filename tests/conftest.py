@@ -19,7 +19,6 @@ from django.conf import settings
 from rest_framework.test import APIClient
 
 REPO = Path(__file__).resolve().parent.parent
-SHARED = Path(os.environ.get("CUTOFF_SHARED_DIR", REPO.parent / "shared"))
 IN_CI = os.environ.get("CI", "").lower() == "true"
 
 
