@@ -7,7 +7,7 @@ caught here rather than costing an attempt.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -142,7 +142,7 @@ def check_cutoffs(part: str, value: Any, names: TreeNames) -> None:
 
 def check_records(part: str, value: Any, names: TreeNames) -> None:
     """Refuse anything but rows ``[{"name": n, field: number}]`` or name → fields (or null)."""
-    rows = value.items() if isinstance(value, Mapping) else None
+    rows: Iterable[tuple[Any, Any]] | None = value.items() if isinstance(value, Mapping) else None
     if rows is not None and len(value) > MAX_LIST_LENGTH:
         raise AnswerFormatError(
             part, _("must have at most %(count)d entries") % {"count": MAX_LIST_LENGTH}

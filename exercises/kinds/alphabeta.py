@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from fractions import Fraction
 from typing import Any
 
 from django.utils.translation import gettext as _
@@ -103,12 +104,13 @@ class AlphaBetaKind(Kind):
                 "evaluated_count", PartType.NUMBER, gettext_lazy("number of leaves evaluated")
             ),
             AnswerPart(
-                "pruned_leaves", PartType.SET, gettext_lazy("leaves that are pruned"), points=2
+                "pruned_leaves", PartType.SET, gettext_lazy("leaves that are pruned"),
+                points=Fraction(2),
             ),
             AnswerPart(
                 "cutoffs", PartType.CUTOFFS,
                 gettext_lazy("cutoffs in the order they happen (node and pruned children)"),
-                points=2,
+                points=Fraction(2),
             ),
         ]
         if params["ask_windows"]:

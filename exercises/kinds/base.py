@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, ClassVar
 
+from django.utils.functional import Promise
+
 from engine.misconceptions import applicable
 from exercises.kinds.engine_bridge import as_json
 from exercises.kinds.params import (
@@ -45,7 +47,7 @@ class AnswerPart:
 
     name: str
     type: PartType
-    label: str
+    label: str | Promise  # often gettext_lazy(...): translated when shown, with str()
     points: Fraction = Fraction(1)
     tolerance: Fraction | None = None  # absolute; only for parts whose key is a float
     key_path: str | None = None  # key in the engine's answer when it differs from `name`
