@@ -8,6 +8,7 @@ Redis of its own (never the machine's shared one).
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -114,6 +115,17 @@ def run_outbox_sweep(env: dict[str, str]) -> str:
     return done.stdout
 
 
+def requeued_submissions(swept: str) -> int:
+    """Return how many submissions the sweep's output says it enqueued again.
+
+    At least the test's own: the classroom's never-sent code submission is swept too once it
+    is older than the sweep's grace (10 s), which a loaded machine reaches mid-test.
+    """
+    found = re.search(r"requeued (\d+) submission", swept)
+    assert found, swept
+    return int(found.group(1))
+
+
 @pytest.fixture
 def sandbox_ready() -> None:
     """Require what the workers need to run code submissions: bubblewrap and root."""
@@ -183,7 +195,7 @@ def test_a_whole_worker_killed_mid_grading_is_recovered_by_the_outbox_sweep(
         started_at=timezone.now() - timedelta(minutes=11)
     )
     swept = run_outbox_sweep(worker_env(private_redis))
-    assert "requeued 1 submission(s)" in swept, swept
+    assert requeued_submissions(swept) >= 1, swept
     poll(lambda: graded(submission_id), 90, survivor.log())
     assert WebhookDelivery.objects.filter(submission_id=submission_id).count() == 1
 
@@ -229,7 +241,7 @@ def test_the_web_tier_answers_while_the_broker_is_down_and_nothing_is_lost(
     # enqueue them); it runs a minute later.
     Submission.objects.filter(pk=stored.pk).update(created_at=timezone.now() - timedelta(minutes=1))
     swept = run_outbox_sweep(deployment)
-    assert "requeued 1 submission(s)" in swept, swept
+    assert requeued_submissions(swept) >= 1, swept
     poll(lambda: graded(stored.pk), 90, worker.log())
     assert Submission.objects.filter(idempotency_key="during-outage").count() == 1
 
