@@ -384,7 +384,8 @@ def resolve_item(item_id: int) -> int:
         answer = kind.solve(problem)
         key = kind.project(problem, answer)
         if kind.is_multiple_choice(item.params):
-            key = _option_holding(problem, key[kind.choice_part]) or variant_item.answer_key
+            # is_multiple_choice: the kind has a choice_part.
+            key = _option_holding(problem, key[kind.choice_part]) or variant_item.answer_key  # type: ignore[assignment,index]
         changed += key != variant_item.answer_key
         variant_item.problem = problem
         variant_item.answer_key = key

@@ -444,7 +444,7 @@ class ReferenceTrace:
         if start is None:
             return []
         earlier = set(children[: children.index(child)])
-        found = []
+        found: list[tuple[Any, Any]] = []
         for event in self.events[start:]:
             name = event.get("node")
             if event.get("event") in ("exit", "leaf") and name in earlier:

@@ -152,6 +152,7 @@ def check_deadlines(variant: Variant, now: datetime) -> tuple[bool, Decimal]:
     problem_set = variant.problem_set
     if problem_set.time_limit_minutes:
         open_variant(variant, now)
+        assert variant.opened_at is not None  # open_variant started the clock
         ends = variant.opened_at + timedelta(minutes=problem_set.time_limit_minutes)
         if now > ends + QUIZ_GRACE:
             raise ApiError(

@@ -13,6 +13,7 @@ non-2xx answer, timeout or connection error is retried with exponential backoff 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import json
@@ -170,7 +171,7 @@ def queue_webhook_events(submission: Submission, event_type: str) -> list[Webhoo
         deliveries.append(delivery)
     WebhookDelivery.objects.bulk_create(deliveries)
     for delivery in deliveries:
-        transaction.on_commit(lambda pk=delivery.pk: send_delivery(pk))
+        transaction.on_commit(functools.partial(send_delivery, delivery.pk))
     return deliveries
 
 

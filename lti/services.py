@@ -3,6 +3,7 @@ sync rosters (NRPS) and send scores back to the LMS (AGS)."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -495,7 +496,7 @@ def queue_score_passbacks(*, problem_set_id: int, student_id: int) -> list[Score
         for link in resource_links_for_passback(problem_set_id, student_id)
     ]
     for passback in passbacks:
-        transaction.on_commit(lambda pk=passback.pk: send_score_passback_task.delay(pk))
+        transaction.on_commit(functools.partial(send_score_passback_task.delay, passback.pk))
     return passbacks
 
 
@@ -567,7 +568,9 @@ def _post_score(passback: ScorePassback) -> None:
     connector = CachedTokenConnector(link.platform)
     try:
         with_token_retry(
-            connector, lambda: _put_grade(connector, link, grade, passback.score_maximum)
+            connector,
+            # score_maximum was checked above; the check does not reach into the lambda.
+            lambda: _put_grade(connector, link, grade, passback.score_maximum),  # type: ignore[arg-type]
         )
     except LtiServiceException as error:
         status = error.response.status_code

@@ -185,12 +185,13 @@ class AlphaBetaKind(Kind):
                 "evaluated_count", PartType.NUMBER, gettext_lazy("number of leaves evaluated")
             ),
             AnswerPart(
-                "pruned_leaves", PartType.SET, gettext_lazy("leaves that are pruned"), points=2
+                "pruned_leaves", PartType.SET, gettext_lazy("leaves that are pruned"),
+                points=Fraction(2),
             ),
             AnswerPart(
                 "cutoffs", PartType.CUTOFFS,
                 gettext_lazy("cutoffs in the order they happen (node and pruned children)"),
-                points=2,
+                points=Fraction(2),
             ),
         ]
         if params["ask_windows"]:

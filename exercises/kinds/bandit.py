@@ -82,7 +82,7 @@ class Ucb1Kind(Kind):
         return [
             AnswerPart(
                 "scores", PartType.NODE_VALUES, gettext_lazy("UCB1 score of each child"),
-                points=2, tolerance=SCORE_TOLERANCE,
+                points=Fraction(2), tolerance=SCORE_TOLERANCE,
             ),
             AnswerPart("selected", PartType.NAME, gettext_lazy("child selected next")),
             AnswerPart(
@@ -220,7 +220,7 @@ class MctsBackpropKind(Kind):
             AnswerPart(
                 "path", PartType.RECORDS,
                 gettext_lazy("visits and reward of each node on the path after the update"),
-                points=2, fields=("visits", "reward"),
+                points=Fraction(2), fields=("visits", "reward"),
             )
         ]
 

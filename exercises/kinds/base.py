@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, ClassVar
 
-from django.utils.functional import lazy
+from django.utils.functional import Promise, lazy
 from django.utils.text import format_lazy
 from django.utils.translation import gettext, gettext_lazy
 
@@ -66,7 +66,7 @@ class AnswerPart:
 
     name: str
     type: PartType
-    title: Any
+    title: str | Promise  # often gettext_lazy(...): translated when shown, with str()
     points: Fraction = Fraction(1)
     tolerance: Fraction | None = None  # absolute; only for parts whose key is a float
     key_path: str | None = None  # key in the engine's answer when it differs from `name`

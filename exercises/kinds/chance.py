@@ -71,7 +71,8 @@ class ChanceKind(Kind):
     def __init__(self, default_depth: int) -> None:
         """Declare the params, the depth default depending on the kind's layers."""
         self.default_depth = default_depth
-        self.params = (
+        # Kind.params is a class variable; here it depends on the instance's default depth.
+        self.params = (  # type: ignore[misc]
             IntParam("depth", default_depth, "plies below the root, chance levels included",
                      minimum=2, maximum=4),
             *self.shared_params,

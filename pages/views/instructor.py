@@ -21,6 +21,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from accounts.requests import AuthenticatedHttpRequest
 from accounts.selectors import courses_taught_by
 from config.api import ApiError
 from exercises.generation import GenerationError, derive_seed, generate_item
@@ -53,7 +54,7 @@ def instructor_required(view: View) -> View:
     return guarded
 
 
-def _taught_set(request: HttpRequest, problem_set_id: int) -> ProblemSet:
+def _taught_set(request: AuthenticatedHttpRequest, problem_set_id: int) -> ProblemSet:
     problem_set = problem_set_taught_by(request.user, problem_set_id)
     if problem_set is None:
         raise Http404
@@ -62,7 +63,7 @@ def _taught_set(request: HttpRequest, problem_set_id: int) -> ProblemSet:
 
 @instructor_required
 @require_GET
-def problem_set_list(request: HttpRequest) -> HttpResponse:
+def problem_set_list(request: AuthenticatedHttpRequest) -> HttpResponse:
     """List the problem sets of the courses the instructor teaches."""
     problem_sets = problem_sets_taught_by(request.user).order_by("-created_at")
     return render(request, "pages/problem_sets.html", {"problem_sets": problem_sets})
@@ -109,7 +110,7 @@ FEEDBACK_POLICY_LABELS = (
 
 @instructor_required
 @require_http_methods(["GET", "POST"])
-def builder(request: HttpRequest) -> HttpResponse:
+def builder(request: AuthenticatedHttpRequest) -> HttpResponse:
     """Show the builder; on POST create the draft set and go to its publish page."""
     courses = list(courses_taught_by(request.user).order_by("title"))
     error = ""
@@ -185,7 +186,7 @@ def preview(request: HttpRequest) -> HttpResponse:
 
 @instructor_required
 @require_GET
-def problem_set_page(request: HttpRequest, problem_set_id: int) -> HttpResponse:
+def problem_set_page(request: AuthenticatedHttpRequest, problem_set_id: int) -> HttpResponse:
     """Show a problem set's items and status, with the publish button and progress bar."""
     problem_set = _taught_set(request, problem_set_id)
     return render(request, "pages/problem_set.html", {
@@ -197,7 +198,7 @@ def problem_set_page(request: HttpRequest, problem_set_id: int) -> HttpResponse:
 
 @instructor_required
 @require_POST
-def publish(request: HttpRequest, problem_set_id: int) -> HttpResponse:
+def publish(request: AuthenticatedHttpRequest, problem_set_id: int) -> HttpResponse:
     """Start generating the variants (via exercises' publish service) and show the progress."""
     problem_set = _taught_set(request, problem_set_id)
     try:
@@ -209,7 +210,7 @@ def publish(request: HttpRequest, problem_set_id: int) -> HttpResponse:
 
 @instructor_required
 @require_GET
-def problem_set_status(request: HttpRequest, problem_set_id: int) -> JsonResponse:
+def problem_set_status(request: AuthenticatedHttpRequest, problem_set_id: int) -> JsonResponse:
     """Return status and progress as JSON, for the progress bar's polling loop."""
     problem_set = _taught_set(request, problem_set_id)
     return JsonResponse({
@@ -222,17 +223,18 @@ def problem_set_status(request: HttpRequest, problem_set_id: int) -> JsonRespons
 
 
 def _status_label(status: str) -> str:
-    return {
+    labels: dict[str, str] = {
         ProblemSet.Status.DRAFT: _("draft"),
         ProblemSet.Status.GENERATING: _("generating"),
         ProblemSet.Status.READY: _("ready"),
         ProblemSet.Status.FAILED: _("failed"),
-    }.get(status, status)
+    }
+    return labels.get(status, status)
 
 
 @instructor_required
 @require_GET
-def dashboard(request: HttpRequest, problem_set_id: int) -> HttpResponse:
+def dashboard(request: AuthenticatedHttpRequest, problem_set_id: int) -> HttpResponse:
     """Show the score histogram, item means and completion, misconceptions and attempts."""
     problem_set = _taught_set(request, problem_set_id)
     return render(request, "pages/dashboard.html", {
