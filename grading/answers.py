@@ -47,6 +47,9 @@ class TreeNames:
         nodes, leaves = set(), set()
         for node in _walk(problem.get("tree")):
             nodes.add(node["name"])
+            # Transposition tables are asked by position: the key rows of repeated positions.
+            if isinstance(node.get("position"), str):
+                nodes.add(node["position"])
             if not node.get("children"):
                 leaves.add(node["name"])
         for child in problem.get("params", {}).get("children", []) or []:
@@ -189,11 +192,15 @@ def check_cutoffs(part: str, value: Any, names: TreeNames) -> list[dict[str, Any
     return cleaned
 
 
-def check_records(part: str, value: Any, names: TreeNames, known: Sequence[str] = ()) -> Any:
+def check_records(
+    part: str, value: Any, names: TreeNames, known: Sequence[str] = (),
+    choices: Mapping[str, Sequence[str]] | None = None,
+) -> Any:
     """Refuse anything but rows ``[{"name": n, field: number}]`` or name → fields (or null),
-    with only the ``known`` fields (when the part declares them).
+    with only the ``known`` fields (when the part declares them); a field in ``choices``
+    holds one of its listed words instead of a number (e.g. an entry's flag).
 
-    Return them in the form given, every name stripped.
+    Return them in the form given, every name and word stripped.
     """
     rows: Iterable[tuple[Any, Any]] | None = value.items() if isinstance(value, Mapping) else None
     if rows is not None and len(value) > MAX_LIST_LENGTH:
@@ -220,12 +227,26 @@ def check_records(part: str, value: Any, names: TreeNames, known: Sequence[str] 
                 % {"fields": ", ".join(known)},
             )
         cleaned[name] = None if fields is None else {
-            field_name: check_number(f"{part}.{name}.{field_name}", number)
-            for field_name, number in fields.items()
+            field_name: (
+                check_word(f"{part}.{name}.{field_name}", cell, choices[field_name])
+                if choices and field_name in choices
+                else check_number(f"{part}.{name}.{field_name}", cell)
+            )
+            for field_name, cell in fields.items()
         }
     if isinstance(value, Mapping):
         return cleaned
     return [{"name": name, **(fields or {})} for name, fields in cleaned.items()]
+
+
+def check_word(part: str, value: Any, words: Sequence[str]) -> str:
+    """Refuse anything but one of ``words``; return it stripped."""
+    word = value.strip() if isinstance(value, str) else value
+    if word not in words:
+        raise AnswerFormatError(
+            part, _("must be one of: %(choices)s") % {"choices": ", ".join(words)}
+        )
+    return str(word)
 
 
 def check_choice(part: AnswerPart, value: Any, problem: Mapping[str, Any]) -> str:
@@ -292,7 +313,8 @@ def check_part(
         case PartType.CUTOFFS:
             return check_cutoffs(part.name, value, names)
         case PartType.RECORDS:
-            return check_records(part.name, value, names, part.fields)
+            return check_records(part.name, value, names, part.fields,
+                                 part.options.get("choices"))
     raise AssertionError(f"part type {part.type} has no check")
 
 

@@ -307,6 +307,9 @@ def records_by_name(rows: Any) -> dict[str, dict[str, Any] | None]:
 def score_records(given: Any, expected: Any, part: AnswerPart) -> PartScore:
     """Score rows of numbers cell by cell (e.g. each node's window, or visits and reward).
 
+    A field the part lists in ``options["choices"]`` holds a word (e.g. a table entry's flag)
+    and is right only when it is that word.
+
     An expected null row is one cell, right when the student also leaves that row null.
     """
     given_rows, expected_rows = records_by_name(given), records_by_name(expected)
@@ -323,7 +326,10 @@ def score_records(given: Any, expected: Any, part: AnswerPart) -> PartScore:
         for field_name, value in fields.items():
             cells += 1
             written = (row or {}).get(field_name)
-            if not numbers_equal(written, value, part.tolerance):
+            if field_name in part.options.get("choices", {}):
+                if written != value:  # a word such as an entry's flag, not a number
+                    wrong.append({"name": name, "field": field_name})
+            elif not numbers_equal(written, value, part.tolerance):
                 wrong.append({"name": name, "field": field_name})
                 if part.tolerance is None and rounded_from(written, value):
                     inexact.append({"name": name, "field": field_name})

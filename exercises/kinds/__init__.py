@@ -67,6 +67,7 @@ from exercises.kinds import (  # noqa: E402,F401
     minimax,
     move_ordering,
     price_war,
+    transposition_table,
     tree_size,
     vector,
 )
