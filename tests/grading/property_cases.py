@@ -93,7 +93,7 @@ FEEDBACK_LEAK = ("issue 13: feedback before answers are visible shows expected v
 KNOWN_FAILURES: dict[tuple[str, str, str], str] = {
     **{("key_full_marks", kind, "open"): PADDED for kind in (
         "alphabeta", "expectimax", "expectiminimax", "mcts_backprop", "minimax",
-        "move_ordering", "ucb1")},
+        "move_ordering", "transposition_table", "ucb1")},
     ("one_part_changed", "alphabeta", "open"): CUTOFF_CHILDREN,
     ("misconception_named", "alphabeta", "open"): CUTOFF_CHILDREN,
     **{("misconception_consistent", kind, "open"): DIAGNOSIS for kind in (
@@ -330,7 +330,9 @@ def same(part: AnswerPart, a: Any, b: Any) -> bool:
             return norm(a) == norm(b)
         case PartType.RECORDS:
             ra, rb = rows(a), rows(b)
-            return ra.keys() == rb.keys() and all(_row_same(ra[k], rb[k], tol) for k in ra)
+            words = part.options.get("choices", {})
+            return ra.keys() == rb.keys() and all(
+                _row_same(ra[k], rb[k], tol, words) for k in ra)
     raise AssertionError(part.type)
 
 
@@ -342,10 +344,11 @@ def _values_same(a: Any, b: Any, tol: Fraction | None) -> bool:
 
 
 def _row_same(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None,
-              tol: Fraction | None) -> bool:
+              tol: Fraction | None, words: Mapping[str, Any]) -> bool:
     if a is None or b is None:
         return not a and not b
-    return a.keys() == b.keys() and all(numbers_same(a[k], b[k], tol) for k in a)
+    return a.keys() == b.keys() and all(
+        name(a[k]) == name(b[k]) if k in words else numbers_same(a[k], b[k], tol) for k in a)
 
 
 def informative(value: Any) -> bool:
@@ -403,7 +406,10 @@ def _map_numbers(part: AnswerPart, value: Any, f: Callable[[Any], Any]) -> Any:
         case PartType.NODE_VALUES:
             return {k: None if v is None else one(v) for k, v in value.items()}
         case PartType.RECORDS:
-            return {k: None if r is None else {field_name: f(v) for field_name, v in r.items()}
+            words = part.options.get("choices", {})  # word fields (a flag) are no numbers
+            return {k: None if r is None else {
+                        field_name: v if field_name in words else f(v)
+                        for field_name, v in r.items()}
                     for k, r in rows(value).items()}
     return value
 
@@ -574,7 +580,7 @@ def wrong_values(part: AnswerPart, key: Any, problem: Mapping[str, Any],
         case PartType.CUTOFFS:
             found += _wrong_cutoffs(key, names, rng)
         case PartType.RECORDS:
-            found += _wrong_records(key, rng)
+            found += _wrong_records(part, key, rng)
     return found
 
 
@@ -604,16 +610,19 @@ def _wrong_cutoffs(key: list[dict[str, Any]], names: Names,
     return found
 
 
-def _wrong_records(key: Any, rng: random.Random) -> list[tuple[str, Any]]:
+def _wrong_records(part: AnswerPart, key: Any, rng: random.Random) -> list[tuple[str, Any]]:
     by_name = rows(key)
+    words = part.options.get("choices", {})
     found: list[tuple[str, Any]] = []
     for row_name, fields in list(by_name.items())[:2]:
         if fields is None:
-            found.append((f"{row_name} given a row",
-                          {**by_name, row_name: {"alpha": 0, "beta": 1}}))
+            row = {name: words[name][0] if name in words else 0
+                   for name in part.fields} if part.fields else {"alpha": 0, "beta": 1}
+            found.append((f"{row_name} given a row", {**by_name, row_name: row}))
             continue
         field_name = rng.choice(sorted(fields))
-        new = other_numbers(fields[field_name], rng)[0]
+        new = (rng.choice([w for w in words[field_name] if w != fields[field_name]])
+               if field_name in words else other_numbers(fields[field_name], rng)[0])
         found.append((f"{row_name}.{field_name} changed",
                       {**by_name, row_name: {**fields, field_name: new}}))
     return found
