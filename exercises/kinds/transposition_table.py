@@ -11,6 +11,7 @@ returns. The rules are those of :mod:`engine.search.transposition`, all printed 
 from __future__ import annotations
 
 import random
+from collections import Counter
 from fractions import Fraction
 from typing import Any
 
@@ -37,6 +38,7 @@ from exercises.kinds.trees import (
     check_tree_params,
     child_name,
     draw_tree,
+    leaves,
     walk,
 )
 
@@ -107,11 +109,12 @@ def transpose(rng: random.Random, tree: dict[str, Any], repeats: int) -> dict[st
     """Give ``tree`` up to ``repeats`` transpositions and every inner node a position key.
 
     A transposition redraws a later node two or more plies down as a copy of an earlier node
-    at the same depth under another parent: the same position reached by another move order.
+    at the same depth under another parent (the same position reached by another move
+    order), never with more leaves than the node it replaces.
     Keys are ``p1``, ``p2``… in order of first appearance.
     """
     depth_of = {ROOT: 0}
-    parent_of: dict[str, str] = {}
+    parent_of: dict[str, dict[str, Any]] = {}
     for node in walk(tree):
         for child in node.get("children", []):
             depth_of[child["name"]], parent_of[child["name"]] = depth_of[node["name"]] + 1, node
@@ -120,12 +123,19 @@ def transpose(rng: random.Random, tree: dict[str, Any], repeats: int) -> dict[st
             node["position"] = node["name"]
     for _attempt in range(repeats):
         inner = [node for node in walk(tree) if "children" in node and depth_of[node["name"]] >= 2]
+        drawn = Counter(node["position"] for node in inner)
+        # Redrawing a node inside a repeated position would make its copies differ.
+        inside = {
+            node["name"] for node in inner
+            if any(drawn[ancestor["position"]] > 1 for ancestor in _ancestors(node, parent_of))
+        }
         pairs = [
             (source, target) for i, source in enumerate(inner) for target in inner[i + 1:]
             if depth_of[source["name"]] == depth_of[target["name"]]
             and parent_of[source["name"]] is not parent_of[target["name"]]
             and source["position"] != target["position"]
-            and target["position"] == target["name"]
+            and drawn[target["position"]] == 1 and target["name"] not in inside
+            and len(leaves(source)) <= len(leaves(target))  # max_leaves still holds
         ]
         if not pairs:
             break
@@ -142,6 +152,21 @@ def transpose(rng: random.Random, tree: dict[str, Any], repeats: int) -> dict[st
         if "children" in node:
             node["position"] = keys.setdefault(node["position"], f"p{len(keys) + 1}")
     return tree
+
+
+def _ancestors(node: dict[str, Any], parent_of: dict[str, dict[str, Any]]
+               ) -> list[dict[str, Any]]:
+    """Return the nodes above ``node``, its parent first."""
+    found = []
+    while node["name"] in parent_of:
+        node = parent_of[node["name"]]
+        found.append(node)
+    return found
+
+
+def _distinct(params: dict[str, Any]) -> dict[str, Any]:
+    """Return ``params`` as the shared tree helpers read them: leaf values all different."""
+    return {**params, "allow_ties": False}
 
 
 def _asked_probe(answer: dict[str, Any]) -> dict[str, Any] | None:
@@ -162,7 +187,8 @@ class TranspositionTableKind(Kind):
         "entries (flag and value) and what a later probe returns."
     )
     params = (
-        *(param for param in TREE_PARAMS if param.name != "depth"),
+        # No allow_ties: leaves differ, but a repeated position repeats its leaves' values.
+        *(param for param in TREE_PARAMS if param.name not in ("depth", "allow_ties")),
         IntParam("depth", 3, "plies below the root (the root is at depth 0)",
                  minimum=3, maximum=4),
         IntParam("repeats", 2, "positions the tree draws a second time (transpositions)",
@@ -178,7 +204,7 @@ class TranspositionTableKind(Kind):
 
     def check_params(self, params: dict[str, Any]) -> None:
         """Check the tree params, and that the transpositions asked for fit such a tree."""
-        check_tree_params(params)
+        check_tree_params(_distinct(params))
         if params["depth"] == 3 and params["min_hits"] > params["repeats"]:
             raise ParamError(
                 "min_hits",
@@ -212,7 +238,7 @@ class TranspositionTableKind(Kind):
 
     def generate(self, rng: random.Random, params: dict[str, Any]) -> dict[str, Any]:
         """Draw a MAX-rooted tree with transpositions; the probe asked is chosen once solved."""
-        tree = draw_tree(rng, params, alternating_layers("max", params["depth"]))
+        tree = draw_tree(rng, _distinct(params), alternating_layers("max", params["depth"]))
         problem = {
             "format": "gametree/1",
             "kind": "transposition_table",

@@ -54,7 +54,8 @@ def test_the_worked_example_stores_bounds_and_hits_the_table_twice() -> None:
                              "pY": ("upper", 8), "pB": ("upper", 5)}
     hits = [(p.node, p.found.flag.value, p.found.value, p.outcome, p.value)
             for p in result.probes if p.found is not None]
-    assert hits == [("B1", "lower", 8, Outcome.NARROWED, 8), ("B2", "exact", 5, Outcome.RETURNED, 5)]
+    assert hits == [("B1", "lower", 8, Outcome.NARROWED, 8),
+                    ("B2", "exact", 5, Outcome.RETURNED, 5)]
     assert result.evaluated == ["A1a", "A1b", "A2a", "B1a", "B1b"]
     assert [node for node, _, _ in result.stores] == ["A1", "A2", "A", "B1", "B", "root"]
 

@@ -51,7 +51,8 @@ GOOD: dict[str, list[dict[str, Any]]] = {
     "concept_quiz": [{}, {"topics": ["alphabeta", "mcts"]}],
     "transposition_table": [
         {},
-        {"depth": 4, "max_leaves": 24, "repeats": 3, "min_hits": 2, "cut_on_equality": False},
+        {"depth": 4, "max_leaves": 24, "max_value": 30, "repeats": 3, "min_hits": 2,
+         "cut_on_equality": False},
     ],
 }
 
