@@ -203,6 +203,14 @@ MISCONCEPTIONS = {
     "largest_leaf_branch": _(
         "You picked the branch holding the largest leaf, as if every node were MAX's choice."
     ),
+    "tt_every_entry_exact": _(
+        "You stored every table entry as exact: a node whose value is at or below alpha "
+        "only gives an upper bound, one at or above beta only a lower bound."
+    ),
+    "tt_bounds_swapped": _(
+        "You swapped the bounds: a value at or below alpha is an upper bound (the true value "
+        "is at most it), a value at or above beta a lower bound."
+    ),
 }
 """Misconception code (``engine.misconceptions``) → what it tells the student."""
 

@@ -112,11 +112,24 @@ def test_the_key_written_carelessly_still_earns_full_marks(kind_name: str) -> No
             key = [{"node": f" {cut['node']}", "pruned": [f"{c} " for c in reversed(cut["pruned"])]}
                    for cut in key]
         elif part.type is PartType.RECORDS:
+            words = part.options.get("choices", {})  # e.g. an entry's flag: padded, not renumbered
             key = {f" {name}": None if fields is None else
-                   {field: other_form(value) for field, value in fields.items()}
+                   {field: f" {value} " if field in words else other_form(value)
+                    for field, value in fields.items()}
                    for name, fields in key.items()}
         answer[part.name] = key
     cleaned = validate_answer(answer, context.parts, context.problem)
     result = grade_answer(context, cleaned)
     assert [p["verdict"] for p in result.results] == ["correct"] * len(context.parts), \
         [(p["part"], p["messages"]) for p in result.results if p["verdict"] != "correct"]
+
+
+def test_a_records_word_field_outside_its_choices_is_refused_naming_the_cell() -> None:
+    context = generated_context("transposition_table", "careless-key")
+    entries = next(part for part in context.parts if part.name == "entries")
+    position = next(iter(context.expected["entries"]))
+    with pytest.raises(AnswerFormatError) as raised:
+        validate_answer({"entries": {position: {"flag": "maybe", "value": 3}}},
+                        [entries], context.problem)
+    assert raised.value.part == f"entries.{position}.flag"
+    assert "exact, lower, upper" in raised.value.rule
