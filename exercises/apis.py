@@ -102,10 +102,21 @@ class AnswerPartSerializer(serializers.Serializer):
         child=serializers.CharField(),
         help_text="records parts: the fields each row has (any other is refused); else empty",
     )
+    choices = serializers.SerializerMethodField(
+        help_text="records parts: field → the words it holds instead of a number (a "
+        "transposition table entry's flag: exact, lower, upper); else empty",
+    )
 
     def get_points(self, part: AnswerPart) -> str:
         """Return the part's default weight as an exact string."""
         return str(part.points)
+
+    @extend_schema_field(
+        serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
+    )
+    def get_choices(self, part: AnswerPart) -> dict[str, list[str]]:
+        """Return the word fields of a records part and the words each allows."""
+        return {name: list(words) for name, words in part.options.get("choices", {}).items()}
 
     def get_tolerance(self, part: AnswerPart) -> str | None:
         """Return the absolute tolerance of a float part as an exact string, else null."""

@@ -239,15 +239,16 @@ class TranspositionTableKind(Kind):
     def generate(self, rng: random.Random, params: dict[str, Any]) -> dict[str, Any]:
         """Draw a MAX-rooted tree with transpositions; the probe asked is chosen once solved."""
         tree = draw_tree(rng, _distinct(params), alternating_layers("max", params["depth"]))
-        problem = {
+        tree = transpose(rng, tree, params["repeats"])
+        problem: dict[str, Any] = {
             "format": "gametree/1",
             "kind": "transposition_table",
-            "tree": transpose(rng, tree, params["repeats"]),
+            "tree": tree,
             "params": {"cut_on_equality": params["cut_on_equality"]},
         }
         probe = _asked_probe(search_problem(problem))
         positions = list(dict.fromkeys(
-            node["position"] for node in walk(problem["tree"]) if "children" in node
+            node["position"] for node in walk(tree) if "children" in node
         ))
         problem["ask"] = {"entries": positions, "probe": [probe["node"]] if probe else []}
         return problem
