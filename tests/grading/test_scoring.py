@@ -210,3 +210,14 @@ def test_part_points_use_the_items_stored_points_per_part() -> None:
         "a": Fraction(5, 2), "b": Fraction(11, 2)}
     # Parts missing from the stored split: the item's points, split by declared weights.
     assert part_points(parts, Fraction(8), {"a": "1"}) == {"a": Fraction(2), "b": Fraction(6)}
+
+
+def test_a_records_word_field_is_right_only_as_that_word() -> None:
+    entries = AnswerPart("entries", PartType.RECORDS, "entries", fields=("flag", "value"),
+                         options={"choices": {"flag": ("exact", "lower", "upper")}})
+    key = {"p1": {"flag": "lower", "value": 8}, "p2": None}
+    assert score_part(entries, key, key, set_rule=NET_CORRECT).fraction == 1
+    swapped = {"p1": {"flag": "upper", "value": "8.0"}, "p2": None}
+    scored = score_part(entries, swapped, key, set_rule=NET_CORRECT)
+    assert scored.fraction == Fraction(2, 3)
+    assert scored.facts["wrong"] == [{"name": "p1", "field": "flag"}]
