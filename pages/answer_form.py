@@ -27,7 +27,7 @@ NAME_SEPARATORS = re.compile(r"[\s,;]+")
 FACT_ORDER = ("moved_by", "wins", "visits", "reward")
 COLUMN_LABELS = {
     "alpha": "α", "beta": "β", "value": _("value"), "wins": _("wins"), "visits": _("visits"),
-    "reward": _("reward"), "moved_by": _("moved by"),
+    "reward": _("reward"), "moved_by": _("moved by"), "flag": _("flag (exact, lower or upper)"),
 }
 
 
@@ -67,6 +67,11 @@ class PartField:
                 f"{row.get('node', '')}: {' '.join(row.get('pruned', []))}" for row in self.given
             )
         return str(self.given)
+
+    @property
+    def word_columns(self) -> list[str]:
+        """Return the answer columns that take a word (an entry's flag), not a number."""
+        return list(self.part.options.get("choices", {}))
 
     @property
     def info_headings(self) -> list[str]:
