@@ -193,10 +193,10 @@ class TranspositionTableKind(Kind):
                  minimum=3, maximum=4),
         IntParam("repeats", 2, "positions the tree draws a second time (transpositions)",
                  minimum=1, maximum=4),
-        BoolParam(
-            "cut_on_equality", True, "cut when alpha >= beta (true) or only when alpha > beta",
-            convention=True,
-        ),
+        # Not a convention changeable after generation: the cut rule decides which later
+        # node's probe is asked (under the other rule it may never be reached).
+        BoolParam("cut_on_equality", True,
+                  "cut when alpha >= beta (true) or only when alpha > beta"),
         IntParam("min_hits", 1, "fewest probes that find an entry", minimum=1, maximum=4),
         IntParam("min_bound_entries", 1,
                  "fewest lower or upper bound entries in the final table", minimum=0, maximum=4),
