@@ -303,14 +303,22 @@ def rows(raw: Any) -> dict[str, dict[str, Any] | None]:
     return {name(r["name"]): {k: v for k, v in r.items() if k != "name"} for r in raw}
 
 
+def names_of(raw: Any) -> list[str]:
+    """Return the names of a decision: one name, or a list of equally good ones."""
+    return [name(n) for n in raw] if isinstance(raw, list) else [name(raw)]
+
+
 def same(part: AnswerPart, a: Any, b: Any) -> bool:
-    """Return whether two values of ``part`` say the same thing (the key's meaning)."""
+    """Return whether two values of ``part`` say the same thing (two keys, or two answers).
+
+    A decision is its set of names; cutoffs compare with their ``optional`` marks.
+    """
     tol = part.tolerance
     match part.type:
         case PartType.NUMBER:
             return numbers_same(a, b, tol)
         case PartType.NAME | PartType.CHOICE:
-            return name(a) == name(b)
+            return sorted(set(names_of(a))) == sorted(set(names_of(b)))
         case PartType.SET:
             return sorted(map(name, a)) == sorted(map(name, b)) and len(set(map(name, a))) == len(a)
         case PartType.SEQUENCE:
@@ -325,8 +333,9 @@ def same(part: AnswerPart, a: Any, b: Any) -> bool:
                 (da[k] is None) == (db[k] is None)
                 and (da[k] is None or _values_same(da[k], db[k], tol)) for k in da)
         case PartType.CUTOFFS:
-            def norm(cuts: Any) -> list[tuple[str, list[str]]]:
-                return [(name(c["node"]), sorted(map(name, c.get("pruned", [])))) for c in cuts]
+            def norm(cuts: Any) -> list[tuple[str, list[str], bool]]:
+                return [(name(c["node"]), sorted(map(name, c.get("pruned", []))),
+                         bool(c.get("optional"))) for c in cuts]
             return norm(a) == norm(b)
         case PartType.RECORDS:
             ra, rb = rows(a), rows(b)
@@ -348,9 +357,35 @@ def _row_same(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None,
     return a.keys() == b.keys() and all(numbers_same(a[k], b[k], tol) for k in a)
 
 
-def informative(value: Any) -> bool:
-    """Return whether a projected value says something (kinds project what they lack as null)."""
-    if isinstance(value, Mapping):
+def accepted(part: AnswerPart, given: Any, key: Any) -> bool:
+    """Return whether ``given`` earns full marks against ``key`` by the documented rules.
+
+    Written from grading/README.md, not from grading.scoring: a decision is right when every
+    name given is in the key (one of several equally good moves, or several of them); a
+    cutoff the key marks ``optional`` (a cut at a node's last child) may be listed with no
+    children or left out. Every other part is right when it says what the key says.
+    """
+    match part.type:
+        case PartType.NAME | PartType.CHOICE:
+            chosen = names_of(given)
+            return (bool(chosen) and len(set(chosen)) == len(chosen)
+                    and set(chosen) <= set(names_of(key)))
+        case PartType.CUTOFFS:
+            optional = {name(c["node"]) for c in key if c.get("optional")}
+            listed = [c for c in given
+                      if not (name(c["node"]) in optional and not c.get("pruned"))]
+            required = [c for c in key if not c.get("optional")]
+            return same(part, listed, required)
+    return same(part, given, key)
+
+
+def informative(part: AnswerPart, value: Any) -> bool:
+    """Return whether a projected value says something (kinds project what they lack as null).
+
+    A node value left null is one the misconception gives no exact value for; a null row of
+    records is a claim (the node is never reached, so it has no window).
+    """
+    if part.type is PartType.NODE_VALUES and isinstance(value, Mapping):
         return any(entry is not None for entry in value.values())
     return value is not None
 
@@ -358,10 +393,11 @@ def informative(value: Any) -> bool:
 def agrees(part: AnswerPart, predicted: Any, given: Any) -> bool:
     """Return whether a misconception's predicted value agrees with a given answer part.
 
-    On node values a misconception may not reach every asked node; it agrees when it agrees on
+    Agreeing is earning full marks with the prediction as the key (:func:`accepted`). On node
+    values a misconception may not reach every asked node; it agrees when it agrees on
     every node it reaches (given answers name every asked node).
     """
-    if not informative(predicted):
+    if not informative(part, predicted):
         return True
     if part.type is PartType.NODE_VALUES:
         given_by_name = {name(k): v for k, v in given.items()}
@@ -369,7 +405,7 @@ def agrees(part: AnswerPart, predicted: Any, given: Any) -> bool:
             value is None or (name(node) in given_by_name
                               and _values_same(value, given_by_name[name(node)], part.tolerance))
             for node, value in predicted.items())
-    return same(part, predicted, given)
+    return accepted(part, given, predicted)
 
 
 # --- the key, written in other ways that mean the same ----------------------------------
@@ -378,13 +414,13 @@ def agrees(part: AnswerPart, predicted: Any, given: Any) -> bool:
 def _map_names(part: AnswerPart, value: Any, f: Callable[[str], str]) -> Any:
     match part.type:
         case PartType.NAME:
-            return f(value)
+            return [f(v) for v in value] if isinstance(value, list) else f(value)
         case PartType.SET | PartType.SEQUENCE:
             return [f(v) for v in value]
         case PartType.NODE_VALUES:
             return {f(k): v for k, v in value.items()}
         case PartType.CUTOFFS:
-            return [{"node": f(c["node"]), "pruned": [f(p) for p in c.get("pruned", [])]}
+            return [{**c, "node": f(c["node"]), "pruned": [f(p) for p in c.get("pruned", [])]}
                     for c in value]
         case PartType.RECORDS:
             return {f(k): v for k, v in rows(value).items()}
@@ -448,8 +484,7 @@ def _reordered(part: AnswerPart, value: Any) -> Any:
         case PartType.NODE_VALUES:
             return dict(reversed(list(value.items())))
         case PartType.CUTOFFS:
-            return [{"node": c["node"], "pruned": list(reversed(c.get("pruned", [])))}
-                    for c in value]
+            return [{**c, "pruned": list(reversed(c.get("pruned", [])))} for c in value]
         case PartType.RECORDS:
             by_name = rows(value)
             if any(r is None for r in by_name.values()):
@@ -536,7 +571,9 @@ def wrong_values(part: AnswerPart, key: Any, problem: Mapping[str, Any],
                 found.append(("number rounded", round(float(exact_key), 2)))
         case PartType.NAME:
             pool = names.root_children or names.nodes or names.moves
-            others = [n for n in pool if n != key] or [n for n in names.nodes if n != key]
+            keyed = names_of(key)
+            others = [n for n in pool if n not in keyed] or [
+                n for n in names.nodes if n not in keyed]
             found += [(f"name {n}", n) for n in others[:3]]
         case PartType.CHOICE:
             found += [(f"option {o}", o) for o in options if o != key]
@@ -630,7 +667,7 @@ def one_part_changes(context: GradingContext, rng: random.Random
     for part in context.parts:
         key = context.expected[part.name]
         for how, value in wrong_values(part, key, context.problem, rng, option_ids(context)):
-            if not same(part, value, key):
+            if not accepted(part, value, key):
                 yield part, how, {**context.expected, part.name: value}
 
 
@@ -640,20 +677,22 @@ def one_part_changes(context: GradingContext, rng: random.Random
 def misconception_answer(context: GradingContext, code: str) -> tuple[dict[str, Any], set[str]]:
     """Return the answer a student holding misconception ``code`` gives, and the parts it changes.
 
-    Parts the misconception says nothing about (null) keep the key; on node values it may reach
-    only some asked nodes, and keeps the key's value on the others.
+    The student writes the misconception's own value on every part it speaks of (it changes
+    the parts where that value would not earn full marks); parts the misconception says
+    nothing about (null) keep the key; on node values it may reach only some asked nodes, and
+    keeps the key's value on the others.
     """
     produced = context.misconception_expectations[code]
     answer = dict(context.expected)
     changed = set()
     for part in context.parts:
         value = produced.get(part.name)
-        if not informative(value):
+        if not informative(part, value):
             continue
         if part.type is PartType.NODE_VALUES:
             value = {**answer[part.name], **{k: v for k, v in value.items() if v is not None}}
-        if not same(part, value, context.expected[part.name]):
-            answer[part.name] = value
+        answer[part.name] = value
+        if not accepted(part, value, context.expected[part.name]):
             changed.add(part.name)
     return answer, changed
 
