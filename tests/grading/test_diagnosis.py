@@ -8,13 +8,13 @@ reproducing most wins and a tie names none.
 from __future__ import annotations
 
 import copy
-import json
 import random
 from typing import Any
 
 import pytest
 
 from exercises.kinds import get_kind
+from exercises.kinds.base import PartType
 from grading.feedback import render_results
 from grading.grader import GradingContext, grade_answer
 from grading.scoring import score_part
@@ -25,10 +25,6 @@ from tests.grading.test_grader import by_part, context_for
 DIAGNOSED_KINDS = ["alphabeta", "expectiminimax", "expectimax", "minimax", "vector", "ucb1",
                    "mcts_backprop", "price_war"]
 SEEDS = [f"diagnosis-{index}" for index in range(8)]
-
-
-def canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, default=str)
 
 
 def says(value: Any) -> bool:
@@ -42,10 +38,37 @@ def full_marks(context: GradingContext, part_name: str, given: Any, key: Any) ->
         "set_scoring", "net_correct")).fraction == 1
 
 
-def whole_answer_of(produced: dict[str, Any], answer: dict[str, Any]) -> bool:
-    """Return whether a misconception's answer is the student's on every part it speaks of."""
-    return all(canonical(produced[name]) == canonical(value)
-               for name, value in answer.items() if says(produced.get(name)))
+def agrees_on(context: GradingContext, part_name: str, given: Any, claim: Any) -> bool | None:
+    """Return whether ``given`` earns full marks with a misconception's ``claim`` as the key.
+
+    None when the claim says nothing (null, or node values all null); a null node value is
+    left out of the claim. Full marks is the key's own scoring: an optional last-child
+    cutoff may be listed or not, and any one of several listed moves is right.
+    """
+    part = next(part for part in context.parts if part.name == part_name)
+    if part.type is PartType.NODE_VALUES and isinstance(claim, dict):
+        claim = {node: value for node, value in claim.items() if value is not None}
+        if not claim:
+            return None
+    if not says(claim):
+        return None
+    return full_marks(context, part_name, given, claim)
+
+
+def whole_answer_of(context: GradingContext, produced: dict[str, Any],
+                    answer: dict[str, Any]) -> bool:
+    """Return whether a misconception's answer explains the student's whole answer.
+
+    It agrees with every part it speaks of and speaks of (and so agrees with) every part the
+    student got wrong.
+    """
+    for name, value in answer.items():
+        agreed = agrees_on(context, name, value, produced.get(name))
+        if agreed is False:
+            return False
+        if agreed is None and not full_marks(context, name, value, context.expected[name]):
+            return False
+    return True
 
 
 def named(result: Any) -> set[str]:
@@ -80,7 +103,7 @@ def test_a_misconceptions_own_answer_is_diagnosed_as_that_misconception() -> Non
                    for name, value in answer.items()):
                 continue  # this mistake changes nothing on this problem
             twins = {other for other, values in produced_by.items()
-                     if other != code and whole_answer_of(values, answer)}
+                     if other != code and whole_answer_of(context, values, answer)}
             result = grade_answer(context, answer)
             assert named(result) == (set() if twins else {code}), (kind_name, code, twins)
             checked += 1
@@ -100,7 +123,7 @@ def test_the_key_with_one_part_changed_names_only_a_misconception_giving_exactly
                     continue
                 answer = {**context.expected, part.name: value}
                 whole = {code for code, values in produced_by.items()
-                         if whole_answer_of(values, answer)}
+                         if whole_answer_of(context, values, answer)}
                 result = grade_answer(context, answer)
                 assert named(result) == (whole if len(whole) == 1 else set()), (
                     kind_name, part.name, value, whole)
