@@ -146,6 +146,26 @@ def test_misconceptions_agreeing_on_the_answered_parts_tie_and_none_is_named() -
     assert all(part["messages"] for part in result.results if part["verdict"] == "wrong")
 
 
+def test_a_misconception_agrees_on_a_decision_only_when_its_own_move_keys_every_name_given(
+) -> None:
+    # B and C tie at the root: the key lists both. Swapping alpha and beta changes only the
+    # windows here; its own answer names the one move B (its search bounds the children it
+    # prunes, so it has no exact values to tie them by) and lists the cut at D's last child.
+    context = context_for("alphabeta", EQUALITY_PROBLEM)
+    assert context.expected["move"] == ["B", "C"]
+    swapped = context.misconception_expectations["alpha_beta_swapped"]
+    assert swapped["move"] == "B"
+    answer = {**context.expected, "windows": swapped["windows"]}
+    # With B alone the swapped search explains everything written: optional cuts left out.
+    parts = by_part(grade_answer(context, {**answer, "move": "B"}))
+    assert parts["windows"]["misconception"] == "alpha_beta_swapped"
+    assert {p["misconception"] for name, p in parts.items() if name != "windows"} == {None}
+    # Writing C too (right: the key lists it) is more than its answer says: not named.
+    parts = by_part(grade_answer(context, answer))
+    assert parts["move"]["verdict"] == "correct"
+    assert {p["misconception"] for p in parts.values()} == {None}
+
+
 def test_minimax_node_values_are_scored_per_node_and_explained_by_the_rule() -> None:
     context = context_for("minimax", MINIMAX_PROBLEM)
     assert context.expected == {"value": 3, "move": "B", "node_values": {"B": 3, "C": 2}}
