@@ -322,7 +322,8 @@ def tictactoe_parts(problem: dict[str, Any]) -> dict[str, Any]:
     child_values = [TicTacToe(True, True).value(board[:i] + to_move + board[i + 1:], other)
                     for i in squares]
     best = max(child_values) if to_move == "X" else min(child_values)
-    return {"move": str(squares[child_values.index(best)]), "value": value,
+    tied = [str(square) for square, v in zip(squares, child_values, strict=True) if v == best]
+    return {"move": tied if len(tied) > 1 else tied[0], "value": value,
             "nodes_minimax": full.entered, "nodes_alphabeta": pruned.entered}
 
 
