@@ -33,7 +33,7 @@ from exercises.generation import GenerationError, derive_seed, generate_item
 from exercises.kinds import all_kinds, get_kind
 from exercises.kinds.base import AnswerPart, Kind
 from exercises.kinds.params import ParamError
-from exercises.models import Item, ProblemSet, Variant, VariantItem
+from exercises.models import MOST_ATTEMPTS, Item, ProblemSet, Variant, VariantItem
 from exercises.selectors import (
     problem_set_with_answers,
     problem_sets_taught_by,
@@ -85,6 +85,10 @@ class AnswerPartSerializer(serializers.Serializer):
     )
     points = serializers.SerializerMethodField()
     tolerance = serializers.SerializerMethodField()
+    fields = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="records parts: the fields each row has (any other is refused); else empty",
+    )
 
     def get_points(self, part: AnswerPart) -> str:
         """Return the part's default weight as an exact string."""
@@ -307,7 +311,8 @@ class ProblemSetCreateApi(APIView):
         items = ItemSerializer(many=True, allow_empty=False, max_length=50)
         due_at = serializers.DateTimeField(required=False, allow_null=True, default=None)
         max_attempts = serializers.IntegerField(
-            required=False, allow_null=True, default=None, min_value=1
+            required=False, allow_null=True, default=None, min_value=1,
+            max_value=MOST_ATTEMPTS,
         )
         late_policy = serializers.ChoiceField(
             choices=ProblemSet.LatePolicy.choices, default=ProblemSet.LatePolicy.REFUSE
@@ -532,10 +537,10 @@ class AssignmentDetailApi(APIView):
                         "answer_parts": [
                             {"name": "value", "type": "number",
                              "label": "minimax value of the root (exact)", "points": "1",
-                             "tolerance": None},
+                             "tolerance": None, "fields": []},
                             {"name": "move", "type": "name",
                              "label": "decision at the root (child name)", "points": "1",
-                             "tolerance": None},
+                             "tolerance": None, "fields": []},
                         ],
                         "answer_key": None,
                         "explanation": None,

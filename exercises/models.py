@@ -7,6 +7,9 @@ from django.db import models
 
 from accounts.models import Course
 
+MOST_ATTEMPTS = 1000
+"""The most attempts a problem set may allow (null allows any number)."""
+
 
 class ProblemSet(models.Model):
     """An instructor's problem set: items with params, generated once per enrolled student."""

@@ -22,6 +22,7 @@ from grading.scoring import to_number
 
 MAX_LIST_LENGTH = 1000
 MAX_NAME_LENGTH = 100
+MAX_NUMBER_LENGTH = 64
 
 
 class AnswerFormatError(Exception):
@@ -68,6 +69,11 @@ def _walk(node: Any) -> Iterator[Mapping[str, Any]]:
 
 def check_number(part: str, value: Any) -> Any:
     """Refuse anything but a number or a number string ("3", "-2.5", "7/2", "inf"); return it."""
+    if isinstance(value, str) and len(value) > MAX_NUMBER_LENGTH:
+        raise AnswerFormatError(
+            part, _("must be a number of at most %(count)d characters")
+            % {"count": MAX_NUMBER_LENGTH}
+        )
     try:
         to_number(value)
     except ValueError:
@@ -183,8 +189,9 @@ def check_cutoffs(part: str, value: Any, names: TreeNames) -> list[dict[str, Any
     return cleaned
 
 
-def check_records(part: str, value: Any, names: TreeNames) -> Any:
-    """Refuse anything but rows ``[{"name": n, field: number}]`` or name → fields (or null).
+def check_records(part: str, value: Any, names: TreeNames, known: Sequence[str] = ()) -> Any:
+    """Refuse anything but rows ``[{"name": n, field: number}]`` or name → fields (or null),
+    with only the ``known`` fields (when the part declares them).
 
     Return them in the form given, every name stripped.
     """
@@ -203,6 +210,15 @@ def check_records(part: str, value: Any, names: TreeNames) -> Any:
         name = _unique_name(part, raw_name, names.nodes, cleaned)
         if fields is not None and not isinstance(fields, Mapping):
             raise AnswerFormatError(f"{part}.{name}", _("must be an object of field → number"))
+        unknown = [
+            str(field_name) for field_name in fields or {} if known and field_name not in known
+        ]
+        if unknown:
+            raise AnswerFormatError(
+                f"{part}.{name}.{unknown[0][:MAX_NAME_LENGTH]}",
+                _("is not a field of these rows; their fields are: %(fields)s")
+                % {"fields": ", ".join(known)},
+            )
         cleaned[name] = None if fields is None else {
             field_name: check_number(f"{part}.{name}.{field_name}", number)
             for field_name, number in fields.items()
@@ -276,7 +292,7 @@ def check_part(
         case PartType.CUTOFFS:
             return check_cutoffs(part.name, value, names)
         case PartType.RECORDS:
-            return check_records(part.name, value, names)
+            return check_records(part.name, value, names, part.fields)
     raise AssertionError(f"part type {part.type} has no check")
 
 

@@ -261,6 +261,18 @@ class SubmissionDetailApi(APIView):
         return Response(submission_output(submission))
 
 
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_text(text: str) -> str:
+    """Return ``text`` as a CSV cell a spreadsheet shows as text, never runs as a formula.
+
+    A cell starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return is a formula
+    to Excel, LibreOffice and Google Sheets (CSV injection); a leading ``'`` keeps it text.
+    """
+    return "'" + text if text.startswith(FORMULA_PREFIXES) else text
+
+
 class CsvRenderer(renderers.BaseRenderer):
     """Let clients ask for text/csv; errors still come as the JSON envelope."""
 
@@ -308,7 +320,7 @@ class ProblemSetGradesCsvApi(APIView):
         max_total = sum((item.points for item in items), 0)
         for row in grade_rows(problem_set):
             writer.writerow([
-                row.username,
+                spreadsheet_text(row.username),
                 *("" if score is None else score for score in row.item_scores),
                 row.total, max_total, "yes" if row.late else "no",
             ])

@@ -18,13 +18,14 @@ from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 from typing import Any
 
-from django.db import IntegrityError, transaction
+from django.db import DataError, IntegrityError, transaction
 from django.db.models import Count, Max, Q
 from django.utils import timezone
 from rest_framework import status
 
 from accounts.models import User
 from config.api import ApiError
+from config.jsonsafe import storable
 from exercises.kinds import get_kind
 from exercises.kinds.engine_bridge import engine_version
 from exercises.models import ProblemSet, Variant, VariantItem
@@ -38,6 +39,9 @@ from grading.signals import score_recorded
 from grading.webhooks import queue_webhook_events
 
 logger = logging.getLogger(__name__)
+UNSAVABLE_ERRORS = (DataError, UnicodeEncodeError)
+"""What the database driver raises for results it cannot store (storable() prevents them;
+a grade that still fails is ended, not retried forever)."""
 
 QUIZ_GRACE = timedelta(seconds=5)
 """Time past a quiz's limit still accepted: an answer sent at the last second is in flight."""
@@ -121,6 +125,9 @@ def replay_of(
     ``sent`` holds the fields the request carried (``answer`` or ``source``); a stored
     submission under the same key with other values is a reused key, refused with 409.
     """
+    if "\x00" in key:  # PostgreSQL cannot store (or even compare) it
+        raise ApiError("Idempotency-Key: may not contain NUL characters",
+                       details={"Idempotency-Key": ["contains a NUL character"]})
     existing = submission_by_idempotency_key(student, key)
     if existing is None:
         return None
@@ -298,18 +305,26 @@ def record_grade(submission: Submission) -> bool:
     """
     submission.status = Submission.Status.GRADED
     submission.graded_at = timezone.now()
-    with transaction.atomic():
-        recorded = Submission.objects.filter(
-            pk=submission.pk, status=Submission.Status.RUNNING
-        ).update(
-            status=submission.status, graded_at=submission.graded_at,
-            raw_score=submission.raw_score, score=submission.score,
-            max_score=submission.max_score, results=submission.results,
-            graded_engine_version=submission.graded_engine_version,
-        )
-        if recorded:
-            queue_webhook_events(submission, "submission.graded")
-            announce_score(submission)
+    try:
+        with transaction.atomic():
+            recorded = Submission.objects.filter(
+                pk=submission.pk, status=Submission.Status.RUNNING
+            ).update(
+                status=submission.status, graded_at=submission.graded_at,
+                raw_score=submission.raw_score, score=submission.score,
+                max_score=submission.max_score, results=submission.results,
+                graded_engine_version=submission.graded_engine_version,
+            )
+            if recorded:
+                queue_webhook_events(submission, "submission.graded")
+                announce_score(submission)
+    except UNSAVABLE_ERRORS:
+        # Re-running would fail the same way: end it as an error (which uses no attempt).
+        logger.exception("the grade of submission %s cannot be stored", submission.pk)
+        Submission.objects.filter(pk=submission.pk, status=Submission.Status.RUNNING).update(
+            status=Submission.Status.ERROR, error_code="results_unsavable")
+        submission.status = Submission.Status.ERROR
+        return False
     return bool(recorded)
 
 
@@ -328,7 +343,7 @@ def _apply_grade(submission: Submission, result: Any, key_version: str) -> None:
     submission.raw_score = as_decimal(result.raw_score)
     submission.score = as_decimal(result.raw_score * (1 - penalty))
     submission.max_score = as_decimal(result.max_score)
-    submission.results = result.results
+    submission.results = storable(result.results)
     submission.graded_engine_version = key_version
 
 
@@ -539,24 +554,30 @@ def replace_grade(submission_id: int, apply: Callable[[Submission], None],
     and the LMS hear of it; otherwise return None. A submission no longer graded is left
     alone. Typed answers and code submissions are regraded through here alike.
     """
-    with transaction.atomic():
-        locked = Submission.objects.select_for_update().select_related(
-            "variant_item__variant").get(pk=submission_id)
-        if locked.status != Submission.Status.GRADED:
-            return None
-        old = (locked.score, locked.max_score, locked.results)
-        apply(locked)
-        locked.save(update_fields=["raw_score", "score", "max_score", "results",
-                                   "graded_engine_version"])
-        if (locked.score, locked.max_score) == old[:2]:
-            return None
-        change = ScoreChange.objects.create(
-            submission=locked, regrade=regrade, old_score=old[0], new_score=locked.score,
-            old_max_score=old[1], new_max_score=locked.max_score, old_results=old[2],
-            reason="regrade",
-        )
-        queue_webhook_events(locked, "submission.regraded")
-        announce_score(locked)
+    try:
+        with transaction.atomic():
+            locked = Submission.objects.select_for_update().select_related(
+                "variant_item__variant").get(pk=submission_id)
+            if locked.status != Submission.Status.GRADED:
+                return None
+            old = (locked.score, locked.max_score, locked.results)
+            apply(locked)
+            locked.save(update_fields=["raw_score", "score", "max_score", "results",
+                                       "graded_engine_version"])
+            if (locked.score, locked.max_score) == old[:2]:
+                return None
+            change = ScoreChange.objects.create(
+                submission=locked, regrade=regrade, old_score=old[0], new_score=locked.score,
+                old_max_score=old[1], new_max_score=locked.max_score, old_results=old[2],
+                reason="regrade",
+            )
+            queue_webhook_events(locked, "submission.regraded")
+            announce_score(locked)
+    except UNSAVABLE_ERRORS:
+        # The old grade stays; the regrade goes on with the next submission.
+        logger.exception("the new grade of submission %s cannot be stored; the old one stays",
+                         submission_id)
+        return None
     return change
 
 

@@ -15,10 +15,8 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import ipaddress
 import json
 import logging
-import socket
 import time
 from datetime import datetime, timedelta
 from typing import Any
@@ -26,13 +24,13 @@ from urllib.parse import urlsplit
 
 import requests
 from celery.exceptions import SoftTimeLimitExceeded
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import Course, User
 from accounts.selectors import is_course_instructor
 from config.api import ApiError
+from config.outbound import check_url_host, guarded_session, refusal_in
 from grading.models import Submission, Webhook, WebhookDelivery
 
 SIGNATURE_HEADER = "X-Cutoff-Signature"
@@ -83,30 +81,19 @@ def backoff_seconds(attempt: int) -> int:
 # --- registration -------------------------------------------------------------------------
 
 
-def is_public_host(hostname: str) -> bool:
-    """Return whether every address ``hostname`` resolves to is a public one."""
-    try:
-        infos = socket.getaddrinfo(hostname, None, proto=socket.IPPROTO_TCP)
-    except (socket.gaierror, UnicodeError):
-        return False
-    return all(ipaddress.ip_address(info[4][0]).is_global for info in infos)
-
-
 def create_webhook(*, owner: User, url: str, course: Course | None = None) -> Webhook:
     """Register ``url`` for events about the courses ``owner`` teaches (or just ``course``).
 
-    Unless ``WEBHOOK_ALLOW_PRIVATE_URLS`` is set (development, tests), the URL must resolve
-    to public addresses only, so a webhook cannot reach services inside Cutoff's network.
+    Unless ``CUTOFF_ALLOW_PRIVATE_URLS`` is set (development, tests), every address the URL's
+    host resolves to must be public, so a webhook cannot reach services inside Cutoff's
+    network; each delivery checks again (:mod:`config.outbound`).
     """
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ApiError("url: must be an http or https URL", details={"url": [url]})
-    allow_private = getattr(settings, "WEBHOOK_ALLOW_PRIVATE_URLS", False)
-    if not allow_private and not is_public_host(parts.hostname):
-        raise ApiError(
-            "url: must resolve to a public internet address (private, loopback and "
-            "link-local addresses are refused)", details={"url": [url]},
-        )
+    refusal = check_url_host(parts.hostname)
+    if refusal is not None:
+        raise ApiError(f"url: {refusal}", details={"url": [refusal]})
     if course is not None and not is_course_instructor(owner, course):
         raise ApiError("course: no such course among the courses you teach",
                        details={"course": ["not one of your courses"]})
@@ -227,15 +214,18 @@ def attempt_delivery(delivery_id: int) -> WebhookDelivery | None:
     started = time.monotonic()
     status_code, error = None, ""
     try:
-        response = requests.post(
-            delivery.webhook.url, data=body, headers=headers, allow_redirects=False,
-            timeout=(CONNECT_TIMEOUT_SECONDS, READ_TIMEOUT_SECONDS),
-        )
+        with guarded_session() as session:
+            response = session.post(
+                delivery.webhook.url, data=body, headers=headers, allow_redirects=False,
+                timeout=(CONNECT_TIMEOUT_SECONDS, READ_TIMEOUT_SECONDS),
+            )
         status_code = response.status_code
         if not 200 <= status_code < 300:
             error = f"HTTP {status_code}"
     except requests.RequestException as exc:
-        error = f"{exc.__class__.__name__}: {str(exc)[:300]}"
+        refused = refusal_in(exc)
+        error = (f"refused: {refused}"[:300] if refused is not None
+                 else f"{exc.__class__.__name__}: {str(exc)[:300]}")
     except SoftTimeLimitExceeded:
         error = f"timed out: no complete answer within {ATTEMPT_SECONDS} s"
     now = timezone.now()

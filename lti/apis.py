@@ -340,7 +340,7 @@ class PassbackListApi(APIView):
         passbacks = passbacks_visible_to(request.user)
         problem_set = request.query_params.get("problem_set", "")
         if problem_set:
-            if not problem_set.isdigit():
+            if not (problem_set.isascii() and problem_set.isdigit()) or len(problem_set) > 18:
                 raise ApiError("problem_set: must be a whole number", code="invalid")
             passbacks = passbacks.filter(resource_link__problem_set_id=int(problem_set))
         wanted_status = request.query_params.get("status", "")

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from decimal import Decimal
 from typing import Any
+from urllib.parse import urlsplit
 
 import requests
 from cryptography.hazmat.primitives import serialization
@@ -30,6 +31,8 @@ from pylti1p3.roles import DesignerRole, StudentRole, TeacherRole, TeachingAssis
 from accounts.models import Course, Enrollment, Role, User
 from accounts.services import create_account, create_course, enroll
 from config.api import ApiError
+from config.jsonsafe import clean_text
+from config.outbound import check_url_host, refusal_in
 from exercises.models import ProblemSet
 from exercises.selectors import students_missing_variants
 from exercises.services import publish_problem_set
@@ -107,6 +110,8 @@ def register_platform(
     """Register an LMS, with a key pair of its own for the messages we sign for it.
 
     The owner must be an instructor: the courses created for the LMS's courses are theirs.
+    The platform's URLs must resolve to public addresses unless ``CUTOFF_ALLOW_PRIVATE_URLS``
+    is set; every service call checks again (:mod:`config.outbound`).
     """
     if not owner.is_instructor:
         raise ApiError(
@@ -114,6 +119,13 @@ def register_platform(
             code="permission_denied",
             status_code=403,
         )
+    urls = {"auth_login_url": auth_login_url, "auth_token_url": auth_token_url,
+            "key_set_url": key_set_url}
+    refused = {name: [refusal] for name, url in urls.items()
+               if (refusal := check_url_host(urlsplit(url).hostname or "")) is not None}
+    if refused:
+        name, reasons = next(iter(refused.items()))
+        raise ApiError(f"{name}: {reasons[0]}", details=refused)
     with transaction.atomic():
         if Platform.objects.filter(issuer=issuer, client_id=client_id).exists():
             raise ApiError(
@@ -192,10 +204,11 @@ def link_user(*, platform: Platform, subject: str, role: str, profile: dict[str,
 
 
 def _update_profile(user: User, profile: dict[str, Any]) -> None:
+    # Roster entries come from the LMS unchecked: text PostgreSQL refuses is replaced.
     fields = {
-        "first_name": str(profile.get("given_name") or "")[:150],
-        "last_name": str(profile.get("family_name") or "")[:150],
-        "email": str(profile.get("email") or "")[:254],
+        "first_name": clean_text(str(profile.get("given_name") or ""), None)[:150],
+        "last_name": clean_text(str(profile.get("family_name") or ""), None)[:150],
+        "email": clean_text(str(profile.get("email") or ""), None)[:254],
     }
     changed = [name for name, value in fields.items() if value and getattr(user, name) != value]
     for name in changed:
@@ -424,7 +437,8 @@ def sync_roster(*, context: LtiContext) -> RosterSync:
     for member in members:
         role = role_for_claims({CLAIM + "roles": member.get("roles") or []})
         subject = str(member.get("user_id") or "")
-        if member.get("status", "Active") != "Active" or role is None or not subject:
+        if (member.get("status", "Active") != "Active" or role is None or not subject
+                or clean_text(subject, 255) != subject):  # no id a launch could carry
             skipped += 1
             continue
         active.add(subject)
@@ -553,6 +567,9 @@ def _post_score(passback: ScorePassback) -> None:
             raise PassbackRetryableError(str(error)) from error
         raise
     except requests.RequestException as error:
+        refused = refusal_in(error)
+        if refused is not None:
+            raise LtiException(f"the LMS's address is refused: {refused}") from error
         raise PassbackRetryableError(f"could not reach the LMS: {error}") from error
 
 

@@ -3,6 +3,8 @@ in the shared LTI cache, and a nonce is accepted once only."""
 
 from __future__ import annotations
 
+import base64
+import binascii
 import contextlib
 import hashlib
 from collections.abc import Callable, Sequence
@@ -23,12 +25,36 @@ from pylti1p3.service_connector import ServiceConnector
 from pylti1p3.tool_config.abstract import ToolConfAbstract
 from redis.exceptions import RedisError
 
+from config import jsonsafe
+from config.outbound import guarded_session
 from lti.models import Platform
 
 T = TypeVar("T")
 
+LAUNCH_CLAIMS_DEPTH = 32
+"""Deepest nesting accepted in a launch's claims (real ones nest a few levels)."""
+
 # Seconds between two refetches of a platform's keys for tokens signed with an unknown kid.
 KEY_REFETCH_INTERVAL = 60
+
+
+def check_id_token_claims(id_token: str) -> None:
+    """Raise :class:`config.jsonsafe.UnsafeJson` when the id_token's claims nest deeper than
+    :data:`LAUNCH_CLAIMS_DEPTH` or carry text the database cannot store.
+
+    Checked before pylti1p3 reads the token, which would recurse through (and cache) such
+    claims; a token that is not even well formed is left for pylti1p3 to refuse.
+    """
+    parts = id_token.split(".")
+    if len(parts) != 3:
+        return
+    try:
+        payload = base64.urlsafe_b64decode(parts[1] + "=" * (-len(parts[1]) % 4))
+        jsonsafe.loads(payload, max_depth=LAUNCH_CLAIMS_DEPTH)
+    except jsonsafe.UnsafeJson:
+        raise
+    except (ValueError, binascii.Error):
+        return
 
 
 def registration_for(platform: Platform) -> Registration:
@@ -180,6 +206,7 @@ def message_launch(request: HttpRequest) -> RotationAwareMessageLaunch:
         PlatformToolConf(),
         session_service=session_service,
         launch_data_storage=storage,
+        requests_session=guarded_session(),
     )
     launch.set_launch_data_lifetime(settings.LTI_LAUNCH_LIFETIME)
     launch.set_public_key_caching(SharedCacheLaunchStorage(), settings.LTI_PLATFORM_KEYS_LIFETIME)
@@ -195,6 +222,7 @@ def cached_launch(request: HttpRequest, launch_id: str) -> RotationAwareMessageL
         PlatformToolConf(),
         session_service=session_service,
         launch_data_storage=storage,
+        requests_session=guarded_session(),
     )
 
 
@@ -212,7 +240,8 @@ class CachedTokenConnector(ServiceConnector):
     """
 
     def __init__(self, platform: Platform) -> None:
-        super().__init__(registration_for(platform))
+        # Every call reaches only checked addresses (config.outbound).
+        super().__init__(registration_for(platform), requests_session=guarded_session())
         # A platform whose token URL or client id is edited gets new tokens.
         self._identity = f"{platform.pk}|{platform.auth_token_url}|{platform.client_id}|"
         self._keys_used: set[str] = set()

@@ -21,6 +21,7 @@ from pylti1p3.exception import LtiException, OIDCException
 from redis.exceptions import RedisError
 
 from accounts.models import Role
+from config.jsonsafe import UnsafeJson
 from exercises.models import Variant
 from lti import services, tool
 from lti.models import LtiContext, LtiResourceLink
@@ -98,6 +99,10 @@ def launch_view(request: HttpRequest) -> HttpResponse:
         return error_page(
             request, "This launch carries no id_token or state; start it from the LMS.", 400
         )
+    try:
+        tool.check_id_token_claims(request.POST["id_token"])
+    except UnsafeJson as error:
+        return error_page(request, f"The LMS launch was refused: the claims' {error}.", 400)
     message_launch = tool.message_launch(request)
     try:
         claims = message_launch.get_launch_data()

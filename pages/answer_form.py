@@ -23,8 +23,6 @@ from pages.boards import legal_moves
 from pages.tree_drawing import TreeDrawing
 
 FIELD_PREFIX = "answer"
-WINDOW_FIELDS = ("alpha", "beta")
-RECORD_FIELDS = ("visits", "reward")
 NAME_SEPARATORS = re.compile(r"[\s,;]+")
 FACT_ORDER = ("moved_by", "wins", "visits", "reward")
 COLUMN_LABELS = {
@@ -189,11 +187,8 @@ def part_fields(
             case PartType.CUTOFFS:
                 fields.append(PartField(part, "cutoffs", given=previous))
             case PartType.RECORDS:
-                columns = part.options.get("fields") or (
-                    WINDOW_FIELDS if part.name == "windows" else RECORD_FIELDS
-                )
                 fields.append(PartField(part, "records", rows=asked_names(problem, part, drawing),
-                                        columns=tuple(columns), given=_records_given(previous),
+                                        columns=part.fields, given=_records_given(previous),
                                         info=listed_facts(problem)))
     return fields
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import dj_database_url
 from kombu import Exchange, Queue
 
-from config.settings.env import env_int, env_str
+from config.settings.env import env_bool, env_int, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 VAR_DIR = Path(env_str("CUTOFF_VAR_DIR", str(BASE_DIR / "var")) or "var")
@@ -98,8 +98,8 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_RENDERER_CLASSES": ["config.jsonsafe.StorableJSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["config.jsonsafe.BoundedJSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "config.api.exception_handler",
     "UNAUTHENTICATED_USER": None,
@@ -110,7 +110,9 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": (
         "Auto-graded adversarial-search exercises. Errors are always "
         '`{"error": {"code", "message", "details"}}` with a 4xx status. '
-        "Problem, tree and answer JSON follow the `gametree/1` format."
+        "Problem, tree and answer JSON follow the `gametree/1` format. JSON bodies may nest "
+        "at most 500 levels and may hold no NUL characters or unpaired surrogates "
+        "(a 400 `parse_error` names where and the rule)."
     ),
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
@@ -238,6 +240,11 @@ SPECTACULAR_SETTINGS.setdefault("ENUM_NAME_OVERRIDES", {}).update(
         "SubmissionStatusEnum": "grading.models.Submission.Status",
     }
 )
+
+# --- server-side requests -----------------------------------------------------------------
+# Webhooks and LMS service calls reach public addresses only unless this is true
+# (config.outbound checks every connection).
+CUTOFF_ALLOW_PRIVATE_URLS = env_bool("CUTOFF_ALLOW_PRIVATE_URLS", False)
 
 # --- pages --------------------------------------------------------------------------------
 LOGIN_URL = "pages:login"

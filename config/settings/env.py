@@ -37,6 +37,10 @@ ENV_VARS: dict[str, str] = {
         "seconds before a code run over those limits is tried again (default 2)"
     ),
     "LOG_LEVEL": "root log level (default INFO)",
+    "CUTOFF_ALLOW_PRIVATE_URLS": (
+        "true lets webhooks and LMS service calls reach loopback, private and link-local "
+        "addresses (default false; true in local development)"
+    ),
     "CUTOFF_TEST_RUN_ID": (
         "tests only: isolates a run's test database and broker keys (default pid)"
     ),
@@ -70,6 +74,18 @@ def env_list(name: str, default: str = "") -> list[str]:
     """Return a comma-separated environment variable as a list of non-empty items."""
     raw = env_str(name, default) or ""
     return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def env_bool(name: str, default: bool) -> bool:
+    """Return a true/false environment variable, naming it when it is neither."""
+    raw = env_str(name)
+    if raw is None:
+        return default
+    if raw.lower() in ("1", "true", "yes", "on"):
+        return True
+    if raw.lower() in ("0", "false", "no", "off"):
+        return False
+    raise ImproperlyConfigured(f"environment variable {name} must be true or false")
 
 
 def env_int(name: str, default: int) -> int:

@@ -196,6 +196,7 @@ class AlphaBetaKind(Kind):
                 AnswerPart(
                     "windows", PartType.RECORDS,
                     gettext_lazy("(alpha, beta) when the named nodes are entered"),
+                    fields=("alpha", "beta"),
                 )
             )
         return parts

@@ -197,7 +197,7 @@ class MctsBackpropKind(Kind):
             AnswerPart(
                 "path", PartType.RECORDS,
                 gettext_lazy("visits and reward of each node on the path after the update"),
-                points=2,
+                points=2, fields=("visits", "reward"),
             )
         ]
 

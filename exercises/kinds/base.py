@@ -70,6 +70,7 @@ class AnswerPart:
     tolerance: Fraction | None = None  # absolute; only for parts whose key is a float
     key_path: str | None = None  # key in the engine's answer when it differs from `name`
     options: dict[str, Any] = field(default_factory=dict)
+    fields: tuple[str, ...] = ()  # records parts: the fields a row has; others are refused
 
     @property
     def label(self) -> Any:

@@ -8,11 +8,18 @@ publishes the same declarations as a JSON Schema for the kinds listing.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
+
+MAX_DECIMALS = 9
+MAX_DENOMINATOR = 10**MAX_DECIMALS
+"""Finest exact number a decimal parameter takes: prompts print it, the engine computes with it."""
+DECIMAL_TEXT = re.compile(r"-?\d{1,12}(\.\d{1,9})?(/\d{1,12})?")
+"""A decimal parameter given as text: ``"1.5"``, ``"-2"``, ``"7/2"`` (no exponents)."""
 
 
 class ParamError(ValueError):
@@ -112,17 +119,24 @@ class DecimalParam(Param):
 
     def clean(self, value: Any) -> str:
         """Return ``value`` as an exact fraction string within bounds."""
-        if isinstance(value, bool) or not isinstance(value, int | float | str):
+        if isinstance(value, bool) or not isinstance(value, int | float | str) or (
+            isinstance(value, str) and not DECIMAL_TEXT.fullmatch(value)
+        ):
             raise ParamError(self.name, f"must be a number like 1.5 or \"3/2\", got {value!r}")
         try:
             number = Fraction(str(value))
-        except (ValueError, ZeroDivisionError):
+        except (ValueError, ZeroDivisionError, OverflowError):
             raise ParamError(
                 self.name, f"must be a number like 1.5 or \"3/2\", got {value!r}"
             ) from None
         if not self.minimum <= number <= self.maximum:
             raise ParamError(
                 self.name, f"must be between {self.minimum} and {self.maximum}, got {number}"
+            )
+        if number.denominator > MAX_DENOMINATOR:
+            raise ParamError(
+                self.name, f"must be exact to at most {MAX_DECIMALS} decimal places (a "
+                f"denominator of at most {MAX_DENOMINATOR}), got {value!r}"
             )
         if "/" in str(value) or number.denominator == 1:
             return str(number)
@@ -132,7 +146,8 @@ class DecimalParam(Param):
     def schema(self) -> dict[str, Any]:
         """Return a number-or-string schema."""
         return {
-            "oneOf": [{"type": "number"}, {"type": "string", "pattern": r"^-?\d+(\.\d+)?(/\d+)?$"}],
+            "oneOf": [{"type": "number"},
+                      {"type": "string", "pattern": f"^{DECIMAL_TEXT.pattern}$"}],
             "minimum": float(self.minimum),
             "maximum": float(self.maximum),
         }

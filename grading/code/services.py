@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from config.api import ApiError
+from config.jsonsafe import storable
 from exercises.kinds.engine_bridge import engine_version
 from exercises.models import Variant, VariantItem
 from exercises.selectors import variant_of
@@ -186,7 +187,7 @@ def _apply_code_grade(submission: Submission, item_points: object, grade: CodeGr
     submission.raw_score = as_decimal(raw)
     submission.score = as_decimal(raw * (1 - Fraction(str(submission.late_penalty))))
     submission.max_score = as_decimal(points)
-    submission.results = grade.tests
+    submission.results = storable(grade.tests)
     submission.graded_engine_version = engine_version()
 
 

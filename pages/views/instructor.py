@@ -25,7 +25,7 @@ from config.api import ApiError
 from exercises.generation import GenerationError, derive_seed, generate_item
 from exercises.kinds import get_kind
 from exercises.kinds.params import ParamError
-from exercises.models import ProblemSet
+from exercises.models import MOST_ATTEMPTS, ProblemSet
 from exercises.selectors import problem_sets_taught_by
 from exercises.services import create_problem_set, publish_problem_set
 from grading.code.contract import CONTRACTS, starter_source
@@ -36,7 +36,7 @@ from pages.dashboard import dashboard_data
 from pages.tree_drawing import lay_out
 
 View = Callable[..., HttpResponse]
-MAX_ATTEMPTS = 1000
+MAX_ATTEMPTS = MOST_ATTEMPTS
 
 
 def instructor_required(view: View) -> View:
@@ -104,8 +104,12 @@ def builder(request: HttpRequest) -> HttpResponse:
             if course is None:
                 raise BuilderError("course", _("choose one of your courses"))
             title = request.POST.get("title", "").strip()[:200]
+            seed = request.POST.get("seed", "").strip()[:64]
             if not title:
                 raise BuilderError("title", _("give the problem set a title"))
+            for name, text in (("title", title), ("seed", seed)):
+                if "\x00" in text:  # PostgreSQL cannot store it
+                    raise BuilderError(name, _("may not contain NUL characters"))
             items = read_items(request.POST)
             if not items:
                 raise BuilderError("items", _("include at least one item"))
@@ -114,7 +118,7 @@ def builder(request: HttpRequest) -> HttpResponse:
                 course=course,
                 title=title,
                 items=items,
-                seed=request.POST.get("seed", "").strip()[:64],
+                seed=seed,
                 due_at=_due_at(request.POST),
                 max_attempts=_optional_int(request.POST, "max_attempts"),
             )

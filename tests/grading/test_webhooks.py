@@ -220,7 +220,7 @@ def test_lms_clients_register_webhooks_with_the_webhooks_scope(instructor, db) -
                                  "http://169.254.169.254/latest/meta-data",
                                  "http://no-such-host.invalid/x"])
 def test_private_addresses_are_refused_by_default(instructor, settings, url) -> None:
-    settings.WEBHOOK_ALLOW_PRIVATE_URLS = False
+    settings.CUTOFF_ALLOW_PRIVATE_URLS = False
     response = instructor[1].post("/api/v1/webhooks/", {"url": url}, format="json")
     assert response.status_code == 400
     assert "public internet address" in response.json()["error"]["message"]

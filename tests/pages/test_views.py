@@ -166,6 +166,14 @@ def test_builder_creates_a_draft_set_through_the_service(instructor: Any, course
     ({"title": ""}, "title"),
     ({"course": "999999"}, "course"),
     ({"due_at": "tomorrow"}, "due_at"),
+    ({"item-code_minimax-count": "1", "item-code_minimax-limits": "[" * 5000 + "]" * 5000},
+     "JSON may be nested at most"),
+    ({"item-code_minimax-count": "1", "item-code_minimax-limits": '{"cpu_seconds": "\\u0000"}'},
+     "NUL characters"),
+    ({"item-code_minimax-count": "1", "item-code_minimax-limits": '{"memory_bytes": 1e30}'},
+     "limits"),
+    ({"title": "Week\x003"}, "title"),
+    ({"seed": "s\x00"}, "seed"),
 ])
 def test_builder_names_what_is_wrong(instructor: Any, course: Any, changes: dict[str, str],
                                      named: str) -> None:
