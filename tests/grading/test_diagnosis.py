@@ -14,61 +14,15 @@ from typing import Any
 import pytest
 
 from exercises.kinds import get_kind
-from exercises.kinds.base import PartType
 from grading.feedback import render_results
 from grading.grader import GradingContext, grade_answer
-from grading.scoring import score_part
 from tests.grading.conftest import ALPHABETA_PROBLEM, MINIMAX_PROBLEM
-from tests.grading.test_every_kind import generated_context
+from tests.grading.test_every_kind import full_marks, generated_context, says, whole_answer_of
 from tests.grading.test_grader import by_part, context_for
 
 DIAGNOSED_KINDS = ["alphabeta", "expectiminimax", "expectimax", "minimax", "vector", "ucb1",
                    "mcts_backprop", "price_war"]
 SEEDS = [f"diagnosis-{index}" for index in range(8)]
-
-
-def says(value: Any) -> bool:
-    """Return whether a projected value says anything (kinds project what they lack as null)."""
-    return value is not None
-
-
-def full_marks(context: GradingContext, part_name: str, given: Any, key: Any) -> bool:
-    part = next(part for part in context.parts if part.name == part_name)
-    return score_part(part, given, key, set_rule=context.item.params.get(
-        "set_scoring", "net_correct")).fraction == 1
-
-
-def agrees_on(context: GradingContext, part_name: str, given: Any, claim: Any) -> bool | None:
-    """Return whether ``given`` earns full marks with a misconception's ``claim`` as the key.
-
-    None when the claim says nothing (null, or node values all null); a null node value is
-    left out of the claim. Full marks is the key's own scoring: an optional last-child
-    cutoff may be listed or not, and any one of several listed moves is right.
-    """
-    part = next(part for part in context.parts if part.name == part_name)
-    if part.type is PartType.NODE_VALUES and isinstance(claim, dict):
-        claim = {node: value for node, value in claim.items() if value is not None}
-        if not claim:
-            return None
-    if not says(claim):
-        return None
-    return full_marks(context, part_name, given, claim)
-
-
-def whole_answer_of(context: GradingContext, produced: dict[str, Any],
-                    answer: dict[str, Any]) -> bool:
-    """Return whether a misconception's answer explains the student's whole answer.
-
-    It agrees with every part it speaks of and speaks of (and so agrees with) every part the
-    student got wrong.
-    """
-    for name, value in answer.items():
-        agreed = agrees_on(context, name, value, produced.get(name))
-        if agreed is False:
-            return False
-        if agreed is None and not full_marks(context, name, value, context.expected[name]):
-            return False
-    return True
 
 
 def named(result: Any) -> set[str]:
