@@ -6,12 +6,12 @@ from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import serializers, status
-from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.models import Role
 from accounts.permissions import IsInstructor
+from accounts.requests import AuthenticatedRequest
 from accounts.selectors import courses_taught_by
 from accounts.services import NOT_ENROLLED_REASON, create_course, enroll_usernames
 
@@ -45,7 +45,7 @@ class CourseCreateApi(APIView):
             ),
         ],
     )
-    def post(self, request: Request) -> Response:
+    def post(self, request: AuthenticatedRequest) -> Response:
         """Create the course described in the body."""
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -106,7 +106,7 @@ class CourseEnrollApi(APIView):
             ),
         ],
     )
-    def post(self, request: Request, course_id: int) -> Response:
+    def post(self, request: AuthenticatedRequest, course_id: int) -> Response:
         """Enrol the named users; unknown courses and other instructors' courses are 404."""
         course = get_object_or_404(courses_taught_by(request.user), pk=course_id)
         data = self.InputSerializer(data=request.data)

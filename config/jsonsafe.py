@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from rest_framework import renderers
@@ -92,7 +93,7 @@ class BoundedJSONParser(JSONParser):
     """DRF's JSON parser, answering 400 to bodies :func:`check` refuses (not a 500)."""
 
     def parse(self, stream: Any, media_type: str | None = None,
-              parser_context: dict[str, Any] | None = None) -> Any:
+              parser_context: Mapping[str, Any] | None = None) -> Any:
         """Return the parsed body, or raise a 400 naming where it breaks which rule."""
         from config.api import ApiError  # config.api imports DRF, whose settings import us
 
@@ -145,7 +146,7 @@ class StorableJSONRenderer(renderers.JSONRenderer):
     surrogate echoed from old data), answers with such characters replaced."""
 
     def render(self, data: Any, accepted_media_type: str | None = None,
-               renderer_context: dict[str, Any] | None = None) -> bytes:
+               renderer_context: Mapping[str, Any] | None = None) -> bytes:
         """Return ``data`` as UTF-8 JSON."""
         try:
             return super().render(data, accepted_media_type, renderer_context)

@@ -95,9 +95,11 @@ class _CheckedConnectionMixin:
         try:
             addresses = checked_addresses(self._dns_host, self.port)
         except (socket.gaierror, UnicodeError) as error:
-            raise NameResolutionError(self.host, self, error) from error
+            raise NameResolutionError(
+                self.host, self, error  # type: ignore[arg-type]
+            ) from error
         except RefusedAddress as error:
-            raise NewConnectionError(self, f"refused: {error}") from error
+            raise NewConnectionError(self, f"refused: {error}") from error  # type: ignore[arg-type]
         last_error: OSError | None = None
         for address in addresses:
             try:
@@ -111,8 +113,9 @@ class _CheckedConnectionMixin:
                 ) from error
             except OSError as error:
                 last_error = error
+        # The mixin is only ever mixed into HTTPConnection subclasses.
         raise NewConnectionError(
-            self, f"failed to establish a new connection: {last_error}"
+            self, f"failed to establish a new connection: {last_error}"  # type: ignore[arg-type]
         )
 
 

@@ -28,6 +28,13 @@ class ProblemSet(models.Model):
         BEST = "best"
         LAST = "last"
 
+    class FeedbackPolicy(models.TextChoices):
+        """What feedback students see while the answers are hidden (grading.feedback_policy)."""
+
+        FULL = "full"
+        VERDICTS = "verdicts"
+        SCORE_ONLY = "score_only"
+
     course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="problem_sets")
     title = models.CharField(max_length=200)
     seed = models.CharField(max_length=64, help_text="instructor's seed; variants derive from it")
@@ -48,6 +55,10 @@ class ProblemSet(models.Model):
     )
     score_policy = models.CharField(
         max_length=8, choices=ScorePolicy.choices, default=ScorePolicy.BEST
+    )
+    feedback_policy = models.CharField(
+        max_length=16, choices=FeedbackPolicy.choices, default=FeedbackPolicy.VERDICTS,
+        help_text="feedback students see before the answers are visible",
     )
     time_limit_minutes = models.PositiveIntegerField(
         null=True, blank=True, help_text="per-attempt quiz time limit, from first opening"

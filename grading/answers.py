@@ -11,7 +11,7 @@ node ``C2``. The normalised answer is what is stored and graded.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -195,7 +195,7 @@ def check_records(part: str, value: Any, names: TreeNames, known: Sequence[str] 
 
     Return them in the form given, every name stripped.
     """
-    rows = value.items() if isinstance(value, Mapping) else None
+    rows: Iterable[tuple[Any, Any]] | None = value.items() if isinstance(value, Mapping) else None
     if rows is not None and len(value) > MAX_LIST_LENGTH:
         raise AnswerFormatError(
             part, _("must have at most %(count)d entries") % {"count": MAX_LIST_LENGTH}

@@ -29,6 +29,7 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
 from exercises.kinds.base import AnswerPart, PartType
+from grading.feedback_policy import WITHHELD_MESSAGES
 from grading.scoring import PartScore, format_number, to_number
 
 if TYPE_CHECKING:
@@ -443,7 +444,7 @@ class ReferenceTrace:
         if start is None:
             return []
         earlier = set(children[: children.index(child)])
-        found = []
+        found: list[tuple[Any, Any]] = []
         for event in self.events[start:]:
             name = event.get("node")
             if event.get("event") in ("exit", "leaf") and name in earlier:
@@ -579,7 +580,8 @@ def _number(value: Any) -> Fraction | float:
 
 def render_message(data: Mapping[str, Any]) -> str:
     """Return one message in the active language (unknown codes fall back to the code)."""
-    template = MESSAGES.get(data.get("code", ""))
+    code = data.get("code", "")
+    template = MESSAGES.get(code) or WITHHELD_MESSAGES.get(code)
     if template is None:
         return str(data.get("code", ""))
     raw = data.get("params") or {}

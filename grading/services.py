@@ -33,7 +33,7 @@ from exercises.selectors import variants_of
 from exercises.services import open_variant, resolve_item
 from grading.answers import AnswerFormatError, validate_answer
 from grading.grader import GradingContext, grade_answer
-from grading.models import Regrade, ScoreChange, Submission
+from grading.models import Regrade, ScoreChange, Submission, WorkerHeartbeat
 from grading.selectors import student_variant_item, submission_by_idempotency_key
 from grading.signals import score_recorded
 from grading.webhooks import queue_webhook_events
@@ -152,6 +152,7 @@ def check_deadlines(variant: Variant, now: datetime) -> tuple[bool, Decimal]:
     problem_set = variant.problem_set
     if problem_set.time_limit_minutes:
         open_variant(variant, now)
+        assert variant.opened_at is not None  # open_variant started the clock
         ends = variant.opened_at + timedelta(minutes=problem_set.time_limit_minutes)
         if now > ends + QUIZ_GRACE:
             raise ApiError(
@@ -237,22 +238,58 @@ def enqueue_submission(submission_id: int, kind: str = Submission.Kind.ANSWER) -
     return True
 
 
-def requeue_stale_submissions(now: datetime | None = None) -> list[int]:
+def requeue_stale_submissions(
+    now: datetime | None = None, broker_lost_at: datetime | None = None
+) -> list[int]:
     """Enqueue again the submissions whose grading task was never sent or was lost.
 
-    That is queued ones never accepted by the broker, queued ones accepted long ago, and
-    running ones whose worker died long ago. Return their ids.
+    That is queued ones never accepted by the broker, queued ones accepted long ago, running
+    ones whose worker died long ago, those held by a worker whose heartbeat stopped
+    (:func:`requeue_stranded_submissions`) and, given ``broker_lost_at`` (a worker just got
+    the broker back), every queued one accepted before that loss. Return their ids.
     """
     now = now or timezone.now()
-    stale = Submission.objects.filter(
-        Q(status=Submission.Status.QUEUED, enqueued_at__isnull=True,
-          created_at__lt=now - UNSENT_GRACE)
-        | Q(status=Submission.Status.QUEUED, enqueued_at__lt=now - STALE_QUEUED)
-        | Q(status=Submission.Status.RUNNING, started_at__lt=now - STALE_RUNNING)
-    ).values_list("pk", "kind")
+    lost = Q(status=Submission.Status.QUEUED, enqueued_at__isnull=True,
+             created_at__lt=now - UNSENT_GRACE)
+    lost |= Q(status=Submission.Status.QUEUED, enqueued_at__lt=now - STALE_QUEUED)
+    lost |= Q(status=Submission.Status.RUNNING, started_at__lt=now - STALE_RUNNING)
+    if broker_lost_at is not None:
+        # The outage may have taken the messages sent before it; those stored during it were
+        # never sent (no grace needed: their requests failed to send them).
+        lost |= Q(status=Submission.Status.QUEUED, enqueued_at__lt=broker_lost_at)
+        lost |= Q(status=Submission.Status.QUEUED, enqueued_at__isnull=True)
+    stale = Submission.objects.filter(lost).values_list("pk", "kind")
     sent = [pk for pk, kind in stale if enqueue_submission(pk, kind)]
+    sent += [pk for pk in requeue_stranded_submissions(now) if pk not in sent]
     if sent:
-        logger.info("requeued %d stale submissions", len(sent))
+        logger.info("requeued stale submissions %s", sorted(sent))
+    return sent
+
+
+def requeue_stranded_submissions(now: datetime | None = None) -> list[int]:
+    """Enqueue again the unfinished submissions held by workers whose heartbeat stopped.
+
+    A worker killed outright (``kill -9``, out of memory, a lost machine) leaves its running
+    and prefetched submissions behind; its heartbeat lists them
+    (:mod:`config.heartbeat`). Once every one of them is sent again its heartbeat is
+    deleted; if the broker refuses some, the heartbeat stays for the next sweep. Return the
+    ids sent.
+    """
+    from config.heartbeat import ALIVE_WITHIN
+
+    now = now or timezone.now()
+    sent: list[int] = []
+    for gone in WorkerHeartbeat.objects.filter(beat_at__lt=now - ALIVE_WITHIN):
+        stranded = Submission.objects.filter(
+            pk__in=gone.holding,
+            status__in=[Submission.Status.QUEUED, Submission.Status.RUNNING],
+        ).values_list("pk", "kind")
+        resent = [pk for pk, kind in stranded if enqueue_submission(pk, kind)]
+        if len(resent) == len(stranded):
+            gone.delete()
+        if resent:
+            logger.info("worker %s is gone; requeued its submissions %s", gone.name, resent)
+        sent += resent
     return sent
 
 

@@ -13,6 +13,7 @@ non-2xx answer, timeout or connection error is retried with exponential backoff 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import json
@@ -31,6 +32,7 @@ from accounts.models import Course, User
 from accounts.selectors import is_course_instructor
 from config.api import ApiError
 from config.outbound import check_url_host, guarded_session, refusal_in
+from grading.feedback_policy import served_results, served_tests
 from grading.models import Submission, Webhook, WebhookDelivery
 
 SIGNATURE_HEADER = "X-Cutoff-Signature"
@@ -112,9 +114,16 @@ def delete_webhook(webhook: Webhook) -> None:
 
 
 def submission_event_data(submission: Submission) -> dict[str, Any]:
-    """Return what an event says about a submission (feedback as data, keys left out)."""
+    """Return what an event says about a submission: feedback as data, as its student is
+    served it now (under the set's feedback policy), keys always left out."""
+    from grading.selectors import feedback_view
+
     variant_item = submission.variant_item
     variant = variant_item.variant
+    policy = feedback_view(submission, None, timezone.now()).policy
+    served = (served_tests if submission.kind == Submission.Kind.CODE else served_results)(
+        submission.results, policy
+    )
     return {
         "id": submission.pk,
         "status": submission.status,
@@ -130,9 +139,10 @@ def submission_event_data(submission: Submission) -> dict[str, Any]:
         "is_late": submission.is_late,
         "late_penalty": float(submission.late_penalty),
         "graded_at": submission.graded_at.isoformat() if submission.graded_at else None,
+        "feedback_policy": policy,
         "results": [
             {key: value for key, value in result.items() if key != "expected"}
-            for result in submission.results
+            for result in served
         ],
     }
 
@@ -161,7 +171,7 @@ def queue_webhook_events(submission: Submission, event_type: str) -> list[Webhoo
         deliveries.append(delivery)
     WebhookDelivery.objects.bulk_create(deliveries)
     for delivery in deliveries:
-        transaction.on_commit(lambda pk=delivery.pk: send_delivery(pk))
+        transaction.on_commit(functools.partial(send_delivery, delivery.pk))
     return deliveries
 
 

@@ -3,6 +3,7 @@ sync rosters (NRPS) and send scores back to the LMS (AGS)."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -35,7 +36,7 @@ from config.jsonsafe import clean_text
 from config.outbound import check_url_host, refusal_in
 from exercises.models import ProblemSet
 from exercises.selectors import students_missing_variants
-from exercises.services import publish_problem_set
+from exercises.services import fail_problem_set, publish_problem_set
 from lti.models import (
     LineItem,
     LtiContext,
@@ -342,13 +343,21 @@ def generate_missing_variants(problem_set: ProblemSet) -> bool:
     """Start generating the variants of students enrolled after the problem set was published
     (LMS users arrive at their first launch or roster sync); return whether it started.
 
-    Only a published (ready) set is extended: a draft stays the instructor's to publish.
+    Only a published (ready) set is extended: a draft stays the instructor's to publish. When
+    a newcomer's variant cannot be generated the set turns ``failed`` with the reason (for its
+    instructors to see) and the launch or sync goes on.
     """
     if problem_set.status != ProblemSet.Status.READY:
         return False
     if not students_missing_variants(problem_set):
         return False
-    publish_problem_set(problem_set)
+    try:
+        publish_problem_set(problem_set)
+    except ApiError as refused:
+        if refused.error_code != "generation_failed":
+            raise
+        fail_problem_set(problem_set.pk, refused.message)
+        return False
     return True
 
 
@@ -487,7 +496,7 @@ def queue_score_passbacks(*, problem_set_id: int, student_id: int) -> list[Score
         for link in resource_links_for_passback(problem_set_id, student_id)
     ]
     for passback in passbacks:
-        transaction.on_commit(lambda pk=passback.pk: send_score_passback_task.delay(pk))
+        transaction.on_commit(functools.partial(send_score_passback_task.delay, passback.pk))
     return passbacks
 
 
@@ -559,7 +568,9 @@ def _post_score(passback: ScorePassback) -> None:
     connector = CachedTokenConnector(link.platform)
     try:
         with_token_retry(
-            connector, lambda: _put_grade(connector, link, grade, passback.score_maximum)
+            connector,
+            # score_maximum was checked above; the check does not reach into the lambda.
+            lambda: _put_grade(connector, link, grade, passback.score_maximum),  # type: ignore[arg-type]
         )
     except LtiServiceException as error:
         status = error.response.status_code

@@ -8,7 +8,7 @@ import binascii
 import contextlib
 import hashlib
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from django.conf import settings
 from django.core.cache import caches
@@ -64,7 +64,8 @@ def registration_for(platform: Platform) -> Registration:
     registration.set_client_id(platform.client_id)
     registration.set_auth_login_url(platform.auth_login_url)
     registration.set_auth_token_url(platform.auth_token_url)
-    registration.set_auth_audience(platform.auth_audience or None)
+    # pylti1p3 types it str but reads None as "no audience: the token URL".
+    registration.set_auth_audience(platform.auth_audience or None)  # type: ignore[arg-type]
     registration.set_key_set_url(platform.key_set_url)
     registration.set_tool_private_key(platform.tool_key.private_key_pem)
     registration.set_tool_public_key(platform.tool_key.public_key_pem)
@@ -160,7 +161,8 @@ class RotationAwareMessageLaunch(DjangoMessageLaunch):
         except LtiException:
             if not self._refetch_allowed():
                 raise
-            self._registration.set_key_set(None)
+            # Set by the validation that got this far, before any key was looked up.
+            self._registration.set_key_set(None)  # type: ignore[union-attr]
             return super().get_public_key()
 
     def _refetch_allowed(self) -> bool:
@@ -216,14 +218,15 @@ def message_launch(request: HttpRequest) -> RotationAwareMessageLaunch:
 def cached_launch(request: HttpRequest, launch_id: str) -> RotationAwareMessageLaunch:
     """Return the already validated launch ``launch_id`` (e.g. to answer a deep link)."""
     storage, session_service = _storage_and_session(request)
-    return RotationAwareMessageLaunch.from_cache(
+    # pylti1p3 types from_cache as returning MessageLaunch; it builds ``cls``.
+    return cast(RotationAwareMessageLaunch, RotationAwareMessageLaunch.from_cache(
         launch_id,
         request,
         PlatformToolConf(),
         session_service=session_service,
         launch_data_storage=storage,
         requests_session=guarded_session(),
-    )
+    ))
 
 
 ACCESS_TOKEN_SECONDS = 300

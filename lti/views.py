@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from django.contrib.auth import login
 from django.db import transaction
@@ -105,7 +105,8 @@ def launch_view(request: HttpRequest) -> HttpResponse:
         return error_page(request, f"The LMS launch was refused: the claims' {error}.", 400)
     message_launch = tool.message_launch(request)
     try:
-        claims = message_launch.get_launch_data()
+        # A dict at run time (pylti1p3 types it as a TypedDict of the claims it knows).
+        claims = cast(dict[str, Any], message_launch.get_launch_data())
     except LtiException as error:
         return refused(request, error)
     except (AttributeError, KeyError, TypeError, ValueError):

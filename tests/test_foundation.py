@@ -9,7 +9,7 @@ import pytest
 from django.core.management import call_command
 from rest_framework.authtoken.models import Token
 
-from tests.conftest import REPO
+from tests.conftest import REPO, wait_until
 
 
 def test_layout_is_the_owners() -> None:
@@ -109,25 +109,15 @@ def test_enrol_creates_missing_only_when_asked(instructor, course) -> None:  # t
                                "not_enrolled": []}
 
 
-def test_healthz_names_what_is_down(client, db, settings) -> None:  # type: ignore[no-untyped-def]
-    from config.celery_app import app
-
-    old = app.conf.broker_url
-    app.conf.broker_url = "redis://127.0.0.1:1/0"
-    try:
-        response = client.get("/healthz")
-    finally:
-        app.conf.broker_url = old
-    assert response.status_code == 503
-    assert response.json()["down"] == ["broker", "workers"]
-
-
 @pytest.mark.e2e
 @pytest.mark.django_db(transaction=True)
-def test_healthz_is_200_with_a_real_worker(client, celery_worker_process) -> None:  # type: ignore[no-untyped-def]
-    response = client.get("/healthz")
-    assert response.status_code == 200, response.json()
-    assert response.json()["checks"]["workers"].startswith("ok")
+def test_healthz_is_200_with_a_real_worker(instructor, celery_worker_process) -> None:  # type: ignore[no-untyped-def]
+    _, client = instructor
+    # Each transactional test empties the tables; the worker writes its heartbeat again
+    # within HEARTBEAT_EVERY_SECONDS.
+    assert wait_until(lambda: client.get("/healthz").status_code == 200), (
+        client.get("/healthz").json())
+    assert client.get("/healthz").json()["checks"]["workers"].startswith("ok")
 
 
 def test_gunicorn_settings_load_and_freeze_the_startup_heap_in_each_worker() -> None:

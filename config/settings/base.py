@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
 from kombu import Exchange, Queue
@@ -92,7 +93,7 @@ STATICFILES_DIRS = [BASE_DIR / "static"] if (BASE_DIR / "static").is_dir() else 
 # Request bodies beyond this are refused before a view sees them (answers and code are small).
 DATA_UPLOAD_MAX_MEMORY_SIZE = 512 * 1024
 
-REST_FRAMEWORK = {
+REST_FRAMEWORK: dict[str, Any] = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
@@ -105,7 +106,7 @@ REST_FRAMEWORK = {
     "UNAUTHENTICATED_USER": None,
 }
 
-SPECTACULAR_SETTINGS = {
+SPECTACULAR_SETTINGS: dict[str, Any] = {
     "TITLE": "Cutoff API",
     "DESCRIPTION": (
         "Auto-graded adversarial-search exercises. Errors are always "
@@ -156,12 +157,24 @@ CELERY_TASK_ROUTES = {
     "grading.code.tasks.run_code_submission": {"queue": "sandbox", "routing_key": "sandbox"},
 }
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A broker outage never ends a worker: it reconnects however long the outage lasts (kombu
+# waits 2, 4, 6, ... up to 30 s between attempts). config.broker fixes the kombu crash that
+# used to end it; config.heartbeat resends what the outage lost once it is back.
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+# Tasks running when the connection is lost finish and record their grade (the database is
+# the state); their acknowledgement is dropped (config.broker), and the message Redis still
+# holds comes back after the visibility timeout as a no-op. Cancelling them would only redo
+# the work.
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 # The outbox sweep: re-enqueue submissions and webhook deliveries whose message never reached
-# the broker (it was down) or was lost. Beat runs embedded in the default-queue worker (-B).
+# the broker (it was down) or was lost, and the submissions of workers whose heartbeat stopped
+# (killed outright). Beat runs embedded in the default-queue worker (-B). Every 10 s: a
+# stranded submission is found at most ALIVE_WITHIN (20 s) + 10 s after its worker died.
+STALE_WORK_SWEEP_SECONDS = 10.0
 CELERY_BEAT_SCHEDULE = {
     "requeue-stale-submissions": {
         "task": "grading.tasks.requeue_stale_submissions",
-        "schedule": 60.0,
+        "schedule": STALE_WORK_SWEEP_SECONDS,
     },
 }
 # A broker that is down must not hang a web request: fail fast and let the outbox retry.

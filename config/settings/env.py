@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from typing import overload
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -54,6 +55,10 @@ ENV_VARS: dict[str, str] = {
 }
 
 
+@overload
+def env_str(name: str, default: str) -> str: ...
+@overload
+def env_str(name: str, default: None = None) -> str | None: ...
 def env_str(name: str, default: str | None = None) -> str | None:
     """Return the environment variable ``name`` (declared in ENV_VARS) or ``default``."""
     if name not in ENV_VARS:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 from fractions import Fraction
@@ -21,6 +22,7 @@ from exercises.kinds.trees import (
     check_tree_params,
     draw_tree,
     inner_names,
+    leaves,
     pick_names,
     walk,
 )
@@ -183,12 +185,13 @@ class AlphaBetaKind(Kind):
                 "evaluated_count", PartType.NUMBER, gettext_lazy("number of leaves evaluated")
             ),
             AnswerPart(
-                "pruned_leaves", PartType.SET, gettext_lazy("leaves that are pruned"), points=2
+                "pruned_leaves", PartType.SET, gettext_lazy("leaves that are pruned"),
+                points=Fraction(2),
             ),
             AnswerPart(
                 "cutoffs", PartType.CUTOFFS,
                 gettext_lazy("cutoffs in the order they happen (node and pruned children)"),
-                points=2,
+                points=Fraction(2),
             ),
         ]
         if params["ask_windows"]:
@@ -244,6 +247,20 @@ class AlphaBetaKind(Kind):
             # A node the search never entered was pruned: its window is "not entered" (None).
             key["windows"] = {name: windows.get(name) for name in asked}
         return key
+
+    def near_misses(
+        self, problem: dict[str, Any], answer: dict[str, Any], params: dict[str, Any]
+    ) -> list[tuple[Any, str]]:
+        """Return the leaves evaluated under the other conventions, then with no pruning."""
+        found = []
+        for cut_on_equality, root_raises_alpha in itertools.product((True, False), repeat=2):
+            other = {**problem, "params": {"cut_on_equality": cut_on_equality,
+                                           "root_raises_alpha": root_raises_alpha}}
+            if other["params"] != problem["params"]:
+                counted = len(solve_problem(other)["evaluated_leaves"])
+                found.append((counted, "other_convention"))
+        found.append((len(leaves(problem["tree"])), "no_pruning"))
+        return found
 
     def quality_issues(
         self, problem: dict[str, Any], answer: dict[str, Any], params: dict[str, Any]

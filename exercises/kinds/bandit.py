@@ -82,7 +82,7 @@ class Ucb1Kind(Kind):
         return [
             AnswerPart(
                 "scores", PartType.NODE_VALUES, gettext_lazy("UCB1 score of each child"),
-                points=2, tolerance=SCORE_TOLERANCE,
+                points=Fraction(2), tolerance=SCORE_TOLERANCE,
             ),
             AnswerPart("selected", PartType.NAME, gettext_lazy("child selected next")),
             AnswerPart(
@@ -120,6 +120,29 @@ class Ucb1Kind(Kind):
             "selected": answer["selected"],
             "final_move": answer["final_move"],
         }
+
+    def max_options(self, params: dict[str, Any]) -> int:
+        """Return the number of children: each option names one."""
+        return int(params["children"])
+
+    def near_misses(
+        self, problem: dict[str, Any], answer: dict[str, Any], params: dict[str, Any]
+    ) -> list[tuple[Any, str]]:
+        """Return the other children, the most visited first, then by win rate.
+
+        A child whose score is within the tolerance of the selected one's would be a second
+        right answer, so it is left out (quality constraints already refuse such near-ties).
+        """
+        children = problem["params"]["children"]
+        best = score_value(answer["scores"][answer["selected"]])
+        ranked = sorted(
+            children,
+            key=lambda child: (-child["visits"], -Fraction(child["wins"], child["visits"])),
+        )
+        return [
+            (child["name"], "other_child") for child in ranked
+            if abs(score_value(answer["scores"][child["name"]]) - best) > float(SCORE_TOLERANCE)
+        ]
 
     def quality_issues(
         self, problem: dict[str, Any], answer: dict[str, Any], params: dict[str, Any]
@@ -197,7 +220,7 @@ class MctsBackpropKind(Kind):
             AnswerPart(
                 "path", PartType.RECORDS,
                 gettext_lazy("visits and reward of each node on the path after the update"),
-                points=2, fields=("visits", "reward"),
+                points=Fraction(2), fields=("visits", "reward"),
             )
         ]
 

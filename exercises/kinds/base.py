@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, ClassVar
 
-from django.utils.functional import lazy
+from django.utils.functional import Promise, lazy
 from django.utils.text import format_lazy
 from django.utils.translation import gettext, gettext_lazy
 
@@ -24,6 +24,7 @@ from exercises.kinds.params import (
     ChoiceParam,
     IntParam,
     Param,
+    ParamError,
     clean_params,
     json_schema,
 )
@@ -65,7 +66,7 @@ class AnswerPart:
 
     name: str
     type: PartType
-    title: Any
+    title: str | Promise  # often gettext_lazy(...): translated when shown, with str()
     points: Fraction = Fraction(1)
     tolerance: Fraction | None = None  # absolute; only for parts whose key is a float
     key_path: str | None = None  # key in the engine's answer when it differs from `name`
@@ -116,6 +117,7 @@ class Kind:
     params: ClassVar[tuple[Param, ...]] = ()
     choice_part: ClassVar[str | None] = None
     default_options: ClassVar[int] = 3
+    most_options: ClassVar[int] = 6
     max_attempts: ClassVar[int] = 200
 
     # --- params -------------------------------------------------------------------------
@@ -134,7 +136,7 @@ class Kind:
                 "options", self.default_options,
                 "options of a multiple-choice question (the key and one wrong answer per "
                 "named misconception)",
-                minimum=2, maximum=6,
+                minimum=2, maximum=self.most_options,
             ),
         )
 
@@ -142,6 +144,12 @@ class Kind:
         """Return validated params with every default explicit; raise :class:`ParamError`."""
         params = clean_params(self.declared_params(), raw)
         self.check_params(params)
+        if self.is_multiple_choice(params) and params["options"] > self.max_options(params):
+            raise ParamError(
+                "options",
+                f"these params allow at most {self.max_options(params)} distinct answers, "
+                f"so at most {self.max_options(params)} options; got {params['options']}",
+            )
         return params
 
     def check_params(self, params: dict[str, Any]) -> None:
@@ -171,6 +179,29 @@ class Kind:
     def open_parts(self, params: dict[str, Any]) -> list[AnswerPart]:
         """Return the parts of the open (not multiple-choice) form of the item."""
         raise NotImplementedError
+
+    def choice_part_type(self, params: dict[str, Any]) -> PartType:
+        """Return the type of the open part a multiple-choice item asks about."""
+        return next(p.type for p in self.open_parts(params) if p.name == self.choice_part)
+
+    def max_options(self, params: dict[str, Any]) -> int:
+        """Return how many options (key included) an item with ``params`` can always offer.
+
+        Number and vector answers have neighbours without end; kinds whose asked answer is
+        one of a few names say how many there are.
+        """
+        return self.most_options
+
+    def near_misses(
+        self, problem: dict[str, Any], answer: dict[str, Any], params: dict[str, Any]
+    ) -> list[tuple[Any, str]]:
+        """Return (wrong value of the choice part, where it comes from), most plausible first.
+
+        Multiple choice falls back on these when too few named misconceptions give distinct
+        wrong answers: answers under other conventions, other nodes' values. None of them
+        may be a second correct answer; the generator drops those equal to the key.
+        """
+        return []
 
     def project(self, problem: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
         """Return the open parts' expected values read off an engine-format ``answer``.

@@ -27,6 +27,7 @@ from exercises.kinds.trees import (
     fill_leaves,
     inner_names,
     leaves,
+    other_node_values,
     pick_names,
     walk,
 )
@@ -70,7 +71,8 @@ class ChanceKind(Kind):
     def __init__(self, default_depth: int) -> None:
         """Declare the params, the depth default depending on the kind's layers."""
         self.default_depth = default_depth
-        self.params = (
+        # Kind.params is a class variable; here it depends on the instance's default depth.
+        self.params = (  # type: ignore[misc]
             IntParam("depth", default_depth, "plies below the root, chance levels included",
                      minimum=2, maximum=4),
             *self.shared_params,
@@ -179,6 +181,12 @@ class ChanceKind(Kind):
             worst = answer["worst_case"]
             key["minimax_move"] = decision_key(worst["move"], worst.get("node_values"), children)
         return key
+
+    def near_misses(
+        self, problem: dict[str, Any], answer: dict[str, Any], params: dict[str, Any]
+    ) -> list[tuple[Any, str]]:
+        """Return the other nodes' values, the root's children first."""
+        return other_node_values(problem, answer)
 
     def quality_issues(
         self, problem: dict[str, Any], answer: dict[str, Any], params: dict[str, Any]

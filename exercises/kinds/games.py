@@ -251,6 +251,7 @@ class Connect4EvalKind(Kind):
             recorder = RecordingTracer()
             result = minimax(game, state, max_player=player, depth_limit=1,
                              evaluator=connect4.window_score, tracer=recorder)
+            assert result.move is not None  # a state that is not terminal has a move
             answer["move"] = str(int(result.move) + 1)
             answer["child_values"] = _child_values(game, state, recorder.node_values())
             answer["move_values"] = _move_values(

@@ -18,6 +18,7 @@ from exercises.kinds.trees import (
     check_tree_params,
     draw_tree,
     inner_names,
+    other_node_values,
     pick_names,
 )
 
@@ -110,6 +111,12 @@ class MinimaxKind(Kind):
         if asked:
             key["node_values"] = {name: answer["node_values"].get(name) for name in asked}
         return key
+
+    def near_misses(
+        self, problem: dict[str, Any], answer: dict[str, Any], params: dict[str, Any]
+    ) -> list[tuple[Any, str]]:
+        """Return the other nodes' minimax values, the root's children first."""
+        return other_node_values(problem, answer)
 
     def quality_issues(
         self, problem: dict[str, Any], answer: dict[str, Any], params: dict[str, Any]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from fractions import Fraction
 from typing import Any
 
 from django.utils.translation import gettext as _
@@ -65,11 +66,13 @@ class MoveOrderingKind(Kind):
             AnswerPart("value", PartType.NUMBER, gettext_lazy("minimax value of the root")),
             AnswerPart(
                 "evaluated_first", PartType.SEQUENCE,
-                gettext_lazy("leaves evaluated, in order, searching left to right"), points=2,
+                gettext_lazy("leaves evaluated, in order, searching left to right"),
+                points=Fraction(2),
             ),
             AnswerPart(
                 "evaluated_second", PartType.SEQUENCE,
-                gettext_lazy("leaves evaluated, in order, under the second ordering"), points=2,
+                gettext_lazy("leaves evaluated, in order, under the second ordering"),
+                points=Fraction(2),
             ),
         ]
 
