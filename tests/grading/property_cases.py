@@ -76,22 +76,13 @@ def case_seed(kind_name: str, answer_format: str, index: int) -> str:
 
 # --- known failures: one table ----------------------------------------------------------
 
-TICTACTOE_OVER = ("issue 13: tic-tac-toe generation raises KeyError 'move' when the drawn "
-                  "position is already over (owner C)")
-FEEDBACK_LEAK = ("issue 13: feedback before answers are visible shows expected values (pruned "
-                 "names, windows, children's values); the default `verdicts` policy (owner C)")
-
-KNOWN_FAILURES: dict[tuple[str, str, str], str] = {
-    ("generation_fails_only_clearly", "tictactoe_position", "bounds"): TICTACTOE_OVER,
-    **{("stored", kind, "open"): FEEDBACK_LEAK for kind in (
-        "alphabeta", "expectimax", "expectiminimax", "minimax")},
-}
+KNOWN_FAILURES: dict[tuple[str, str, str], str] = {}
 """THE TABLE of known failures: (property, kind, format) → the defect and who fixes it.
 
 Each is marked ``xfail(strict=True)``: when the fix is merged the case passes, which fails
-the run (XPASS strict) until its row here is removed. The rows of helpers A and B (padded
-names, cutoffs' children, ties, diagnosis consistency, the multiple-choice generation crash)
-are gone since their merge; these remain until helper C's branch is merged."""
+the run (XPASS strict) until its row here is removed. Empty since helpers A, B and C were
+merged (padded names, cutoffs' children, ties, diagnosis consistency, multiple-choice and
+tic-tac-toe generation, feedback hiding the key under the default ``verdicts`` policy)."""
 
 
 def cases(prop: str, pairs: list[tuple[str, str]], seeds: int = SEEDS) -> list[Any]:

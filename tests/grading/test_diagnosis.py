@@ -133,7 +133,10 @@ def test_every_wrong_option_names_the_one_misconception_that_gives_it(kind_name:
         for option, code in generated.trace["option_misconceptions"].items():
             result = grade_answer(context, {"choice": option})
             assert result.results[0]["misconception"] == code, (kind_name, seed, option)
-            assert (result.results[0]["verdict"] == "correct") == (code is None)
+            # Options naming no misconception are the key and, when misconceptions give too
+            # few distinct values, fillers (shared values, near misses): wrong, undiagnosed.
+            assert (result.results[0]["verdict"] == "correct") == (
+                option == generated.trace["correct_option"])
 
 
 # --- the cases, by hand -----------------------------------------------------------
