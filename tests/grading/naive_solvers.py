@@ -1,8 +1,10 @@
 """A second, naive solver for the generated kinds, written from the textbook, not from engine/.
 
-Plain recursion over the problem's JSON, exact fractions, leftmost best child: slow, short and
-obvious, so that agreeing with the engine's keys on many random problems means something.
-Each function returns the kind's answer parts as the prompt defines them.
+Plain recursion over the problem's JSON, exact fractions: slow, short and obvious, so that
+agreeing with the engine's keys on many random problems means something. Each function
+returns the kind's answer parts as the prompt defines them, in the key's documented format
+(grading/README.md): a decision the prompt lets be any tied best move lists every tied child,
+and an alpha-beta cut at a node's last child is an ``"optional": true`` cutoff.
 """
 
 from __future__ import annotations
@@ -52,13 +54,29 @@ def best_child(node: dict[str, Any], score: Any, maximising: bool) -> str:
     return node["children"][scores.index(best)]["name"]
 
 
-def minimax_parts(problem: dict[str, Any]) -> dict[str, Any]:
-    """Return value, move and asked node values of a minimax or chance problem."""
+def equally_good(node: dict[str, Any], maximising: bool) -> Any:
+    """Return the decision a prompt accepting any tied best move keys: a name, or every tied one.
+
+    By the children's exact values (a list only when two or more share the best).
+    """
+    scores = [value_of(child) for child in node["children"]]
+    best = max(scores) if maximising else min(scores)
+    tied = [child["name"] for child, s in zip(node["children"], scores, strict=True) if s == best]
+    return tied if len(tied) > 1 else tied[0]
+
+
+def minimax_parts(problem: dict[str, Any], ties_accepted: bool = False) -> dict[str, Any]:
+    """Return value, move and asked node values of a minimax or chance problem.
+
+    Minimax asks for the leftmost best child; chance kinds accept any tied best move.
+    """
     tree = problem["tree"]
     values = all_values(tree)
+    maximising = tree["type"] == "max"
     parts: dict[str, Any] = {
         "value": values[tree["name"]],
-        "move": best_child(tree, value_of, tree["type"] == "max"),
+        "move": (equally_good(tree, maximising) if ties_accepted
+                 else best_child(tree, value_of, maximising)),
     }
     asked = problem.get("ask", {}).get("node_values")
     if asked:
@@ -106,9 +124,11 @@ class AlphaBeta:
             stop = alpha >= beta if self.cut_on_equality else alpha > beta
             if stop:
                 rest = children[index + 1:]
-                if rest:  # a cut at the last child skips nothing and is not a cutoff
-                    self.cutoffs.append({"node": node["name"],
-                                         "pruned": [c["name"] for c in rest]})
+                # A cut at the last child skips nothing: the prompt accepts it listed (with
+                # no children) or not, so the key marks it optional.
+                self.cutoffs.append({"node": node["name"], "pruned": [c["name"] for c in rest]}
+                                    if rest else
+                                    {"node": node["name"], "pruned": [], "optional": True})
                 break
         return best
 
@@ -140,11 +160,12 @@ def alphabeta_parts(problem: dict[str, Any]) -> dict[str, Any]:
     tree, params = problem["tree"], problem["params"]
     search = AlphaBeta(params["cut_on_equality"], params["root_raises_alpha"])
     value = search.search(tree, -INF, INF, root=True)
-    pruned = [leaf for cut in search.cutoffs for child in cut["pruned"]
+    skipping = [cut for cut in search.cutoffs if not cut.get("optional")]
+    pruned = [leaf for cut in skipping for child in cut["pruned"]
               for leaf in leaves_under(find(tree, child) or {})]
     parts: dict[str, Any] = {
         "value": value,
-        "move": best_child(tree, value_of, tree["type"] == "max"),
+        "move": equally_good(tree, tree["type"] == "max"),
         "evaluated_count": len(search.evaluated),
         "pruned_leaves": pruned,
         "cutoffs": search.cutoffs,
@@ -301,14 +322,15 @@ def tictactoe_parts(problem: dict[str, Any]) -> dict[str, Any]:
     child_values = [TicTacToe(True, True).value(board[:i] + to_move + board[i + 1:], other)
                     for i in squares]
     best = max(child_values) if to_move == "X" else min(child_values)
-    return {"move": str(squares[child_values.index(best)]), "value": value,
+    tied = [str(square) for square, v in zip(squares, child_values, strict=True) if v == best]
+    return {"move": tied if len(tied) > 1 else tied[0], "value": value,
             "nodes_minimax": full.entered, "nodes_alphabeta": pruned.entered}
 
 
 NAIVE_SOLVERS = {
     "minimax": minimax_parts,
-    "expectimax": minimax_parts,
-    "expectiminimax": minimax_parts,
+    "expectimax": lambda problem: minimax_parts(problem, ties_accepted=True),
+    "expectiminimax": lambda problem: minimax_parts(problem, ties_accepted=True),
     "alphabeta": alphabeta_parts,
     "move_ordering": move_ordering_parts,
     "vector": vector_parts,

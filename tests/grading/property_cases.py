@@ -76,42 +76,13 @@ def case_seed(kind_name: str, answer_format: str, index: int) -> str:
 
 # --- known failures: one table ----------------------------------------------------------
 
-PADDED = ("issue 13: padded names are not stripped in set/sequence/node_values/cutoffs/records "
-          "parts (owner A)")
-CUTOFF_CHILDREN = ("issue 13: cutoffs are graded by their nodes only, not the children they "
-                   "skip (owner A)")
-TIES = "issue 13: a tied best move other than the leftmost loses its points (owner A)"
-DIAGNOSIS = ("issue 13: a misconception is named on a wrong part although it contradicts parts "
-             "the student got right (owner B)")
-CHOICE_CRASH = ("issue 13: multiple-choice generation raises KeyError 'correct_option' when "
-                "too few misconceptions differ (owner C)")
-TICTACTOE_OVER = ("issue 13: tic-tac-toe generation raises KeyError 'move' when the drawn "
-                  "position is already over (owner C)")
-FEEDBACK_LEAK = ("issue 13: feedback before answers are visible shows expected values (pruned "
-                 "names, windows, children's values); the default `verdicts` policy (owner C)")
-
-KNOWN_FAILURES: dict[tuple[str, str, str], str] = {
-    **{("key_full_marks", kind, "open"): PADDED for kind in (
-        "alphabeta", "expectimax", "expectiminimax", "mcts_backprop", "minimax",
-        "move_ordering", "transposition_table", "ucb1")},
-    ("one_part_changed", "alphabeta", "open"): CUTOFF_CHILDREN,
-    ("misconception_named", "alphabeta", "open"): CUTOFF_CHILDREN,
-    **{("misconception_consistent", kind, "open"): DIAGNOSIS for kind in (
-        "alphabeta", "expectimax", "expectiminimax", "minimax", "price_war", "ucb1", "vector")},
-    **{("tied_move_accepted", kind, "open"): TIES for kind in (
-        "alphabeta", "expectimax", "expectiminimax", "minimax")},
-    **{("generation_never_raises", kind, "multiple_choice"): CHOICE_CRASH for kind in (
-        "alphabeta", "expectimax", "expectiminimax", "ucb1", "vector")},
-    **{("generation_fails_only_clearly", kind, "bounds"): CHOICE_CRASH for kind in (
-        "alphabeta", "ucb1", "vector")},
-    ("generation_fails_only_clearly", "tictactoe_position", "bounds"): TICTACTOE_OVER,
-    **{("stored", kind, "open"): FEEDBACK_LEAK for kind in (
-        "alphabeta", "expectimax", "expectiminimax", "minimax")},
-}
+KNOWN_FAILURES: dict[tuple[str, str, str], str] = {}
 """THE TABLE of known failures: (property, kind, format) → the defect and who fixes it.
 
 Each is marked ``xfail(strict=True)``: when the fix is merged the case passes, which fails
-the run (XPASS strict) until its row here is removed. Measured on h/D at 3ede2de."""
+the run (XPASS strict) until its row here is removed. Empty since helpers A, B and C were
+merged (padded names, cutoffs' children, ties, diagnosis consistency, multiple-choice and
+tic-tac-toe generation, feedback hiding the key under the default ``verdicts`` policy)."""
 
 
 def cases(prop: str, pairs: list[tuple[str, str]], seeds: int = SEEDS) -> list[Any]:
@@ -303,14 +274,22 @@ def rows(raw: Any) -> dict[str, dict[str, Any] | None]:
     return {name(r["name"]): {k: v for k, v in r.items() if k != "name"} for r in raw}
 
 
+def names_of(raw: Any) -> list[str]:
+    """Return the names of a decision: one name, or a list of equally good ones."""
+    return [name(n) for n in raw] if isinstance(raw, list) else [name(raw)]
+
+
 def same(part: AnswerPart, a: Any, b: Any) -> bool:
-    """Return whether two values of ``part`` say the same thing (the key's meaning)."""
+    """Return whether two values of ``part`` say the same thing (two keys, or two answers).
+
+    A decision is its set of names; cutoffs compare with their ``optional`` marks.
+    """
     tol = part.tolerance
     match part.type:
         case PartType.NUMBER:
             return numbers_same(a, b, tol)
         case PartType.NAME | PartType.CHOICE:
-            return name(a) == name(b)
+            return sorted(set(names_of(a))) == sorted(set(names_of(b)))
         case PartType.SET:
             return sorted(map(name, a)) == sorted(map(name, b)) and len(set(map(name, a))) == len(a)
         case PartType.SEQUENCE:
@@ -325,8 +304,9 @@ def same(part: AnswerPart, a: Any, b: Any) -> bool:
                 (da[k] is None) == (db[k] is None)
                 and (da[k] is None or _values_same(da[k], db[k], tol)) for k in da)
         case PartType.CUTOFFS:
-            def norm(cuts: Any) -> list[tuple[str, list[str]]]:
-                return [(name(c["node"]), sorted(map(name, c.get("pruned", [])))) for c in cuts]
+            def norm(cuts: Any) -> list[tuple[str, list[str], bool]]:
+                return [(name(c["node"]), sorted(map(name, c.get("pruned", []))),
+                         bool(c.get("optional"))) for c in cuts]
             return norm(a) == norm(b)
         case PartType.RECORDS:
             ra, rb = rows(a), rows(b)
@@ -351,9 +331,35 @@ def _row_same(a: Mapping[str, Any] | None, b: Mapping[str, Any] | None,
         name(a[k]) == name(b[k]) if k in words else numbers_same(a[k], b[k], tol) for k in a)
 
 
-def informative(value: Any) -> bool:
-    """Return whether a projected value says something (kinds project what they lack as null)."""
-    if isinstance(value, Mapping):
+def accepted(part: AnswerPart, given: Any, key: Any) -> bool:
+    """Return whether ``given`` earns full marks against ``key`` by the documented rules.
+
+    Written from grading/README.md, not from grading.scoring: a decision is right when every
+    name given is in the key (one of several equally good moves, or several of them); a
+    cutoff the key marks ``optional`` (a cut at a node's last child) may be listed with no
+    children or left out. Every other part is right when it says what the key says.
+    """
+    match part.type:
+        case PartType.NAME | PartType.CHOICE:
+            chosen = names_of(given)
+            return (bool(chosen) and len(set(chosen)) == len(chosen)
+                    and set(chosen) <= set(names_of(key)))
+        case PartType.CUTOFFS:
+            optional = {name(c["node"]) for c in key if c.get("optional")}
+            listed = [c for c in given
+                      if not (name(c["node"]) in optional and not c.get("pruned"))]
+            required = [c for c in key if not c.get("optional")]
+            return same(part, listed, required)
+    return same(part, given, key)
+
+
+def informative(part: AnswerPart, value: Any) -> bool:
+    """Return whether a projected value says something (kinds project what they lack as null).
+
+    A node value left null is one the misconception gives no exact value for; a null row of
+    records is a claim (the node is never reached, so it has no window).
+    """
+    if part.type is PartType.NODE_VALUES and isinstance(value, Mapping):
         return any(entry is not None for entry in value.values())
     return value is not None
 
@@ -361,10 +367,11 @@ def informative(value: Any) -> bool:
 def agrees(part: AnswerPart, predicted: Any, given: Any) -> bool:
     """Return whether a misconception's predicted value agrees with a given answer part.
 
-    On node values a misconception may not reach every asked node; it agrees when it agrees on
+    Agreeing is earning full marks with the prediction as the key (:func:`accepted`). On node
+    values a misconception may not reach every asked node; it agrees when it agrees on
     every node it reaches (given answers name every asked node).
     """
-    if not informative(predicted):
+    if not informative(part, predicted):
         return True
     if part.type is PartType.NODE_VALUES:
         given_by_name = {name(k): v for k, v in given.items()}
@@ -372,7 +379,7 @@ def agrees(part: AnswerPart, predicted: Any, given: Any) -> bool:
             value is None or (name(node) in given_by_name
                               and _values_same(value, given_by_name[name(node)], part.tolerance))
             for node, value in predicted.items())
-    return same(part, predicted, given)
+    return accepted(part, given, predicted)
 
 
 # --- the key, written in other ways that mean the same ----------------------------------
@@ -381,13 +388,13 @@ def agrees(part: AnswerPart, predicted: Any, given: Any) -> bool:
 def _map_names(part: AnswerPart, value: Any, f: Callable[[str], str]) -> Any:
     match part.type:
         case PartType.NAME:
-            return f(value)
+            return [f(v) for v in value] if isinstance(value, list) else f(value)
         case PartType.SET | PartType.SEQUENCE:
             return [f(v) for v in value]
         case PartType.NODE_VALUES:
             return {f(k): v for k, v in value.items()}
         case PartType.CUTOFFS:
-            return [{"node": f(c["node"]), "pruned": [f(p) for p in c.get("pruned", [])]}
+            return [{**c, "node": f(c["node"]), "pruned": [f(p) for p in c.get("pruned", [])]}
                     for c in value]
         case PartType.RECORDS:
             return {f(k): v for k, v in rows(value).items()}
@@ -454,8 +461,7 @@ def _reordered(part: AnswerPart, value: Any) -> Any:
         case PartType.NODE_VALUES:
             return dict(reversed(list(value.items())))
         case PartType.CUTOFFS:
-            return [{"node": c["node"], "pruned": list(reversed(c.get("pruned", [])))}
-                    for c in value]
+            return [{**c, "pruned": list(reversed(c.get("pruned", [])))} for c in value]
         case PartType.RECORDS:
             by_name = rows(value)
             if any(r is None for r in by_name.values()):
@@ -542,7 +548,9 @@ def wrong_values(part: AnswerPart, key: Any, problem: Mapping[str, Any],
                 found.append(("number rounded", round(float(exact_key), 2)))
         case PartType.NAME:
             pool = names.root_children or names.nodes or names.moves
-            others = [n for n in pool if n != key] or [n for n in names.nodes if n != key]
+            keyed = names_of(key)
+            others = [n for n in pool if n not in keyed] or [
+                n for n in names.nodes if n not in keyed]
             found += [(f"name {n}", n) for n in others[:3]]
         case PartType.CHOICE:
             found += [(f"option {o}", o) for o in options if o != key]
@@ -639,7 +647,7 @@ def one_part_changes(context: GradingContext, rng: random.Random
     for part in context.parts:
         key = context.expected[part.name]
         for how, value in wrong_values(part, key, context.problem, rng, option_ids(context)):
-            if not same(part, value, key):
+            if not accepted(part, value, key):
                 yield part, how, {**context.expected, part.name: value}
 
 
@@ -649,20 +657,22 @@ def one_part_changes(context: GradingContext, rng: random.Random
 def misconception_answer(context: GradingContext, code: str) -> tuple[dict[str, Any], set[str]]:
     """Return the answer a student holding misconception ``code`` gives, and the parts it changes.
 
-    Parts the misconception says nothing about (null) keep the key; on node values it may reach
-    only some asked nodes, and keeps the key's value on the others.
+    The student writes the misconception's own value on every part it speaks of (it changes
+    the parts where that value would not earn full marks); parts the misconception says
+    nothing about (null) keep the key; on node values it may reach only some asked nodes, and
+    keeps the key's value on the others.
     """
     produced = context.misconception_expectations[code]
     answer = dict(context.expected)
     changed = set()
     for part in context.parts:
         value = produced.get(part.name)
-        if not informative(value):
+        if not informative(part, value):
             continue
         if part.type is PartType.NODE_VALUES:
             value = {**answer[part.name], **{k: v for k, v in value.items() if v is not None}}
-        if not same(part, value, context.expected[part.name]):
-            answer[part.name] = value
+        answer[part.name] = value
+        if not accepted(part, value, context.expected[part.name]):
             changed.add(part.name)
     return answer, changed
 

@@ -44,7 +44,8 @@ VARIED: dict[str, list[dict[str, Any]]] = {
     "mcts_backprop": [{"draw_reward": "0", "path_length": 6}],
     "tree_size": [{"node_counting": "root_excluded", "max_moves": 3, "max_branching": 4}],
     "tictactoe_position": [{"empty_squares": 6, "cut_on_equality": False},
-                           {"empty_squares": 6, "root_raises_alpha": False}],
+                           {"empty_squares": 6, "root_raises_alpha": False},
+                           {"empty_squares": 5, "allow_ties": True}],
 }
 """Params beyond the defaults (deeper trees, ties, other conventions) checked the same way."""
 

@@ -52,6 +52,9 @@ STORED_KEYS = 10
 in-process by ``test_properties_grading``)."""
 ORDINAL_PARAMS = {"position", "number"}
 """Message params that count places in the student's own list, not values of the tree."""
+PROBLEM_PARAMS = {"probabilities"}
+"""Message params copied from the problem the student sees (a chance node's probabilities,
+printed in the tree): a key value equal to one of them (a child worth 1/2) is not told."""
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -136,7 +139,7 @@ def leaks(results: list[dict[str, Any]], expected: Mapping[str, Any],
     for result in results:
         for message in result.get("messages") or []:
             shown = {a for key, value in (message.get("params") or {}).items()
-                     if key not in ORDINAL_PARAMS for a in atoms(value)}
+                     if key not in ORDINAL_PARAMS | PROBLEM_PARAMS for a in atoms(value)}
             if shown & secret:
                 found.append(f"{result['part']}: {message.get('code')} "
                              f"shows {sorted(shown & secret)}: {message.get('text')}")
