@@ -173,6 +173,10 @@ def _no_pruning(problem: dict[str, Any]) -> Answer:
     return solve(problem, conventions=conventions)
 
 
+def _has_utility_bounds(problem: dict[str, Any]) -> bool:
+    return "utility_bounds" in problem.get("params", {})
+
+
 def _right_to_left(problem: dict[str, Any]) -> Answer:
     for node in _nodes(problem["tree"]):
         if "children" in node:
@@ -308,6 +312,14 @@ _ALL = (
         "Never cuts: evaluates every leaf, as plain minimax does, while keeping the windows.",
         frozenset({"alphabeta"}),
         _no_pruning,
+    ),
+    Misconception(
+        "star1_bounds_ignored",
+        "Ignores the known bounds on the values: never stops a chance node early (nor any "
+        "other node), so every leaf is evaluated.",
+        CHANCE_KINDS,
+        _no_pruning,
+        _has_utility_bounds,
     ),
     Misconception(
         "right_to_left",

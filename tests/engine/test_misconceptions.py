@@ -37,6 +37,12 @@ TIED = node(
     node("min", "A", leaf("A1", 3), leaf("A2", 5)),
     node("min", "B", leaf("B1", 3), leaf("B2", 9)),
 )
+BOUNDED_COINS = node(
+    # A = 7; after B1, B is at most 2/2 + (1/2)*10 = 6 <= 7, so Star1 prunes B2.
+    "max", "root",
+    node("chance", "A", leaf("A1", 6), leaf("A2", 8), probabilities=["1/2", "1/2"]),
+    node("chance", "B", leaf("B1", 2), leaf("B2", 9), probabilities=["1/2", "1/2"]),
+)
 ABC = node(
     "max", "root",
     node("min", "A", leaf("A1", 4), leaf("A2", 9), leaf("A3", 6)),
@@ -88,6 +94,10 @@ CASES: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
     "root_alpha_not_raised": (problem("alphabeta", TWO_BY_TWO), ("evaluated_leaves",)),
     "chance_unweighted_average": (problem("expectiminimax", COIN), ("value", "move")),
     "chance_as_min": (problem("expectiminimax", COIN), ("value", "move")),
+    "star1_bounds_ignored": (
+        problem("expectiminimax", BOUNDED_COINS, utility_bounds=[0, 10]),
+        ("evaluated_leaves", "pruned_leaves", "cutoffs"),
+    ),
     "vector_entrywise_max": (problem("vector", THREE, players=["A", "B", "C"]), ("value",)),
     "vector_wrong_player_entry": (
         problem("vector", THREE, players=["A", "B", "C"]), ("value", "move")

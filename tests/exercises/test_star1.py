@@ -120,3 +120,12 @@ def test_the_prompt_states_the_bounds_and_the_cut_rule(language: str) -> None:
     if language != "en":
         with translation.override("en"):
             assert kind.render_prompt(args) != text
+
+
+def test_ignoring_the_bounds_is_a_named_misconception_that_evaluates_every_leaf() -> None:
+    kind = get_kind("star1")
+    problem = hand_problem(cut_on_equality=True)
+    ignored = kind.misconception_answers(problem)["star1_bounds_ignored"]
+    wrong = kind.project(problem, ignored)
+    assert wrong["evaluated_count"] == 9 and wrong["pruned_leaves"] == []
+    assert wrong["cutoffs"] == [] and wrong["chance_values"]["C"] == "7/2"
