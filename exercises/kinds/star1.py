@@ -166,10 +166,25 @@ class Star1Kind(Kind):
     def quality_issues(
         self, problem: dict[str, Any], answer: dict[str, Any], params: dict[str, Any]
     ) -> list[str]:
-        """Require at least ``min_cuts`` cutoffs."""
+        """Require ``min_cuts`` cutoffs, and mistakes that each give their own answer.
+
+        When two named misconceptions answer alike, grading cannot tell which one a student
+        holds (it names none), so such trees are redrawn.
+        """
+        issues = []
         if len(answer["cutoffs"]) < params["min_cuts"]:
-            return [f"{len(answer['cutoffs'])} cutoffs, fewer than min_cuts"]
-        return []
+            issues.append(f"{len(answer['cutoffs'])} cutoffs, fewer than min_cuts")
+        key = self.project(problem, answer)
+        wrong = [
+            projected for projected in (
+                self.project(problem, other)
+                for other in self.misconception_answers(problem).values()
+            )
+            if projected != key
+        ]
+        if any(first == second for i, first in enumerate(wrong) for second in wrong[i + 1:]):
+            issues.append("two misconceptions give the same answer")
+        return issues
 
     def prompt_args(self, problem: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
         """Return the root player, the chance mode, the bounds and the cut rule."""

@@ -92,6 +92,12 @@ def test_generated_trees_cut_by_default_and_keep_leaves_within_the_bounds() -> N
                   for child in node["children"]]
         assert all(-5 <= value <= 5 for value in values)
         assert problem["params"]["utility_bounds"] == [-5, 5]
+        # Each named mistake gives its own answer, so grading can tell which one it is.
+        key = kind.project(problem, answer)
+        wrong = [kind.project(problem, other)
+                 for other in kind.misconception_answers(problem).values()]
+        distinct = [w for w in wrong if w != key]
+        assert all(distinct.count(w) == 1 for w in distinct)
     assert found
 
 
@@ -129,3 +135,12 @@ def test_ignoring_the_bounds_is_a_named_misconception_that_evaluates_every_leaf(
     wrong = kind.project(problem, ignored)
     assert wrong["evaluated_count"] == 9 and wrong["pruned_leaves"] == []
     assert wrong["cutoffs"] == [] and wrong["chance_values"]["C"] == "7/2"
+
+
+def test_bounds_taken_from_the_wrong_ends_is_a_named_misconception_that_cuts_too_early() -> None:
+    # With the upper bound S + (1 - P)*L: after B1, 2/4 + 0 = 1/2 <= 7, so B2 is cut too.
+    kind = get_kind("star1")
+    problem = hand_problem(cut_on_equality=True)
+    swapped = kind.project(problem, kind.misconception_answers(problem)["star1_bounds_swapped"])
+    assert swapped["pruned_leaves"] == ["B2", "C2", "D2", "D3"]
+    assert swapped["chance_values"] == {"A": 7, "B": "1/2", "C": 2, "D": 4}
