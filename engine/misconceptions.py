@@ -173,6 +173,29 @@ def _no_pruning(problem: dict[str, Any]) -> Answer:
     return solve(problem, conventions=conventions)
 
 
+@dataclass(frozen=True)
+class _SwappedChanceBounds(AlphaBetaConventions):
+    """Bound a chance node from the wrong ends: its upper bound with L, its lower with U."""
+
+    def chance_range(
+        self, seen: Fraction, rest: Fraction, low: Utility, high: Utility
+    ) -> tuple[Fraction, Fraction]:
+        """Return the range the student writes: (S + rest·U, S + rest·L)."""
+        return seen + rest * high, seen + rest * low
+
+
+def _swapped_chance_bounds(problem: dict[str, Any]) -> Answer:
+    params = _params(problem)
+    conventions = _SwappedChanceBounds(
+        params.get("cut_on_equality", True), params.get("root_raises_alpha", True)
+    )
+    return solve(problem, conventions=conventions)
+
+
+def _has_utility_bounds(problem: dict[str, Any]) -> bool:
+    return "utility_bounds" in problem.get("params", {})
+
+
 def _right_to_left(problem: dict[str, Any]) -> Answer:
     for node in _nodes(problem["tree"]):
         if "children" in node:
@@ -308,6 +331,22 @@ _ALL = (
         "Never cuts: evaluates every leaf, as plain minimax does, while keeping the windows.",
         frozenset({"alphabeta"}),
         _no_pruning,
+    ),
+    Misconception(
+        "star1_bounds_ignored",
+        "Ignores the known bounds on the values: never stops a chance node early (nor any "
+        "other node), so every leaf is evaluated.",
+        CHANCE_KINDS,
+        _no_pruning,
+        _has_utility_bounds,
+    ),
+    Misconception(
+        "star1_bounds_swapped",
+        "Bounds a chance node from the wrong ends: its upper bound with the least value L "
+        "and its lower bound with the greatest value U, so it cuts too early.",
+        CHANCE_KINDS,
+        _swapped_chance_bounds,
+        _has_utility_bounds,
     ),
     Misconception(
         "right_to_left",

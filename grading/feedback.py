@@ -178,6 +178,15 @@ MISCONCEPTIONS = {
     "chance_unweighted_average": _(
         "You averaged the chance outcomes without their probabilities."
     ),
+    "star1_bounds_ignored": _(
+        "You searched every outcome of every chance node: with the values' bounds known, a "
+        "chance node stops as soon as its upper bound is at most alpha or its lower bound at "
+        "least beta."
+    ),
+    "star1_bounds_swapped": _(
+        "You bounded a chance node from the wrong ends: its upper bound adds the unsearched "
+        "probability times U (the greatest value), its lower bound times L (the least)."
+    ),
     "chance_as_min": _("You treated chance nodes as MIN nodes, as if luck were an opponent."),
     "vector_entrywise_max": _(
         "You maximised every entry of the payoff vector separately instead of passing up the "

@@ -62,6 +62,16 @@ class AlphaBetaConventions:
         """Return whether the window (``alpha``, ``beta``) leaves nothing to search for."""
         return alpha >= beta if self.cut_on_equality else alpha > beta
 
+    def chance_range(
+        self, seen: Fraction, rest: Fraction, low: Utility, high: Utility
+    ) -> tuple[Fraction, Fraction]:
+        """Return the (lowest, highest) value a chance node can still take (Ballard's Star1).
+
+        ``seen`` is the probability-weighted sum of the outcomes searched, ``rest`` the
+        probability of the others, each worth between ``low`` and ``high``.
+        """
+        return seen + rest * low, seen + rest * high
+
 
 STANDARD = AlphaBetaConventions()
 """The spec's conventions: cut on equality, alpha raised at the root."""
@@ -243,8 +253,7 @@ class _AlphaBeta(Generic[StateT, ActionT]):
                 continue
             rest = 1 - seen_p
             # What the unseen outcomes could still make of this node, at worst and at best.
-            floor = seen + rest * self.utility_bounds[0]
-            ceiling = seen + rest * self.utility_bounds[1]
+            floor, ceiling = self.conventions.chance_range(seen, rest, *self.utility_bounds)
             skipped = [a for a, _ in outcomes[index + 1:]]
             for value, maximising in ((ceiling, False), (floor, True)):
                 if self.conventions.cuts(

@@ -67,6 +67,7 @@ from exercises.kinds import (  # noqa: E402,F401
     minimax,
     move_ordering,
     price_war,
+    star1,
     transposition_table,
     tree_size,
     vector,

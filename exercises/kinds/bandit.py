@@ -27,9 +27,11 @@ UCB1_FORMS = ("c*sqrt(ln N/n)", "sqrt(c*ln N/n)")
 SCORE_TOLERANCE = Fraction(1, 100)
 """UCB1 scores are irrational: answers within 0.01 of the engine's float are right."""
 UNVISITED_REFUSED = (
-    "must be at least 1: generated children are always visited (an unvisited child scores "
-    "infinity and is selected whatever the formula, which leaves nothing to compute)"
+    "must be at least 1: it bounds the visits of the visited children; ask for unvisited "
+    "children (n = 0, score infinity) with the unvisited param"
 )
+INFINITE_SCORE = "∞"
+"""How the key shows an unvisited child's score (grading reads "inf" and "∞" alike)."""
 
 
 def score_value(score: Any) -> float:
@@ -46,7 +48,13 @@ class Ucb1Kind(Kind):
     params = (
         IntParam("children", 3, "number of children of the root", minimum=2, maximum=6),
         IntParam(
-            "min_visits", 2, "fewest visits of a child (at least 1: no child is unvisited)",
+            "unvisited", 0,
+            "how many children have no visits yet (score infinity; the first of them from the "
+            "left is selected); at least one child stays visited",
+            minimum=0, maximum=5,
+        ),
+        IntParam(
+            "min_visits", 2, "fewest visits of a visited child (at least 1)",
             minimum=1, maximum=1000,
         ),
         IntParam("max_visits", 30, "most visits of a child", minimum=1, maximum=1000),
@@ -73,9 +81,21 @@ class Ucb1Kind(Kind):
         return super().clean_params(raw)
 
     def check_params(self, params: dict[str, Any]) -> None:
-        """Check the visit range."""
+        """Check the visit range, and that some child is visited (the move to play)."""
         if params["min_visits"] > params["max_visits"]:
             raise ParamError("max_visits", "must be at least min_visits")
+        if params["unvisited"] >= params["children"]:
+            raise ParamError(
+                "unvisited",
+                f"must be less than children ({params['children']}): the move played is the "
+                "most visited child, so at least one child must have visits",
+            )
+        if params["unvisited"] and params["forms_disagree"]:
+            raise ParamError(
+                "forms_disagree",
+                "cannot hold with unvisited children: both UCB1 forms select the first "
+                "unvisited child (its score is infinite in either)",
+            )
 
     def open_parts(self, params: dict[str, Any]) -> list[AnswerPart]:
         """Return scores, selection and final move."""
@@ -91,10 +111,16 @@ class Ucb1Kind(Kind):
         ]
 
     def generate(self, rng: random.Random, params: dict[str, Any]) -> dict[str, Any]:
-        """Draw visit and win counts; the parent's visits are the children's total."""
+        """Draw visit and win counts; the parent's visits are the children's total.
+
+        ``unvisited`` children, at random places, have no visits and no wins.
+        """
+        unvisited = set(rng.sample(range(params["children"]), params["unvisited"]))
         children = []
         for index in range(params["children"]):
-            visits = rng.randint(params["min_visits"], params["max_visits"])
+            visits = (
+                0 if index in unvisited else rng.randint(params["min_visits"], params["max_visits"])
+            )
             children.append({
                 "name": "ABCDEF"[index], "wins": rng.randint(0, visits), "visits": visits,
             })
@@ -114,9 +140,12 @@ class Ucb1Kind(Kind):
         return solve_problem(problem)
 
     def project(self, problem: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
-        """Return scores, selection and final move."""
+        """Return scores (an unvisited child's as "∞"), selection and final move."""
         return {
-            "scores": answer["scores"],
+            "scores": {
+                name: INFINITE_SCORE if score == "inf" else score
+                for name, score in answer["scores"].items()
+            },
             "selected": answer["selected"],
             "final_move": answer["final_move"],
         }
@@ -132,16 +161,25 @@ class Ucb1Kind(Kind):
 
         A child whose score is within the tolerance of the selected one's would be a second
         right answer, so it is left out (quality constraints already refuse such near-ties).
+        When the selected child is unvisited, every other child is wrong: the other unvisited
+        ones by the stated first-from-the-left rule.
         """
         children = problem["params"]["children"]
         best = score_value(answer["scores"][answer["selected"]])
         ranked = sorted(
             children,
-            key=lambda child: (-child["visits"], -Fraction(child["wins"], child["visits"])),
+            key=lambda child: (
+                -child["visits"],
+                -Fraction(child["wins"], child["visits"]) if child["visits"] else 0,
+            ),
         )
         return [
             (child["name"], "other_child") for child in ranked
-            if abs(score_value(answer["scores"][child["name"]]) - best) > float(SCORE_TOLERANCE)
+            if child["name"] != answer["selected"] and (
+                best == math.inf
+                or abs(score_value(answer["scores"][child["name"]]) - best)
+                > float(SCORE_TOLERANCE)
+            )
         ]
 
     def quality_issues(
@@ -150,7 +188,8 @@ class Ucb1Kind(Kind):
         """Refuse near-ties in the selection or the final move; enforce disagreeing forms."""
         issues = []
         scores = sorted((score_value(s) for s in answer["scores"].values()), reverse=True)
-        if scores[1] == math.inf or scores[0] - scores[1] < 2 * float(SCORE_TOLERANCE):
+        # Unvisited children tie at infinity on purpose: the prompt's rule picks the first.
+        if scores[0] != math.inf and scores[0] - scores[1] < 2 * float(SCORE_TOLERANCE):
             issues.append("the two best UCB1 scores are within the tolerance")
         visits = sorted((c["visits"] for c in problem["params"]["children"]), reverse=True)
         if visits[0] == visits[1]:
@@ -162,11 +201,12 @@ class Ucb1Kind(Kind):
         return issues
 
     def prompt_args(self, problem: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
-        """Return the constant, the form and the parent's visits."""
+        """Return the constant, the form, the parent's visits and whether a child is unvisited."""
         return {
             "c": params["c"],
             "form": params["form"],
             "parent_visits": problem["params"]["parent_visits"],
+            "unvisited": params["unvisited"],
         }
 
     def render_prompt(self, args: dict[str, Any]) -> str:
@@ -175,7 +215,7 @@ class Ucb1Kind(Kind):
             "UCB1 = w/n + c·sqrt(ln N / n)" if args["form"] == UCB1_FORMS[0]
             else "UCB1 = w/n + sqrt(c·ln N / n)"
         )
-        return _(
+        text = _(
             "The root has been visited N = %(n)s times; each child shows its wins w and visits "
             "n. Use %(formula)s with c = %(c)s (natural logarithm). Give each child's score "
             "(any value within %(tolerance)s of the exact score is accepted, e.g. rounded to "
@@ -183,6 +223,14 @@ class Ucb1Kind(Kind):
             "if the search stopped now (the most visited child)."
         ) % {"n": args["parent_visits"], "formula": formula, "c": args["c"],
              "tolerance": f"{float(SCORE_TOLERANCE):g}"}
+        # Prompts stored before unvisited children existed have no "unvisited": none were.
+        if args.get("unvisited"):
+            text += " " + _(
+                "A child with no visits (n = 0) scores infinity: write its score as ∞ (or "
+                "inf). If several children are unvisited, the first of them from the left is "
+                "selected."
+            )
+        return text
 
 
 register(Ucb1Kind())

@@ -37,6 +37,15 @@ TIED = node(
     node("min", "A", leaf("A1", 3), leaf("A2", 5)),
     node("min", "B", leaf("B1", 3), leaf("B2", 9)),
 )
+BOUNDED_COINS = node(
+    # Leaves in [0, 10]. A = 7; after B1, B is at most 2/2 + (1/2)*10 = 6 <= 7, so Star1
+    # prunes B2; after C1, C is at most 6/2 + (1/2)*10 = 8 > 7, so C2 is searched (the upper
+    # bound taken with L instead, 6/2 + 0 = 3 <= 7, would prune it).
+    "max", "root",
+    node("chance", "A", leaf("A1", 6), leaf("A2", 8), probabilities=["1/2", "1/2"]),
+    node("chance", "B", leaf("B1", 2), leaf("B2", 9), probabilities=["1/2", "1/2"]),
+    node("chance", "C", leaf("C1", 6), leaf("C2", 2), probabilities=["1/2", "1/2"]),
+)
 ABC = node(
     "max", "root",
     node("min", "A", leaf("A1", 4), leaf("A2", 9), leaf("A3", 6)),
@@ -88,6 +97,14 @@ CASES: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
     "root_alpha_not_raised": (problem("alphabeta", TWO_BY_TWO), ("evaluated_leaves",)),
     "chance_unweighted_average": (problem("expectiminimax", COIN), ("value", "move")),
     "chance_as_min": (problem("expectiminimax", COIN), ("value", "move")),
+    "star1_bounds_ignored": (
+        problem("expectiminimax", BOUNDED_COINS, utility_bounds=[0, 10]),
+        ("evaluated_leaves", "pruned_leaves", "cutoffs"),
+    ),
+    "star1_bounds_swapped": (
+        problem("expectiminimax", BOUNDED_COINS, utility_bounds=[0, 10]),
+        ("evaluated_leaves", "pruned_leaves", "cutoffs"),
+    ),
     "vector_entrywise_max": (problem("vector", THREE, players=["A", "B", "C"]), ("value",)),
     "vector_wrong_player_entry": (
         problem("vector", THREE, players=["A", "B", "C"]), ("value", "move")
@@ -156,6 +173,10 @@ def test_specific_wrong_answers() -> None:
     assert unweighted["node_values"]["R"] == 3
     credited = get("mcts_credit_every_node").answer(CASES["mcts_credit_every_node"][0])
     assert [n["reward"] for n in credited["path"]] == [1, 1]
+    bounded = CASES["star1_bounds_swapped"][0]
+    assert solve(bounded)["pruned_leaves"] == ["B2"]
+    assert get("star1_bounds_ignored").answer(bounded)["pruned_leaves"] == []
+    assert get("star1_bounds_swapped").answer(bounded)["pruned_leaves"] == ["B2", "C2"]
     largest = get("largest_leaf_branch").answer(CASES["largest_leaf_branch"][0])
     assert (largest["value"], largest["move"]) == (9, "B")
 

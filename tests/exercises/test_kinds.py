@@ -13,6 +13,7 @@ from fractions import Fraction
 from typing import Any
 
 import pytest
+from django.utils import translation
 
 from engine.misconceptions import MISCONCEPTIONS
 from engine.solve import solve
@@ -279,9 +280,11 @@ def test_ucb1_quality_check_reads_the_engines_inf_for_an_unvisited_child() -> No
     assert answer["scores"]["A"] == "inf" and answer["selected"] == "A"
     issues = kind.quality_issues(one_unvisited, answer, params)  # used to raise TypeError
     assert not any("UCB1 scores" in issue for issue in issues)
+    # Two unvisited children tie at infinity; the prompt's rule (the first from the left is
+    # selected) decides, so the tie is no quality issue.
     two_unvisited = ucb1_problem(0, 0, 9)
     issues = kind.quality_issues(two_unvisited, kind.solve(two_unvisited), params)
-    assert "the two best UCB1 scores are within the tolerance" in issues
+    assert not any("UCB1 scores" in issue for issue in issues)
 
 
 @pytest.mark.parametrize("name", ["min_visits", "max_visits"])
@@ -290,6 +293,51 @@ def test_ucb1_params_refuse_unvisited_children_and_say_why(name: str) -> None:
         get_kind("ucb1").clean_params({name: 0})
     assert refused.value.field == name
     assert "unvisited" in str(refused.value)
+
+
+def test_ucb1_unvisited_children_score_infinity_and_the_first_from_the_left_is_selected() -> None:
+    kind = get_kind("ucb1")
+    params = kind.clean_params({"children": 5, "unvisited": 3})
+    for seed in range(10):
+        problem = kind.generate(random.Random(seed), params)
+        children = problem["params"]["children"]
+        unvisited = [child["name"] for child in children if child["visits"] == 0]
+        assert len(unvisited) == 3
+        assert problem["params"]["parent_visits"] == sum(child["visits"] for child in children)
+        key = kind.project(problem, kind.solve(problem))
+        assert {name for name, score in key["scores"].items() if score == "∞"} == set(unvisited)
+        assert key["selected"] == unvisited[0]
+        assert key["final_move"] not in unvisited
+
+
+def test_ucb1_without_unvisited_children_draws_what_it_drew_before() -> None:
+    kind = get_kind("ucb1")
+    default = kind.clean_params({})
+    assert default["unvisited"] == 0
+    assert kind.generate(random.Random(7), default) == kind.generate(
+        random.Random(7), kind.clean_params({"unvisited": 0}))
+    assert "∞" not in kind.render_prompt(kind.prompt_args(
+        kind.generate(random.Random(7), default), default))
+
+
+@pytest.mark.parametrize(("raw", "field"), [
+    ({"children": 3, "unvisited": 3}, "unvisited"),
+    ({"unvisited": 1, "forms_disagree": True}, "forms_disagree"),
+])
+def test_ucb1_unvisited_params_that_cannot_hold_name_the_field(raw: dict[str, Any],
+                                                              field: str) -> None:
+    with pytest.raises(ParamError) as refused:
+        get_kind("ucb1").clean_params(raw)
+    assert refused.value.field == field
+
+
+@pytest.mark.parametrize("language", ["en", "pt", "ca"])
+def test_ucb1_prompt_states_the_infinite_score_and_the_tie_rule(language: str) -> None:
+    kind = get_kind("ucb1")
+    args = {"c": "2", "form": "sqrt(c*ln N/n)", "parent_visits": 20, "unvisited": 1}
+    with translation.override(language):
+        text = kind.render_prompt(args)
+    assert "∞" in text and "inf" in text and "n = 0" in text
 
 
 def test_generated_ucb1_children_are_all_visited() -> None:

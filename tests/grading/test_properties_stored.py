@@ -129,10 +129,26 @@ def atoms(value: Any) -> Iterator[str]:
                     yield token
 
 
+def printed_probabilities(problem: Mapping[str, Any]) -> set[str]:
+    """Return the chance probabilities the problem prints on its branches, as atoms."""
+    stack = [problem.get("tree")]
+    found: set[str] = set()
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Mapping):
+            found.update(atoms(node.get("probabilities")))
+            stack.extend(node.get("children") or [])
+    return found
+
+
 def leaks(results: list[dict[str, Any]], expected: Mapping[str, Any],
-          answer: Mapping[str, Any]) -> list[str]:
-    """Return what the rendered results tell of the key of the parts the student got wrong."""
-    written = set(atoms(answer))
+          answer: Mapping[str, Any], problem: Mapping[str, Any]) -> list[str]:
+    """Return what the rendered results tell of the key of the parts the student got wrong.
+
+    A number the problem itself prints (a branch's probability) tells nothing, even when a
+    key value happens to equal it.
+    """
+    written = set(atoms(answer)) | printed_probabilities(problem)
     wrong = {r["part"] for r in results if r["verdict"] != "correct"}
     secret = {a for part in wrong for a in atoms(expected.get(part))} - written
     found = [f"{r['part']}: expected shown" for r in results if "expected" in r]
@@ -175,7 +191,7 @@ def test_stored_grades_match_and_feedback_hides_the_key(
         shown = client.get(f"/api/v1/submissions/{wrong.pk}/").json()
         found = ([] if shown.get("answers_visible") is False
                  else ["answers are visible before the due date and the last attempt"])
-        found += leaks(shown.get("results") or [], context.expected, answer)
+        found += leaks(shown.get("results") or [], context.expected, answer, context.problem)
         checker.check(not found, f"seed {index} answer {answer}: {found[:3]}",
                       found[0].split(":")[1].split()[0] if found and ":" in found[0] else "")
     failed = []
