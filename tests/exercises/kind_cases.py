@@ -46,7 +46,9 @@ GOOD: dict[str, list[dict[str, Any]]] = {
     "connect4_eval": [{}, {"discs": 12, "ask_best_move": True}],
     "eval_function": [{}, {"mobility": False, "queen": 10}],
     "tree_size": [{}, {"min_branching": 3, "max_branching": 3, "min_moves": 2,
-                       "node_counting": "root_excluded"}],
+                       "node_counting": "root_excluded"},
+                  {"depth_given_in": "plies", "min_plies": 1, "max_plies": 9,
+                   "max_branching": 2}],
     "price_war": [{}, {"prices": 2, "responses": 3}],
     "concept_quiz": [{}, {"topics": ["alphabeta", "mcts"]}],
 }
@@ -69,7 +71,10 @@ BAD: dict[str, list[tuple[dict[str, Any], str]]] = {
     "connect4_eval": [({"discs": 1}, "discs"),
                       ({"discs": 8, "player": "O", "ask_best_move": True}, "player")],
     "eval_function": [({"pawn": -1}, "pawn"), ({"mobility_weight": "x"}, "mobility_weight")],
-    "tree_size": [({"max_branching": 10, "max_moves": 3}, "max_branching")],
+    "tree_size": [({"max_branching": 10, "max_moves": 3}, "max_branching"),
+                  ({"depth_given_in": "plies", "max_plies": 9, "max_branching": 3},
+                   "max_branching"),
+                  ({"min_plies": 4, "max_plies": 3}, "max_plies")],
     "price_war": [({"min_margin": 5, "max_margin": 5}, "max_margin")],
     "concept_quiz": [({"topics": ["chess"]}, "topics"), ({"topics": "mcts"}, "topics")],
 }

@@ -111,12 +111,14 @@ def engine_key(kind: str, problem: dict[str, Any]) -> dict[str, Any]:
 
         return {"value": window_score(parse_moves(problem["moves"]), problem["params"]["player"])}
     if kind == "tree_size":
-        b, d = problem["branching"], 2 * problem["moves"]
+        b = problem["branching"]
+        d = problem["plies"] if "plies" in problem else 2 * problem["moves"]
         nodes = sum(b**k for k in range(d + 1))
         if problem["params"]["node_counting"] == "root_excluded":
             nodes -= 1
         perfect = b ** ((d + 1) // 2) + b ** (d // 2) - 1
-        return {"plies": d, "leaves": b**d, "nodes": nodes, "perfect_leaves": perfect}
+        asked = {} if "plies" in problem else {"plies": d}
+        return {**asked, "leaves": b**d, "nodes": nodes, "perfect_leaves": perfect}
     if kind == "eval_function":
         weights, features = problem["params"]["weights"], problem["features"]
         total = sum(Fraction(w) * (features["white"][f] - features["black"][f])

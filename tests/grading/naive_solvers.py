@@ -232,10 +232,11 @@ def mcts_backprop_parts(problem: dict[str, Any]) -> dict[str, Any]:
 
 
 def tree_size_parts(problem: dict[str, Any]) -> dict[str, Any]:
-    b, plies = problem["branching"], 2 * problem["moves"]
+    b = problem["branching"]
+    plies = problem["plies"] if "plies" in problem else 2 * problem["moves"]
     first = 0 if problem["params"]["node_counting"] == "root_included" else 1
     return {
-        "plies": plies,
+        **({} if "plies" in problem else {"plies": plies}),
         "leaves": b ** plies,
         "nodes": sum(b ** d for d in range(first, plies + 1)),
         "perfect_leaves": b ** math.ceil(plies / 2) + b ** (plies // 2) - 1,

@@ -42,7 +42,9 @@ VARIED: dict[str, list[dict[str, Any]]] = {
     "price_war": [{"prices": 4, "responses": 3}],
     "ucb1": [{"form": "c*sqrt(ln N/n)", "c": "3/2", "children": 5}],
     "mcts_backprop": [{"draw_reward": "0", "path_length": 6}],
-    "tree_size": [{"node_counting": "root_excluded", "max_moves": 3, "max_branching": 4}],
+    "tree_size": [{"node_counting": "root_excluded", "max_moves": 3, "max_branching": 4},
+                  {"depth_given_in": "plies", "min_plies": 1, "max_plies": 9,
+                   "max_branching": 2}],
     "tictactoe_position": [{"empty_squares": 6, "cut_on_equality": False},
                            {"empty_squares": 6, "root_raises_alpha": False}],
 }
