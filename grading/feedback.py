@@ -203,6 +203,10 @@ MISCONCEPTIONS = {
     "largest_leaf_branch": _(
         "You picked the branch holding the largest leaf, as if every node were MAX's choice."
     ),
+    "unfinished_iteration_played": _(
+        "You played the best move of the interrupted iteration; its partial result is "
+        "discarded, so the best move of the last completed iteration is played."
+    ),
 }
 """Misconception code (``engine.misconceptions``) → what it tells the student."""
 

@@ -50,3 +50,26 @@ def test_shared_table_is_filled_across_iterations() -> None:
     table: TranspositionTable[int] = TranspositionTable()
     iterative_deepening(TicTacToe(), EMPTY_BOARD, evaluator=zero, max_depth=2, table=table)
     assert len(table) > 0
+
+
+def test_reusing_the_best_root_move_reorders_only_the_root() -> None:
+    from engine.tree import TreeGame, parse_tree
+    from tests.engine.test_misconceptions import DEEPENING
+
+    game = TreeGame(parse_tree(DEEPENING))
+    runs = {reuse: iterative_deepening(game, "root", evaluator=game.estimate, reuse=reuse)
+            for reuse in ("root", "none")}
+    assert [it.result.move for it in runs["root"].iterations] == ["A", "B", "A"]
+    # Depth 3 searches B (the depth-2 best) first: B1 = 4, B2 cut after B2a = 5; then A = 6.
+    assert [it.evaluations for it in runs["root"].iterations] == [2, 4, 7]
+    # Left to right, A = 6 comes first and B is cut after B1 = 4.
+    assert [it.evaluations for it in runs["none"].iterations] == [2, 4, 6]
+    assert runs["root"].complete and runs["root"].value == 6
+
+
+def test_a_table_is_only_shared_when_reused() -> None:
+    import pytest
+
+    with pytest.raises(ValueError, match="only shared"):
+        iterative_deepening(TicTacToe(), EMPTY_BOARD, evaluator=zero, reuse="none",
+                            table=TranspositionTable())

@@ -51,6 +51,8 @@ GOOD: dict[str, list[dict[str, Any]]] = {
                    "max_branching": 2}],
     "price_war": [{}, {"prices": 2, "responses": 3}],
     "concept_quiz": [{}, {"topics": ["alphabeta", "mcts"]}],
+    "iterative_deepening": [{}, {"depth": 4, "max_branching": 2, "cut_on_equality": False},
+                            {"depth": 2, "min_changes": 0, "root_raises_alpha": False}],
 }
 
 BAD: dict[str, list[tuple[dict[str, Any], str]]] = {
@@ -77,4 +79,7 @@ BAD: dict[str, list[tuple[dict[str, Any], str]]] = {
                   ({"min_plies": 4, "max_plies": 3}, "max_plies")],
     "price_war": [({"min_margin": 5, "max_margin": 5}, "max_margin")],
     "concept_quiz": [({"topics": ["chess"]}, "topics"), ({"topics": "mcts"}, "topics")],
+    "iterative_deepening": [({"depth": 2, "min_changes": 2}, "min_changes"),
+                            ({"depth": 5}, "depth"),
+                            ({"answer_format": "multiple_choice", "options": 3}, "options")],
 }

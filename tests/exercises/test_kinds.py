@@ -27,7 +27,7 @@ from tests.exercises.kind_cases import BAD, GOOD
 ISSUE_KINDS = {
     "minimax", "alphabeta", "move_ordering", "expectiminimax", "expectimax", "vector", "ucb1",
     "mcts_backprop", "tictactoe_position", "connect4_eval", "eval_function", "tree_size",
-    "price_war", "concept_quiz",
+    "price_war", "concept_quiz", "iterative_deepening",
 }
 READABLE_NAME = re.compile(r"^(root|[A-Z](\d+([a-z](\d+)?)?)?)$")
 CASES = [(kind, index) for kind, cases in GOOD.items() for index in range(len(cases))]
@@ -91,6 +91,14 @@ def engine_key(kind: str, problem: dict[str, Any]) -> dict[str, Any]:
         keys = {"minimax": ("value", "move"), "alphabeta": ("value", "move", "pruned_leaves"),
                 "vector": ("value", "move"), "ucb1": ("selected", "final_move", "scores")}
         return {key: answer[key] for key in keys.get(kind, ("value", "move"))}
+    if kind == "iterative_deepening":
+        iterations = solve(problem)["iterations"]
+        plain = solve({**problem, "params": {**problem["params"], "reuse": "none"}})
+        return {"best_moves": [iteration["move"] for iteration in iterations],
+                "evaluations": [iteration["evaluations"] for iteration in iterations],
+                "interrupted_move": iterations[problem["params"]["interrupted_depth"] - 2]["move"],
+                "ordering_saving": (plain["iterations"][-1]["evaluations"]
+                                    - iterations[-1]["evaluations"])}
     if kind == "mcts_backprop":
         return {"path": {node["name"]: {"visits": node["visits"], "reward": node["reward"]}
                          for node in solve(problem)["path"]}}
