@@ -231,6 +231,63 @@ def mcts_backprop_parts(problem: dict[str, Any]) -> dict[str, Any]:
     return {"path": path}
 
 
+def limited_search(node: dict[str, Any], limit: int, first: str | None, params: dict[str, Any],
+                   evaluated: list[str]) -> str:
+    """Return the root move of alpha-beta ``limit`` plies deep, ``first`` tried first at the root.
+
+    Nodes at the limit are scored by their ``value`` (a leaf's value or an inner node's
+    static evaluation); ``evaluated`` collects their names. A root child replaces the best
+    move only when strictly better.
+    """
+    moves: list[str] = []
+
+    def search(node: dict[str, Any], depth: int, alpha: Any, beta: Any) -> Any:
+        if is_leaf(node) or depth == limit:
+            evaluated.append(node["name"])
+            return exact(node["value"])
+        maximising = node["type"] == "max"
+        children = list(node["children"])
+        if depth == 0 and first is not None:
+            children.sort(key=lambda child: child["name"] != first)  # stable: others keep order
+        best: Any = -INF if maximising else INF
+        for child in children:
+            if depth == 0 and not params["root_raises_alpha"]:
+                value = search(child, 1, -INF, INF)
+            else:
+                value = search(child, depth + 1, alpha, beta)
+            if maximising and value > best or not maximising and value < best:
+                best = value
+                if depth == 0:
+                    moves.append(child["name"])
+            if maximising:
+                alpha = max(alpha, best)
+            else:
+                beta = min(beta, best)
+            if alpha >= beta if params["cut_on_equality"] else alpha > beta:
+                break
+        return best
+
+    search(node, 0, -INF, INF)
+    return moves[-1]
+
+
+def iterative_deepening_parts(problem: dict[str, Any]) -> dict[str, Any]:
+    params = problem["params"]
+    moves: list[str] = []
+    counts, plain = [], []
+    for limit in range(1, params["max_depth"] + 1):
+        evaluated: list[str] = []
+        moves.append(limited_search(problem["tree"], limit, moves[-1] if moves else None,
+                                    params, evaluated))
+        counts.append(len(evaluated))
+        unordered: list[str] = []
+        limited_search(problem["tree"], limit, None, params, unordered)
+        plain.append(len(unordered))
+    return {"best_moves": moves, "evaluations": counts,
+            "interrupted_move": moves[params["interrupted_depth"] - 2],
+            "ordering_saving": plain[-1] - counts[-1]}
+
+
 def tree_size_parts(problem: dict[str, Any]) -> dict[str, Any]:
     b = problem["branching"]
     plies = problem["plies"] if "plies" in problem else 2 * problem["moves"]
@@ -317,6 +374,7 @@ NAIVE_SOLVERS = {
     "ucb1": ucb1_parts,
     "mcts_backprop": mcts_backprop_parts,
     "tree_size": tree_size_parts,
+    "iterative_deepening": iterative_deepening_parts,
     "tictactoe_position": tictactoe_parts,
 }
 """Kind → its naive solver (problem → answer parts); kinds not listed have none."""

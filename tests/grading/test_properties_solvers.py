@@ -42,6 +42,12 @@ VARIED: dict[str, list[dict[str, Any]]] = {
     "price_war": [{"prices": 4, "responses": 3}],
     "ucb1": [{"form": "c*sqrt(ln N/n)", "c": "3/2", "children": 5}],
     "mcts_backprop": [{"draw_reward": "0", "path_length": 6}],
+    "iterative_deepening": [
+        {"depth": 4, "max_branching": 2, "cut_on_equality": False, "allow_ties": True,
+         "max_value": 6},
+        {"root_raises_alpha": False, "min_changes": 0, "max_branching": 3, "max_leaves": 27,
+         "max_value": 30},
+    ],
     "tree_size": [{"node_counting": "root_excluded", "max_moves": 3, "max_branching": 4},
                   {"depth_given_in": "plies", "min_plies": 1, "max_plies": 9,
                    "max_branching": 2}],
