@@ -15,6 +15,7 @@ GOOD: dict[str, list[dict[str, Any]]] = {
         {"depth": 3, "max_leaves": 16, "min_cuts": 2, "ask_windows": 2},
         {"depth": 3, "max_leaves": 18, "cut_on_equality": False, "root_raises_alpha": False},
         {"depth": 3, "max_leaves": 18, "answer_format": "multiple_choice"},
+        {"depth": 3, "max_leaves": 18, "ask_cut_bound": True},
     ],
     "move_ordering": [{}, {"depth": 3, "max_leaves": 18, "second_order": "reverse"}],
     "expectiminimax": [
@@ -60,7 +61,9 @@ BAD: dict[str, list[tuple[dict[str, Any], str]]] = {
                 ({"max_leaves": 4, "depth": 3}, "max_leaves"),
                 ({"answer_format": "multiple_choice", "options": 1}, "options")],
     "alphabeta": [({"cut_on_equality": 1}, "cut_on_equality"), ({"min_cuts": 50}, "min_cuts"),
-                  ({"min_value": 0, "max_value": 3}, "max_value")],
+                  ({"min_value": 0, "max_value": 3}, "max_value"),
+                  ({"ask_cut_bound": True, "root_raises_alpha": False, "min_cuts": 0},
+                   "ask_cut_bound")],
     "move_ordering": [({"second_order": "random"}, "second_order")],
     "expectiminimax": [({"chance": "coin"}, "chance"), ({"chance": "dice", "depth": 3}, "depth")],
     "expectimax": [({"min_branching": 4, "max_branching": 2}, "max_branching")],

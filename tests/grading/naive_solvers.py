@@ -77,6 +77,7 @@ class AlphaBeta:
         self.evaluated: list[str] = []
         self.cutoffs: list[dict[str, Any]] = []
         self.windows: dict[str, dict[str, Any]] = {}
+        self.cut_bounds: dict[str, dict[str, Any]] = {}
 
     def ordered(self, node: dict[str, Any]) -> list[dict[str, Any]]:
         children = list(node["children"])
@@ -109,6 +110,10 @@ class AlphaBeta:
                 if rest:  # a cut at the last child skips nothing and is not a cutoff
                     self.cutoffs.append({"node": node["name"],
                                          "pruned": [c["name"] for c in rest]})
+                    # What is skipped could be anything: the best so far bounds one side.
+                    self.cut_bounds[node["name"]] = (
+                        {"lower": best, "upper": INF} if maximising
+                        else {"lower": -INF, "upper": best})
                 break
         return best
 
@@ -154,6 +159,9 @@ def alphabeta_parts(problem: dict[str, Any]) -> dict[str, Any]:
         parts["windows"] = {
             name: None if name not in search.windows else
             {k: written(v) for k, v in search.windows[name].items()} for name in asked}
+    if "cut_bound" in problem["ask"]:
+        node = problem["ask"]["cut_bound"]
+        parts["cut_bound"] = {node: {k: written(v) for k, v in search.cut_bounds[node].items()}}
     return parts
 
 
