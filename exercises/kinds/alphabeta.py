@@ -247,7 +247,7 @@ class AlphaBetaKind(Kind):
             # key still comes from solve(). Without the param nothing is drawn, so existing
             # variants stay byte-identical.
             cut = [c["node"] for c in solve_problem(problem)["cutoffs"]]
-            problem["ask"]["cut_bound"] = pick_names(rng, cut, 1)[0] if cut else None
+            problem["ask"]["cut_bound"] = pick_names(rng, cut, 1)
         return problem
 
     def solve(self, problem: dict[str, Any]) -> dict[str, Any]:
@@ -282,8 +282,8 @@ class AlphaBetaKind(Kind):
             # A node the search never entered was pruned: its window is "not entered" (None).
             key["windows"] = {name: windows.get(name) for name in asked}
         if "cut_bound" in problem["ask"]:
-            node = problem["ask"]["cut_bound"]
-            key["cut_bound"] = {node: returned_bound(answer, node)}
+            key["cut_bound"] = {node: returned_bound(answer, node)
+                                for node in problem["ask"]["cut_bound"]}
         return key
 
     def near_misses(
@@ -312,7 +312,7 @@ class AlphaBetaKind(Kind):
             issues.append("a node whose window is asked is never entered")
         elif asked and all(answer["windows"][name] == TRIVIAL_WINDOW for name in asked):
             issues.append("every asked window is the initial (-inf, inf)")
-        if "cut_bound" in problem["ask"] and problem["ask"]["cut_bound"] is None:
+        if "cut_bound" in problem["ask"] and not problem["ask"]["cut_bound"]:
             issues.append("no cutoff happens, so no cut node's bound can be asked")
         if not params["allow_ties"]:
             # By the exact values: a pruned root child has only a bound, which may hide a tie.
@@ -326,7 +326,7 @@ class AlphaBetaKind(Kind):
             "root_player": params["root_player"],
             "conventions": conventions_of(params),
             "windows": problem["ask"]["windows"],
-            **({"cut_bound": problem["ask"]["cut_bound"]} if "cut_bound" in problem["ask"]
+            **({"cut_bound": problem["ask"]["cut_bound"][0]} if problem["ask"].get("cut_bound")
                else {}),
         }
 

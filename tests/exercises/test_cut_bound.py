@@ -26,7 +26,7 @@ TREE = {"name": "root", "type": "max", "children": [
 def problem(asked: str) -> dict[str, Any]:
     return {"format": "gametree/1", "kind": "alphabeta", "tree": TREE,
             "params": {"cut_on_equality": True, "root_raises_alpha": True},
-            "ask": {"windows": [], "cut_bound": asked}}
+            "ask": {"windows": [], "cut_bound": [asked]}}
 
 
 def test_a_cut_min_node_returns_an_upper_bound() -> None:
@@ -49,11 +49,20 @@ def test_the_part_is_off_by_default_and_asks_a_node_that_cuts() -> None:
     params = kind.clean_params({"ask_cut_bound": True, "depth": 3, "max_leaves": 18})
     for seed in ("a", "b", "c"):
         item = generate_item("alphabeta", params, seed)
-        asked = item.problem["ask"]["cut_bound"]
+        [asked] = item.problem["ask"]["cut_bound"]
         assert asked in {cut["node"] for cut in item.answer_key["cutoffs"] if cut["pruned"]}
         bound = item.answer_key["cut_bound"][asked]
         assert bound["lower"] == "-inf" or bound["upper"] == "inf"
         assert f"A cutoff happens at {asked}" in kind.render_prompt(item.prompt["args"])
+
+
+def test_the_item_page_asks_one_row_for_the_named_node() -> None:
+    from pages.answer_form import asked_names
+
+    kind = get_kind("alphabeta")
+    params = kind.clean_params({"ask_cut_bound": True, "depth": 3, "max_leaves": 18})
+    part = next(p for p in kind.answer_parts(params) if p.name == "cut_bound")
+    assert asked_names(problem("A1"), part, None) == ["A1"]
 
 
 @pytest.mark.parametrize("raw", [

@@ -160,8 +160,8 @@ def alphabeta_parts(problem: dict[str, Any]) -> dict[str, Any]:
             name: None if name not in search.windows else
             {k: written(v) for k, v in search.windows[name].items()} for name in asked}
     if "cut_bound" in problem["ask"]:
-        node = problem["ask"]["cut_bound"]
-        parts["cut_bound"] = {node: {k: written(v) for k, v in search.cut_bounds[node].items()}}
+        parts["cut_bound"] = {node: {k: written(v) for k, v in search.cut_bounds[node].items()}
+                              for node in problem["ask"]["cut_bound"]}
     return parts
 
 
