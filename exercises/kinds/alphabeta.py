@@ -235,19 +235,22 @@ class AlphaBetaKind(Kind):
     def generate(self, rng: random.Random, params: dict[str, Any]) -> dict[str, Any]:
         """Draw a MAX/MIN tree and the inner nodes whose windows are asked."""
         tree = draw_tree(rng, params, alternating_layers(params["root_player"], params["depth"]))
+        ask: dict[str, list[str]] = {
+            "windows": pick_names(rng, inner_names(tree), params["ask_windows"])
+        }
         problem = {
             "format": "gametree/1",
             "kind": "alphabeta",
             "tree": tree,
             "params": conventions_of(params),
-            "ask": {"windows": pick_names(rng, inner_names(tree), params["ask_windows"])},
+            "ask": ask,
         }
         if params["ask_cut_bound"]:
             # Which node to ask about is read off the search (only cut nodes qualify); the
             # key still comes from solve(). Without the param nothing is drawn, so existing
             # variants stay byte-identical.
             cut = [c["node"] for c in solve_problem(problem)["cutoffs"]]
-            problem["ask"]["cut_bound"] = pick_names(rng, cut, 1)
+            ask["cut_bound"] = pick_names(rng, cut, 1)
         return problem
 
     def solve(self, problem: dict[str, Any]) -> dict[str, Any]:
