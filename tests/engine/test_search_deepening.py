@@ -73,3 +73,29 @@ def test_a_table_is_only_shared_when_reused() -> None:
     with pytest.raises(ValueError, match="only shared"):
         iterative_deepening(TicTacToe(), EMPTY_BOARD, evaluator=zero, reuse="none",
                             table=TranspositionTable())
+
+
+def test_solve_answers_iterative_deepening_and_names_bad_params() -> None:
+    import pytest
+
+    from engine.errors import ProblemError
+    from engine.solve import solve
+    from tests.engine.test_misconceptions import DEEPENING
+
+    def problem(**params: object) -> dict[str, object]:
+        return {"format": "gametree/1", "kind": "iterative_deepening", "tree": DEEPENING,
+                "params": params}
+
+    answer = solve(problem(interrupted_depth=3))
+    assert [(it["depth"], it["move"], it["value"], it["evaluations"])
+            for it in answer["iterations"]] == [(1, "A", 5, 2), (2, "B", 6, 4), (3, "A", 6, 7)]
+    assert (answer["move"], answer["value"], answer["complete"]) == ("A", 6, True)
+    assert answer["interrupted_move"] == "B"
+    assert solve(problem(max_depth=2))["iterations"][-1]["depth"] == 2
+    for params, field in (({"reuse": "sometimes"}, "params.reuse"),
+                          ({"interrupted_depth": 4}, "params.interrupted_depth"),
+                          ({"interrupted_depth": 1}, "params.interrupted_depth"),
+                          ({"max_depth": 0}, "params.max_depth")):
+        with pytest.raises(ProblemError) as raised:
+            solve(problem(**params))
+        assert raised.value.field == field
