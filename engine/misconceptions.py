@@ -292,6 +292,17 @@ def _other_form(problem: dict[str, Any]) -> Answer:
     return solve(problem)
 
 
+def _unfinished_iteration_played(problem: dict[str, Any]) -> Answer:
+    answer = solve(problem)
+    depth = _params(problem)["interrupted_depth"]
+    answer["interrupted_move"] = answer["iterations"][depth - 1]["move"]
+    return answer
+
+
+def _is_interrupted(problem: dict[str, Any]) -> bool:
+    return "interrupted_depth" in _params(problem)
+
+
 _ALL = (
     Misconception(
         "alpha_beta_swapped",
@@ -417,6 +428,14 @@ _ALL = (
         "Picks the branch holding the largest leaf, as if every node were MAX's choice.",
         SCALAR_TREE_KINDS,
         _retyped("max", frozenset({"min", "chance"})),
+    ),
+    Misconception(
+        "unfinished_iteration_played",
+        "Plays the best move of the iteration that was interrupted, instead of the best move "
+        "of the last iteration that completed.",
+        frozenset({"iterative_deepening"}),
+        _unfinished_iteration_played,
+        _is_interrupted,
     ),
 )
 

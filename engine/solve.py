@@ -19,6 +19,18 @@ Extensions to ``gametree/1`` (all optional; problems without them are answered p
   bound; such nodes are absent from ``node_values``), ``conventions`` and ``trace`` (every
   event: enter with alpha/beta, leaf, cutoff, exit). A cutoff at a node's last child skips
   nothing and is not listed.
+* ``iterative_deepening`` (a kind of its own): alpha-beta on a MAX/MIN ``tree`` at depth
+  limits 1, 2, ... ``params.max_depth`` (default: until an iteration reaches only leaves),
+  every inner node at the limit scored by its own ``"value"`` estimate. ``params.reuse``:
+  ``"root"`` (default: the previous iteration's best move is searched first at the root,
+  everything else left to right), ``"none"`` (left to right in every iteration) or
+  ``"table"`` (a shared transposition table). ``cut_on_equality`` and ``root_raises_alpha``
+  as for ``alphabeta``. The answer: ``iterations`` (one per completed depth: ``depth``,
+  ``value``, ``move``, ``principal_variation``, ``evaluations``: leaves and estimates
+  scored, ``nodes``: nodes entered below the root), and ``value``, ``move``, ``depth``,
+  ``complete`` of the deepest one. With ``params.interrupted_depth`` d (2 <= d <= the
+  deepest iteration), ``interrupted_move`` is the move played when the search is stopped
+  during iteration d: the best move of iteration d - 1.
 * ``expectiminimax``: ``expectimax`` is accepted as the same kind (the tree's node types
   say who moves). ``params.utility_bounds`` ``[L, U]`` (every leaf value within) turns on
   pruning at chance nodes (``*-minimax``); the answer then adds the alpha-beta keys. The
@@ -54,6 +66,7 @@ from engine.search.bandit import (
     ucb1,
 )
 from engine.search.common import Order, SearchResult
+from engine.search.deepening import REUSES, iterative_deepening
 from engine.search.minimax import minimax
 from engine.search.multiplayer import Prefer, TieBreak, maxn
 from engine.search.ordering import by_value, reversed_order
@@ -512,6 +525,46 @@ def _solve_mcts_backprop(
     return {"path": updated, "outcome": outcome}
 
 
+def _solve_iterative_deepening(
+    problem: dict[str, Any], params: dict[str, Any], override: AlphaBetaConventions | None
+) -> Answer:
+    tree = _tree(problem, {"max", "min", "leaf"}, "iterative_deepening")
+    reuse = params.get("reuse", "root")
+    if reuse not in REUSES:
+        raise ProblemError(
+            f"{_field('reuse')}: must be one of {', '.join(REUSES)}, got {reuse!r}",
+            field="params.reuse",
+        )
+    game = TreeGame(tree)
+    result = iterative_deepening(
+        game, tree.root.name, evaluator=game.estimate, max_player="max",
+        max_depth=_int_param(params, "max_depth", minimum=1),
+        conventions=_conventions(params, override), reuse=reuse,
+    )
+    iterations = []
+    for done in result.iterations:
+        record: Answer = {"depth": done.depth}
+        put_value(record, "value", done.result.value)
+        record["move"] = done.result.move
+        record["principal_variation"] = list(done.result.principal_variation)
+        record["evaluations"] = done.evaluations
+        record["nodes"] = done.nodes
+        iterations.append(record)
+    answer: Answer = {"iterations": iterations}
+    put_value(answer, "value", result.value)
+    answer.update(move=result.move, depth=result.depth, complete=result.complete)
+    interrupted = _int_param(params, "interrupted_depth", minimum=2)
+    if interrupted is not None:
+        if interrupted > result.depth:
+            raise ProblemError(
+                f"{_field('interrupted_depth')}: the search completes at depth {result.depth}, "
+                f"so it cannot be interrupted during depth {interrupted}",
+                field="params.interrupted_depth",
+            )
+        answer["interrupted_move"] = iterations[interrupted - 2]["move"]
+    return answer
+
+
 Solver = Callable[[dict[str, Any], dict[str, Any], AlphaBetaConventions | None], Answer]
 
 SOLVERS: dict[str, Solver] = {
@@ -522,5 +575,6 @@ SOLVERS: dict[str, Solver] = {
     "vector": _solve_vector,
     "ucb1": _solve_ucb1,
     "mcts_backprop": _solve_mcts_backprop,
+    "iterative_deepening": _solve_iterative_deepening,
 }
 """Every kind :func:`solve` answers."""

@@ -220,6 +220,10 @@ MISCONCEPTIONS = {
         "You swapped the bounds: a value at or below alpha is an upper bound (the true value "
         "is at most it), a value at or above beta a lower bound."
     ),
+    "unfinished_iteration_played": _(
+        "You played the best move of the interrupted iteration; its partial result is "
+        "discarded, so the best move of the last completed iteration is played."
+    ),
 }
 """Misconception code (``engine.misconceptions``) → what it tells the student."""
 

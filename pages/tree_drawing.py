@@ -35,6 +35,7 @@ class DrawnNode:
     depth: int
     parent: str | None
     value_text: str = ""  # a leaf's value, shown in its box
+    estimate_text: str = ""  # an inner node's static evaluation (a depth limit's estimate)
     player: str = ""  # the player who moves here (vector games)
     position: str = ""  # the position key shared by transposed nodes (transposition tables)
     children: list[str] = field(default_factory=list)
@@ -166,6 +167,8 @@ def lay_out(tree: Mapping[str, Any], players: Iterable[str] = ()) -> TreeDrawing
             drawn.box_width = max(34, len(drawn.value_text) * CHAR_WIDTH + 14)
             drawn.x = next_leaf_x
             next_leaf_x += leaf_gap
+        elif raw.get("value") is not None:
+            drawn.estimate_text = shown_value(raw["value"])
         nodes[drawn.name] = drawn
     # Parents come before children in pre-order, so centre them walking backwards.
     for drawn in reversed(list(nodes.values())):

@@ -1,8 +1,10 @@
 """Iterative deepening alpha-beta with an optional budget.
 
-Each iteration searches one ply deeper than the last, sharing a transposition table so the
-previous best moves are tried first. When the budget runs out mid-iteration, that iteration
-is abandoned and the deepest completed one decides.
+Each iteration searches one ply deeper than the last and tries the previous iteration's best
+moves first: by default through a shared transposition table (at every node it stored), or,
+for exercises worked by hand, only at the root (``reuse="root"``, no table) or not at all
+(``reuse="none"``). When the budget runs out mid-iteration, that iteration is abandoned and
+the deepest completed one decides.
 """
 
 from __future__ import annotations
@@ -10,16 +12,22 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Generic
+from typing import Generic, Literal
 
 from engine.game import ActionT, Evaluator, Game, StateT, Utility
 from engine.search.alphabeta import STANDARD, AlphaBetaConventions, alphabeta
-from engine.search.common import Order, SearchResult, TerminalValue
+from engine.search.common import Order, SearchResult, TerminalValue, ordered
 from engine.search.trace import Bound, NodeCounter, NullTracer, TeeTracer, Tracer
 from engine.search.ttable import TranspositionTable
 
 Budget = Callable[[], bool]
 """Called once per node entered; returns True once the search must stop."""
+
+Reuse = Literal["table", "root", "none"]
+"""What iteration d keeps of iteration d-1: a shared transposition table (its best move first
+at every node it stored), the best root move only (searched first, the other root moves and
+every other node in the given order), or nothing."""
+REUSES: tuple[Reuse, ...] = ("table", "root", "none")
 
 
 def node_budget(limit: int) -> Budget:
@@ -71,11 +79,13 @@ class _Flagging(Generic[StateT]):
 
 @dataclass(frozen=True)
 class Iteration(Generic[ActionT]):
-    """Record one completed iteration: its depth, result and nodes entered below the root."""
+    """Record one completed iteration: its depth, result, nodes entered below the root and
+    evaluations (leaves and depth-limit estimates scored)."""
 
     depth: int
     result: SearchResult[ActionT]
     nodes: int
+    evaluations: int
 
 
 @dataclass(frozen=True)
@@ -105,6 +115,7 @@ def iterative_deepening(
     max_player: str | None = None,
     order: Order[StateT, ActionT] | None = None,
     table: TranspositionTable[ActionT] | None = None,
+    reuse: Reuse = "table",
     tracer: Tracer | None = None,
     terminal_value: TerminalValue | None = None,
 ) -> DeepeningResult[ActionT]:
@@ -112,12 +123,17 @@ def iterative_deepening(
 
     Stops after ``max_depth``, when an iteration needed no evaluation (the game tree was
     searched to the end), or when ``budget`` runs out. The first iteration ignores the
-    budget so there is always a move. ``table`` (a fresh one by default) is shared by all
-    iterations.
+    budget so there is always a move. With ``reuse="table"``, ``table`` (a fresh one by
+    default) is shared by all iterations; the other reuses take no table (see :data:`Reuse`).
     """
     if max_depth is not None and max_depth < 1:
         raise ValueError(f"max_depth must be at least 1, got {max_depth}")
-    table = table if table is not None else TranspositionTable()
+    if reuse not in REUSES:
+        raise ValueError(f"reuse must be one of {', '.join(REUSES)}, got {reuse!r}")
+    if reuse != "table" and table is not None:
+        raise ValueError(f'a table is only shared with reuse="table", not {reuse!r}')
+    if reuse == "table" and table is None:
+        table = TranspositionTable()
     done: list[Iteration[ActionT]] = []
     complete = False
     depth = 0
@@ -128,17 +144,35 @@ def iterative_deepening(
         watchers: Sequence[Tracer] = (
             [_Watch(budget)] if budget is not None and done else []
         )
+        previous = done[-1].result.move if done and reuse == "root" else None
         try:
             result = alphabeta(
                 game, state, conventions=conventions, max_player=max_player, depth_limit=depth,
-                evaluator=estimate, order=order, table=table, terminal_value=terminal_value,
+                evaluator=estimate, order=_first_at(state, previous, order), table=table,
+                terminal_value=terminal_value,
                 tracer=TeeTracer(counter, *watchers, *([tracer] if tracer else [])),
             )
         except _OutOfBudget:
             break
-        done.append(Iteration(depth, result, counter.nodes))
+        done.append(Iteration(depth, result, counter.nodes, counter.leaves))
         complete = not estimate.used
     last = done[-1].result
     return DeepeningResult(
         last.value, last.move, last.principal_variation, done[-1].depth, complete, tuple(done)
     )
+
+
+def _first_at(
+    root: StateT, move: ActionT | None, order: Order[StateT, ActionT] | None
+) -> Order[StateT, ActionT] | None:
+    """Return ``order`` with ``move`` tried first at ``root`` (``order`` itself without a move)."""
+    if move is None:
+        return order
+
+    def first(state: StateT, actions: Sequence[ActionT]) -> Sequence[ActionT]:
+        ranked = ordered(order, state, actions)
+        if state != root or move not in ranked:
+            return ranked
+        return [move, *(action for action in ranked if action != move)]
+
+    return first

@@ -62,6 +62,7 @@ from exercises.kinds import (  # noqa: E402,F401
     chance,
     code_items,
     concept_quiz,
+    deepening,
     eval_function,
     games,
     minimax,

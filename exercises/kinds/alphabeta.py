@@ -137,6 +137,19 @@ def entry_windows(answer: dict[str, Any]) -> dict[str, dict[str, Any]]:
     }
 
 
+def returned_bound(answer: dict[str, Any], node: str) -> dict[str, Any] | None:
+    """Return the (lower, upper) bound ``node`` returned in ``answer``'s search.
+
+    A node the search left with a bound is in ``node_bounds``; one it searched fully has
+    its exact value on both sides; one it never entered has none (None).
+    """
+    if node in answer.get("node_bounds", {}):
+        return dict(answer["node_bounds"][node])
+    if node in answer["node_values"]:
+        return {"lower": answer["node_values"][node], "upper": answer["node_values"][node]}
+    return None
+
+
 class AlphaBetaKind(Kind):
     """Ask what alpha-beta evaluates, prunes and cuts, with the conventions printed."""
 
@@ -159,6 +172,11 @@ class AlphaBetaKind(Kind):
             "ask_windows", 1, "inner nodes whose entry window (alpha, beta) is asked",
             minimum=0, maximum=4,
         ),
+        BoolParam(
+            "ask_cut_bound", False,
+            "also ask, for one node where a cutoff happens, the bound on its value it returns "
+            "(lower, upper: e.g. -inf, 2 for a MIN node that stops at 2)",
+        ),
         SET_SCORING,
     )
     choice_part = "evaluated_count"
@@ -168,6 +186,8 @@ class AlphaBetaKind(Kind):
         check_tree_params(params)
         if params["min_cuts"]:
             check_cuts_possible(params, "min_cuts", f"min_cuts {params['min_cuts']} cannot be met")
+        if params["ask_cut_bound"]:
+            check_cuts_possible(params, "ask_cut_bound", "no cut node's bound can be asked")
         inner_nodes = sum(params["max_branching"] ** d for d in range(params["depth"]))
         if params["min_cuts"] >= inner_nodes:
             raise ParamError(
@@ -202,18 +222,36 @@ class AlphaBetaKind(Kind):
                     fields=("alpha", "beta"),
                 )
             )
+        if params["ask_cut_bound"]:
+            parts.append(
+                AnswerPart(
+                    "cut_bound", PartType.RECORDS,
+                    gettext_lazy("bound on the value the named cut node returns (lower, upper)"),
+                    fields=("lower", "upper"),
+                )
+            )
         return parts
 
     def generate(self, rng: random.Random, params: dict[str, Any]) -> dict[str, Any]:
         """Draw a MAX/MIN tree and the inner nodes whose windows are asked."""
         tree = draw_tree(rng, params, alternating_layers(params["root_player"], params["depth"]))
-        return {
+        ask: dict[str, list[str]] = {
+            "windows": pick_names(rng, inner_names(tree), params["ask_windows"])
+        }
+        problem = {
             "format": "gametree/1",
             "kind": "alphabeta",
             "tree": tree,
             "params": conventions_of(params),
-            "ask": {"windows": pick_names(rng, inner_names(tree), params["ask_windows"])},
+            "ask": ask,
         }
+        if params["ask_cut_bound"]:
+            # Which node to ask about is read off the search (only cut nodes qualify); the
+            # key still comes from solve(). Without the param nothing is drawn, so existing
+            # variants stay byte-identical.
+            cut = [c["node"] for c in solve_problem(problem)["cutoffs"]]
+            ask["cut_bound"] = pick_names(rng, cut, 1)
+        return problem
 
     def solve(self, problem: dict[str, Any]) -> dict[str, Any]:
         """Return the engine's alpha-beta answer plus the window each node was entered with.
@@ -246,6 +284,9 @@ class AlphaBetaKind(Kind):
             windows = answer["windows"] if "windows" in answer else entry_windows(answer)
             # A node the search never entered was pruned: its window is "not entered" (None).
             key["windows"] = {name: windows.get(name) for name in asked}
+        if "cut_bound" in problem["ask"]:
+            key["cut_bound"] = {node: returned_bound(answer, node)
+                                for node in problem["ask"]["cut_bound"]}
         return key
 
     def near_misses(
@@ -274,6 +315,8 @@ class AlphaBetaKind(Kind):
             issues.append("a node whose window is asked is never entered")
         elif asked and all(answer["windows"][name] == TRIVIAL_WINDOW for name in asked):
             issues.append("every asked window is the initial (-inf, inf)")
+        if "cut_bound" in problem["ask"] and not problem["ask"]["cut_bound"]:
+            issues.append("no cutoff happens, so no cut node's bound can be asked")
         if not params["allow_ties"]:
             # By the exact values: a pruned root child has only a bound, which may hide a tie.
             exact = {"node_values": answer["root_child_values"], "move": answer["move"]}
@@ -286,6 +329,8 @@ class AlphaBetaKind(Kind):
             "root_player": params["root_player"],
             "conventions": conventions_of(params),
             "windows": problem["ask"]["windows"],
+            **({"cut_bound": problem["ask"]["cut_bound"][0]} if problem["ask"].get("cut_bound")
+               else {}),
         }
 
     def render_prompt(self, args: dict[str, Any]) -> str:
@@ -316,6 +361,14 @@ class AlphaBetaKind(Kind):
                 "node that is never entered (it is pruned) give no window (null).",
                 len(args["windows"]),
             ) % {"nodes": ", ".join(args["windows"])}
+        if args.get("cut_bound"):
+            text += " " + _(
+                "A cutoff happens at %(node)s: it stops before searching all its children and "
+                "returns the best value it has found so far, which is only a bound on its "
+                "value. Give that bound as a lower and an upper bound, -inf or inf on the open "
+                "side (for example a MIN node that stops at a child worth 2 returns at most 2: "
+                "lower -inf, upper 2)."
+            ) % {"node": args["cut_bound"]}
         return text
 
 

@@ -1,5 +1,9 @@
 """``tree_size``: leaves and nodes of a uniform tree, perfect-ordering alpha-beta leaves, plies.
 
+The depth is given either as moves per player (an even number of plies, which is asked) or,
+with ``depth_given_in: "plies"``, directly as any number of plies from 1 to 9, odd ones
+included (then only the counts are asked).
+
 The engine counts them by searching the uniform tree itself: with every leaf equal, alpha-beta
 cutting on equality evaluates exactly the minimal tree of perfect ordering, and alpha-beta
 cutting only on strict inequality never cuts, so it evaluates every leaf and node.
@@ -19,6 +23,9 @@ from exercises.kinds.engine_bridge import solve_problem
 from exercises.kinds.games import NODE_COUNTINGS
 from exercises.kinds.params import ChoiceParam, IntParam, ParamError
 from exercises.kinds.trees import ROOT, alternating_layers, child_name
+
+DEPTH_UNITS = ("moves", "plies")
+"""How a problem gives its depth: moves per player (2 plies each) or plies."""
 
 MAX_SEARCHED_LEAVES = 10_000
 """Largest uniform tree the engine is asked to search (b^d leaves)."""
@@ -58,6 +65,16 @@ class TreeSizeKind(Kind):
         IntParam("min_moves", 1, "fewest moves each player looks ahead", minimum=1, maximum=4),
         IntParam("max_moves", 2, "most moves each player looks ahead", minimum=1, maximum=4),
         ChoiceParam(
+            "depth_given_in", "moves",
+            "moves: the prompt gives moves per player and asks the plies; plies: it gives the "
+            "plies (min_plies..max_plies, odd ones included) and asks only the counts",
+            choices=DEPTH_UNITS,
+        ),
+        IntParam("min_plies", 1, "fewest plies when depth_given_in is plies", minimum=1,
+                 maximum=9),
+        IntParam("max_plies", 5, "most plies when depth_given_in is plies", minimum=1,
+                 maximum=9),
+        ChoiceParam(
             "node_counting", "root_included", "whether the root counts as a node",
             choices=NODE_COUNTINGS, convention=True,
         ),
@@ -69,18 +86,26 @@ class TreeSizeKind(Kind):
             raise ParamError("max_branching", "must be at least min_branching")
         if params["min_moves"] > params["max_moves"]:
             raise ParamError("max_moves", "must be at least min_moves")
-        largest = params["max_branching"] ** (2 * params["max_moves"])
+        if params["min_plies"] > params["max_plies"]:
+            raise ParamError("max_plies", "must be at least min_plies")
+        in_plies = params["depth_given_in"] == "plies"
+        deepest = params["max_plies"] if in_plies else 2 * params["max_moves"]
+        largest = params["max_branching"] ** deepest
         if largest > MAX_SEARCHED_LEAVES:
             raise ParamError(
                 "max_branching",
-                f"b={params['max_branching']} over {2 * params['max_moves']} plies gives "
-                f"{largest} leaves; keep b^plies at most {MAX_SEARCHED_LEAVES}",
+                f"b={params['max_branching']} over {deepest} plies gives "
+                f"{largest} leaves; keep b^plies at most {MAX_SEARCHED_LEAVES} (lower "
+                f"max_branching or {'max_plies' if in_plies else 'max_moves'})",
             )
 
     def open_parts(self, params: dict[str, Any]) -> list[AnswerPart]:
-        """Return plies, leaves, nodes and perfect-ordering leaves."""
-        return [
+        """Return plies (unless the prompt gives them), leaves, nodes, perfect-ordering leaves."""
+        plies = [] if params["depth_given_in"] == "plies" else [
             AnswerPart("plies", PartType.NUMBER, gettext_lazy("depth in plies")),
+        ]
+        return [
+            *plies,
             AnswerPart("leaves", PartType.NUMBER, gettext_lazy("leaves of the full tree")),
             AnswerPart("nodes", PartType.NUMBER, gettext_lazy("nodes of the full tree")),
             AnswerPart(
@@ -90,18 +115,24 @@ class TreeSizeKind(Kind):
         ]
 
     def generate(self, rng: random.Random, params: dict[str, Any]) -> dict[str, Any]:
-        """Draw the branching factor and how many moves each player looks ahead."""
+        """Draw the branching factor and the depth: moves per player, or plies."""
+        branching = rng.randint(params["min_branching"], params["max_branching"])
+        depth = (
+            {"plies": rng.randint(params["min_plies"], params["max_plies"])}
+            if params["depth_given_in"] == "plies"
+            else {"moves": rng.randint(params["min_moves"], params["max_moves"])}
+        )
         return {
             "format": "gametree/1",
             "kind": "tree_size",
-            "branching": rng.randint(params["min_branching"], params["max_branching"]),
-            "moves": rng.randint(params["min_moves"], params["max_moves"]),
+            "branching": branching,
+            **depth,
             "params": {"node_counting": params["node_counting"]},
         }
 
     def solve(self, problem: dict[str, Any]) -> dict[str, Any]:
         """Return the engine's counts on the uniform tree with equal leaves."""
-        plies = 2 * problem["moves"]
+        plies = problem["plies"] if "plies" in problem else 2 * problem["moves"]
         tree = uniform_tree(problem["branching"], plies)
         full, perfect = (
             solve_problem({"format": "gametree/1", "kind": "alphabeta", "tree": tree,
@@ -119,20 +150,23 @@ class TreeSizeKind(Kind):
         }
 
     def project(self, problem: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
-        """Return the four counts."""
-        return dict(answer)
+        """Return the counts asked: the plies too unless the problem gives them."""
+        return {name: value for name, value in answer.items()
+                if name != "plies" or "plies" not in problem}
 
     def prompt_args(self, problem: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
-        """Return b, the moves per player and the node counting."""
+        """Return b, the moves per player or the plies, and the node counting."""
+        depth = ({"plies": problem["plies"]} if "plies" in problem
+                 else {"moves": problem["moves"]})
         return {
             "branching": problem["branching"],
-            "moves": problem["moves"],
+            **depth,
             "node_counting": params["node_counting"],
         }
 
     def render_prompt(self, args: dict[str, Any]) -> str:
         """Return the prompt in the active language."""
-        text = ngettext(
+        text = self._plies_question(args) if "plies" in args else ngettext(
             "A game tree has branching factor b = %(b)s everywhere, and the search looks "
             "%(moves)s move ahead for each of the two players. How many plies deep is it "
             "(the root is at depth 0)? How many leaves and how many nodes does the full tree "
@@ -149,6 +183,21 @@ class TreeSizeKind(Kind):
             else _("Do not count the root as a node.")
         )
         return text
+
+    def _plies_question(self, args: dict[str, Any]) -> str:
+        return ngettext(
+            "A game tree has branching factor b = %(b)s everywhere and is %(plies)s ply deep: "
+            "a ply is one move by one player, MAX moves at the root (depth 0) and the players "
+            "alternate, so the leaves are at depth %(plies)s. How many leaves and how many "
+            "nodes does the full tree have? How many leaves does alpha-beta evaluate with "
+            "perfect move ordering?",
+            "A game tree has branching factor b = %(b)s everywhere and is %(plies)s plies deep: "
+            "a ply is one move by one player, MAX moves at the root (depth 0) and the players "
+            "alternate, so the leaves are at depth %(plies)s. How many leaves and how many "
+            "nodes does the full tree have? How many leaves does alpha-beta evaluate with "
+            "perfect move ordering?",
+            args["plies"],
+        ) % {"b": args["branching"], "plies": args["plies"]}
 
 
 register(TreeSizeKind())

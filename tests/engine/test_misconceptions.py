@@ -60,6 +60,15 @@ COIN = node(
          node("min", "R2", leaf("R21", 6), leaf("R22", 5)), probabilities=["1/4", "3/4"]),
 )
 
+# Worked by hand in tests/exercises/test_deepening.py: best moves A, B, A by depth.
+DEEPENING = node(
+    "max", "root",
+    node("min", "A", node("max", "A1", leaf("A1a", 3), leaf("A1b", 9), value=4),
+         node("max", "A2", leaf("A2a", 2), leaf("A2b", 6), value=8), value=5),
+    node("min", "B", node("max", "B1", leaf("B1a", 1), leaf("B1b", 4), value=7),
+         node("max", "B2", leaf("B2a", 5), leaf("B2b", 7), value=6), value=3),
+)
+
 
 def player(who: str, name: str, *children: dict[str, Any]) -> dict[str, Any]:
     return {"type": "player", "player": who, "name": name, "children": list(children)}
@@ -120,6 +129,9 @@ CASES: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
     ),
     "depth_off_by_one": (problem("minimax", HORIZON, depth_limit=2), ("value", "move")),
     "largest_leaf_branch": (problem("minimax", TWO_BY_TWO), ("value", "move")),
+    "unfinished_iteration_played": (
+        problem("iterative_deepening", DEEPENING, interrupted_depth=3), ("interrupted_move",)
+    ),
 }
 
 SPEC_KEYS = {
@@ -130,6 +142,7 @@ SPEC_KEYS = {
     "vector": {"value", "move", "node_values"},
     "ucb1": {"scores", "selected", "final_move"},
     "mcts_backprop": {"path"},
+    "iterative_deepening": {"iterations", "value", "move", "depth", "complete"},
 }
 
 REQUIRED = {

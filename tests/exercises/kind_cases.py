@@ -15,6 +15,7 @@ GOOD: dict[str, list[dict[str, Any]]] = {
         {"depth": 3, "max_leaves": 16, "min_cuts": 2, "ask_windows": 2},
         {"depth": 3, "max_leaves": 18, "cut_on_equality": False, "root_raises_alpha": False},
         {"depth": 3, "max_leaves": 18, "answer_format": "multiple_choice"},
+        {"depth": 3, "max_leaves": 18, "ask_cut_bound": True},
     ],
     "move_ordering": [{}, {"depth": 3, "max_leaves": 18, "second_order": "reverse"}],
     "expectiminimax": [
@@ -46,7 +47,9 @@ GOOD: dict[str, list[dict[str, Any]]] = {
     "connect4_eval": [{}, {"discs": 12, "ask_best_move": True}],
     "eval_function": [{}, {"mobility": False, "queen": 10}],
     "tree_size": [{}, {"min_branching": 3, "max_branching": 3, "min_moves": 2,
-                       "node_counting": "root_excluded"}],
+                       "node_counting": "root_excluded"},
+                  {"depth_given_in": "plies", "min_plies": 1, "max_plies": 9,
+                   "max_branching": 2}],
     "price_war": [{}, {"prices": 2, "responses": 3}],
     "concept_quiz": [{}, {"topics": ["alphabeta", "mcts"]}],
     "transposition_table": [
@@ -54,6 +57,8 @@ GOOD: dict[str, list[dict[str, Any]]] = {
         {"depth": 4, "max_leaves": 24, "max_value": 30, "repeats": 3, "min_hits": 2,
          "cut_on_equality": False},
     ],
+    "iterative_deepening": [{}, {"depth": 4, "max_branching": 2, "cut_on_equality": False},
+                            {"depth": 2, "min_changes": 0, "root_raises_alpha": False}],
 }
 
 BAD: dict[str, list[tuple[dict[str, Any], str]]] = {
@@ -61,7 +66,9 @@ BAD: dict[str, list[tuple[dict[str, Any], str]]] = {
                 ({"max_leaves": 4, "depth": 3}, "max_leaves"),
                 ({"answer_format": "multiple_choice", "options": 1}, "options")],
     "alphabeta": [({"cut_on_equality": 1}, "cut_on_equality"), ({"min_cuts": 50}, "min_cuts"),
-                  ({"min_value": 0, "max_value": 3}, "max_value")],
+                  ({"min_value": 0, "max_value": 3}, "max_value"),
+                  ({"ask_cut_bound": True, "root_raises_alpha": False, "min_cuts": 0},
+                   "ask_cut_bound")],
     "move_ordering": [({"second_order": "random"}, "second_order")],
     "expectiminimax": [({"chance": "coin"}, "chance"), ({"chance": "dice", "depth": 3}, "depth")],
     "expectimax": [({"min_branching": 4, "max_branching": 2}, "max_branching")],
@@ -74,8 +81,14 @@ BAD: dict[str, list[tuple[dict[str, Any], str]]] = {
     "connect4_eval": [({"discs": 1}, "discs"),
                       ({"discs": 8, "player": "O", "ask_best_move": True}, "player")],
     "eval_function": [({"pawn": -1}, "pawn"), ({"mobility_weight": "x"}, "mobility_weight")],
-    "tree_size": [({"max_branching": 10, "max_moves": 3}, "max_branching")],
+    "tree_size": [({"max_branching": 10, "max_moves": 3}, "max_branching"),
+                  ({"depth_given_in": "plies", "max_plies": 9, "max_branching": 3},
+                   "max_branching"),
+                  ({"min_plies": 4, "max_plies": 3}, "max_plies")],
     "price_war": [({"min_margin": 5, "max_margin": 5}, "max_margin")],
     "concept_quiz": [({"topics": ["chess"]}, "topics"), ({"topics": "mcts"}, "topics")],
     "transposition_table": [({"depth": 2}, "depth"), ({"repeats": 1, "min_hits": 2}, "min_hits")],
+    "iterative_deepening": [({"depth": 2, "min_changes": 2}, "min_changes"),
+                            ({"depth": 5}, "depth"),
+                            ({"answer_format": "multiple_choice", "options": 3}, "options")],
 }

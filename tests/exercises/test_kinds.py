@@ -28,7 +28,7 @@ from tests.exercises.kind_cases import BAD, GOOD
 ISSUE_KINDS = {
     "minimax", "alphabeta", "move_ordering", "expectiminimax", "expectimax", "vector", "ucb1",
     "mcts_backprop", "tictactoe_position", "connect4_eval", "eval_function", "tree_size",
-    "price_war", "concept_quiz",
+    "price_war", "concept_quiz", "iterative_deepening",
     "transposition_table",  # issue 18
 }
 READABLE_NAME = re.compile(r"^(root|[A-Z](\d+([a-z](\d+)?)?)?)$")
@@ -94,6 +94,14 @@ def engine_key(kind: str, problem: dict[str, Any]) -> dict[str, Any]:
         keys = {"minimax": ("value", "move"), "alphabeta": ("value", "move", "pruned_leaves"),
                 "vector": ("value", "move"), "ucb1": ("selected", "final_move", "scores")}
         return {key: answer[key] for key in keys.get(kind, ("value", "move"))}
+    if kind == "iterative_deepening":
+        iterations = solve(problem)["iterations"]
+        plain = solve({**problem, "params": {**problem["params"], "reuse": "none"}})
+        return {"best_moves": [iteration["move"] for iteration in iterations],
+                "evaluations": [iteration["evaluations"] for iteration in iterations],
+                "interrupted_move": iterations[problem["params"]["interrupted_depth"] - 2]["move"],
+                "ordering_saving": (plain["iterations"][-1]["evaluations"]
+                                    - iterations[-1]["evaluations"])}
     if kind == "mcts_backprop":
         return {"path": {node["name"]: {"visits": node["visits"], "reward": node["reward"]}
                          for node in solve(problem)["path"]}}
@@ -114,12 +122,14 @@ def engine_key(kind: str, problem: dict[str, Any]) -> dict[str, Any]:
 
         return {"value": window_score(parse_moves(problem["moves"]), problem["params"]["player"])}
     if kind == "tree_size":
-        b, d = problem["branching"], 2 * problem["moves"]
+        b = problem["branching"]
+        d = problem["plies"] if "plies" in problem else 2 * problem["moves"]
         nodes = sum(b**k for k in range(d + 1))
         if problem["params"]["node_counting"] == "root_excluded":
             nodes -= 1
         perfect = b ** ((d + 1) // 2) + b ** (d // 2) - 1
-        return {"plies": d, "leaves": b**d, "nodes": nodes, "perfect_leaves": perfect}
+        asked = {} if "plies" in problem else {"plies": d}
+        return {**asked, "leaves": b**d, "nodes": nodes, "perfect_leaves": perfect}
     if kind == "eval_function":
         weights, features = problem["params"]["weights"], problem["features"]
         total = sum(Fraction(w) * (features["white"][f] - features["black"][f])

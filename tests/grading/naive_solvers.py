@@ -95,6 +95,7 @@ class AlphaBeta:
         self.evaluated: list[str] = []
         self.cutoffs: list[dict[str, Any]] = []
         self.windows: dict[str, dict[str, Any]] = {}
+        self.cut_bounds: dict[str, dict[str, Any]] = {}
 
     def ordered(self, node: dict[str, Any]) -> list[dict[str, Any]]:
         children = list(node["children"])
@@ -129,6 +130,11 @@ class AlphaBeta:
                 self.cutoffs.append({"node": node["name"], "pruned": [c["name"] for c in rest]}
                                     if rest else
                                     {"node": node["name"], "pruned": [], "optional": True})
+                if rest:
+                    # What is skipped could be anything: the best so far bounds one side.
+                    self.cut_bounds[node["name"]] = (
+                        {"lower": best, "upper": INF} if maximising
+                        else {"lower": -INF, "upper": best})
                 break
         return best
 
@@ -175,6 +181,9 @@ def alphabeta_parts(problem: dict[str, Any]) -> dict[str, Any]:
         parts["windows"] = {
             name: None if name not in search.windows else
             {k: written(v) for k, v in search.windows[name].items()} for name in asked}
+    if "cut_bound" in problem["ask"]:
+        parts["cut_bound"] = {node: {k: written(v) for k, v in search.cut_bounds[node].items()}
+                              for node in problem["ask"]["cut_bound"]}
     return parts
 
 
@@ -252,11 +261,69 @@ def mcts_backprop_parts(problem: dict[str, Any]) -> dict[str, Any]:
     return {"path": path}
 
 
+def limited_search(node: dict[str, Any], limit: int, first: str | None, params: dict[str, Any],
+                   evaluated: list[str]) -> str:
+    """Return the root move of alpha-beta ``limit`` plies deep, ``first`` tried first at the root.
+
+    Nodes at the limit are scored by their ``value`` (a leaf's value or an inner node's
+    static evaluation); ``evaluated`` collects their names. A root child replaces the best
+    move only when strictly better.
+    """
+    moves: list[str] = []
+
+    def search(node: dict[str, Any], depth: int, alpha: Any, beta: Any) -> Any:
+        if is_leaf(node) or depth == limit:
+            evaluated.append(node["name"])
+            return exact(node["value"])
+        maximising = node["type"] == "max"
+        children = list(node["children"])
+        if depth == 0 and first is not None:
+            children.sort(key=lambda child: child["name"] != first)  # stable: others keep order
+        best: Any = -INF if maximising else INF
+        for child in children:
+            if depth == 0 and not params["root_raises_alpha"]:
+                value = search(child, 1, -INF, INF)
+            else:
+                value = search(child, depth + 1, alpha, beta)
+            if maximising and value > best or not maximising and value < best:
+                best = value
+                if depth == 0:
+                    moves.append(child["name"])
+            if maximising:
+                alpha = max(alpha, best)
+            else:
+                beta = min(beta, best)
+            if alpha >= beta if params["cut_on_equality"] else alpha > beta:
+                break
+        return best
+
+    search(node, 0, -INF, INF)
+    return moves[-1]
+
+
+def iterative_deepening_parts(problem: dict[str, Any]) -> dict[str, Any]:
+    params = problem["params"]
+    moves: list[str] = []
+    counts, plain = [], []
+    for limit in range(1, params["max_depth"] + 1):
+        evaluated: list[str] = []
+        moves.append(limited_search(problem["tree"], limit, moves[-1] if moves else None,
+                                    params, evaluated))
+        counts.append(len(evaluated))
+        unordered: list[str] = []
+        limited_search(problem["tree"], limit, None, params, unordered)
+        plain.append(len(unordered))
+    return {"best_moves": moves, "evaluations": counts,
+            "interrupted_move": moves[params["interrupted_depth"] - 2],
+            "ordering_saving": plain[-1] - counts[-1]}
+
+
 def tree_size_parts(problem: dict[str, Any]) -> dict[str, Any]:
-    b, plies = problem["branching"], 2 * problem["moves"]
+    b = problem["branching"]
+    plies = problem["plies"] if "plies" in problem else 2 * problem["moves"]
     first = 0 if problem["params"]["node_counting"] == "root_included" else 1
     return {
-        "plies": plies,
+        **({} if "plies" in problem else {"plies": plies}),
         "leaves": b ** plies,
         "nodes": sum(b ** d for d in range(first, plies + 1)),
         "perfect_leaves": b ** math.ceil(plies / 2) + b ** (plies // 2) - 1,
@@ -338,6 +405,7 @@ NAIVE_SOLVERS = {
     "ucb1": ucb1_parts,
     "mcts_backprop": mcts_backprop_parts,
     "tree_size": tree_size_parts,
+    "iterative_deepening": iterative_deepening_parts,
     "tictactoe_position": tictactoe_parts,
 }
 """Kind → its naive solver (problem → answer parts); kinds not listed have none."""

@@ -100,3 +100,22 @@ def test_preview_names_a_bad_param(instructor: Any) -> None:
                                                       "item-alphabeta-depth": "9"})
     assert response.status_code == 400
     assert "depth" in response.content.decode()
+
+
+def test_item_page_asks_the_cut_bound_of_the_named_node(instructor: Any, student: Any,
+                                                         course: Any) -> None:
+    from exercises.services import create_problem_set
+
+    params = {"ask_cut_bound": True, "depth": 3, "max_leaves": 18}
+    problem_set = publish_now(create_problem_set(
+        creator=instructor[0], course=course, title="cut bound set", seed="kinds",
+        items=[{"kind": "alphabeta", "params": params, "points": Decimal(1)}],
+    ))
+    assert problem_set.status == "ready", problem_set.failure_reason
+    variant = problem_set.variants.get(student=student[0])
+    [asked] = variant.items.get().problem["ask"]["cut_bound"]
+    client = Client()
+    client.force_login(student[0])
+    html = client.get(reverse("pages:item", args=[variant.pk, 1])).content.decode()
+    assert f"A cutoff happens at {asked}" in html
+    assert "cut_bound" in html and labelled_inputs_missing(html) == []

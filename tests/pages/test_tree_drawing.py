@@ -99,3 +99,15 @@ def test_a_transposed_nodes_position_is_drawn_beside_its_name() -> None:
         "drawing": drawing, "prefix": "t", "title": "A tree", "interactive": False})
     assert svg.count('class="tree-position"') == 3 and ">[p2]</text>" in svg
     assert "MIN node B (position p2)" in svg
+
+
+def test_an_inner_nodes_static_evaluation_is_drawn_next_to_it() -> None:
+    tree = {"name": "root", "type": "max", "children": [
+        {"name": "A", "type": "min", "value": 6, "children": [{"name": "A1", "value": 2}]},
+        {"name": "B", "type": "min", "children": [{"name": "B1", "value": 3}]},
+    ]}
+    drawing = lay_out(tree)
+    estimates = {node.name: node.estimate_text for node in drawing.nodes}
+    assert estimates == {"root": "", "A": "6", "B": "", "A1": "", "B1": ""}
+    svg = render_to_string("pages/tree/svg.html", {"drawing": drawing, "prefix": "t"})
+    assert svg.count('class="tree-estimate"') == 1 and ">(6)</text>" in svg
