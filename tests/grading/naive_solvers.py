@@ -394,6 +394,107 @@ def tictactoe_parts(problem: dict[str, Any]) -> dict[str, Any]:
             "nodes_minimax": full.entered, "nodes_alphabeta": pruned.entered}
 
 
+def star1_parts(problem: dict[str, Any]) -> dict[str, Any]:
+    """Return Star1's parts: a root over chance nodes of leaves, every leaf in [L, U].
+
+    Each chance node is searched with the root's current window; after each outcome but the
+    last it stops when its upper bound S + (1 - P)·U reaches alpha, or else its lower bound
+    S + (1 - P)·L reaches beta, and returns that bound.
+    """
+    tree, params = problem["tree"], problem["params"]
+    low, high = (exact(bound) for bound in params["utility_bounds"])
+    equality = params["cut_on_equality"]
+    maximising = tree["type"] == "max"
+    alpha, beta = -INF, INF
+    evaluated: list[str] = []
+    cutoffs: list[dict[str, Any]] = []
+    pruned: list[str] = []
+    chance_values: dict[str, Fraction] = {}
+    for chance in tree["children"]:
+        outcomes = list(zip(chance["probabilities"], chance["children"], strict=True))
+        total, seen = Fraction(0), Fraction(0)
+        returned = None
+        for index, (p, leaf) in enumerate(outcomes):
+            evaluated.append(leaf["name"])
+            total += exact(p) * exact(leaf["value"])
+            seen += exact(p)
+            rest = outcomes[index + 1:]
+            if not rest:
+                break
+            upper, lower = total + (1 - seen) * high, total + (1 - seen) * low
+            if upper <= alpha if equality else upper < alpha:
+                returned = upper
+            elif lower >= beta if equality else lower > beta:
+                returned = lower
+            if returned is not None:
+                cutoffs.append({"node": chance["name"], "pruned": [c["name"] for _, c in rest]})
+                pruned += [c["name"] for _, c in rest]
+                break
+        chance_values[chance["name"]] = total if returned is None else returned
+        if maximising:
+            alpha = max(alpha, chance_values[chance["name"]])
+        else:
+            beta = min(beta, chance_values[chance["name"]])
+    return {"value": value_of(tree), "evaluated_count": len(evaluated),
+            "pruned_leaves": pruned, "cutoffs": cutoffs, "chance_values": chance_values}
+
+
+def transposition_table_parts(problem: dict[str, Any]) -> dict[str, Any]:
+    """Return the root value, the final table by position and the asked node's probe.
+
+    Fail-soft alpha-beta; an inner node probes its position first (exact: return it; a
+    bound narrows the window and returns its value if that closes it), and a node that
+    searched its children stores, always replacing, a flag read against the window it
+    searched with.
+    """
+    equality = problem["params"]["cut_on_equality"]
+    table: dict[str, dict[str, Any]] = {}
+    probed: dict[str, tuple[dict[str, Any] | None, Fraction]] = {}
+
+    def closed(alpha: Any, beta: Any) -> bool:
+        return alpha >= beta if equality else alpha > beta
+
+    def search(node: dict[str, Any], alpha: Any, beta: Any) -> Fraction:
+        if is_leaf(node):
+            return exact(node["value"])
+        found = table.get(node["position"])
+        if found is not None:
+            if found["flag"] == "lower":
+                alpha = max(alpha, found["value"])
+            elif found["flag"] == "upper":
+                beta = min(beta, found["value"])
+            if found["flag"] == "exact" or closed(alpha, beta):
+                probed.setdefault(node["name"], (found, found["value"]))
+                return found["value"]
+        maximising = node["type"] == "max"
+        best: Any = -INF if maximising else INF
+        low, high = alpha, beta
+        for child in node["children"]:
+            value = search(child, low, high)
+            best = max(best, value) if maximising else min(best, value)
+            if maximising:
+                low = max(low, best)
+            else:
+                high = min(high, best)
+            if closed(low, high):
+                break
+        flag = "upper" if best <= alpha else "lower" if best >= beta else "exact"
+        table[node["position"]] = {"flag": flag, "value": best}
+        probed.setdefault(node["name"], (found, best))
+        return best
+
+    parts: dict[str, Any] = {
+        "value": search(problem["tree"], -INF, INF),
+        "entries": {position: table.get(position) for position in problem["ask"]["entries"]},
+        "probe": {}, "probe_value": None,
+    }
+    for node in problem["ask"]["probe"]:
+        found, returned = probed.get(node, (None, None))
+        parts["probe"] = {node: found}
+        parts["probe_value"] = returned
+    return parts
+
+
 NAIVE_SOLVERS = {
     "minimax": minimax_parts,
     "expectimax": lambda problem: minimax_parts(problem, ties_accepted=True),
@@ -407,5 +508,7 @@ NAIVE_SOLVERS = {
     "tree_size": tree_size_parts,
     "iterative_deepening": iterative_deepening_parts,
     "tictactoe_position": tictactoe_parts,
+    "star1": star1_parts,
+    "transposition_table": transposition_table_parts,
 }
 """Kind → its naive solver (problem → answer parts); kinds not listed have none."""

@@ -54,6 +54,11 @@ VARIED: dict[str, list[dict[str, Any]]] = {
     "tictactoe_position": [{"empty_squares": 6, "cut_on_equality": False},
                            {"empty_squares": 6, "root_raises_alpha": False},
                            {"empty_squares": 5, "allow_ties": True}],
+    "star1": [{"cut_on_equality": False, "root_player": "min", "chance_nodes": 4,
+               "lower_bound": -3, "upper_bound": 9},
+              {"chance": "fair_coin", "lower_bound": -5, "upper_bound": 5, "min_cuts": 2}],
+    "transposition_table": [{"depth": 4, "repeats": 4, "max_branching": 2},
+                            {"cut_on_equality": False, "repeats": 3, "min_hits": 2}],
 }
 """Params beyond the defaults (deeper trees, ties, other conventions) checked the same way."""
 
