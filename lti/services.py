@@ -567,9 +567,27 @@ def _put_grade(connector: CachedTokenConnector, link: LtiResourceLink, grade: Gr
 def _line_item_url(
     link: LtiResourceLink, service: AssignmentsGradesService, maximum: Decimal
 ) -> str:
+    """Return the link's line item URL, finding or creating the line item on the platform
+    when the launch gave none.
+
+    Concurrent passbacks for the same link take the link's row lock first, so only one of
+    them asks the platform for a line item and the others use the one it stored: the LMS
+    gets one gradebook column per link.
+    """
     existing = LineItem.objects.filter(resource_link=link).first()
     if existing is not None:
         return existing.url
+    with transaction.atomic():
+        LtiResourceLink.objects.select_for_update().filter(pk=link.pk).first()
+        existing = LineItem.objects.filter(resource_link=link).first()
+        if existing is not None:
+            return existing.url
+        return _find_or_create_line_item(link, service, maximum)
+
+
+def _find_or_create_line_item(
+    link: LtiResourceLink, service: AssignmentsGradesService, maximum: Decimal
+) -> str:
     if not link.ags_lineitems_url:
         raise LtiException("the LMS gave this link no line item and no line items service")
     wanted = (

@@ -72,6 +72,9 @@ class PlatformSimulator:
     deep_link_responses: list[dict[str, Any]] = field(default_factory=list)
     roster_requests: int = 0
     jwks_requests: int = 0
+    line_item_list_requests: int = 0
+    # Called (outside the lock) before answering a line item list, e.g. to hold it back.
+    before_line_item_list: Callable[[], None] | None = None
 
     def __post_init__(self) -> None:
         self.private_key_pem, self.public_jwk = new_rsa_key()
@@ -315,6 +318,10 @@ class PlatformSimulator:
     def _list_line_items(self, handler: Any, body: bytes) -> tuple[int, Any, dict]:
         if not self._scopes_of(handler):
             return 401, {"error": "no token"}, {}
+        with self._lock:
+            self.line_item_list_requests += 1
+        if self.before_line_item_list is not None:
+            self.before_line_item_list()
         return 200, list(self.line_items.values()), {}
 
     def _create_line_item(self, handler: Any, body: bytes) -> tuple[int, Any, dict]:

@@ -3,6 +3,7 @@ score goes to the LMS line item, through Celery, retried, and logged."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -167,6 +168,61 @@ def test_without_a_line_item_from_the_launch_one_is_created_for_the_link(
     assert item["resourceLinkId"] == "link-1" and item["scoreMaximum"] == 10.0
     assert item["label"] == problem_set.title
     assert [s.line_item for s in simulator.scores] == [url]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_passbacks_for_a_link_without_a_line_item_create_one(
+    simulator: PlatformSimulator,
+    linked_student: Callable[..., tuple[Any, Any]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from django.db import connection
+
+    from lti.services import send_score_passback
+    from lti.tasks import send_score_passback_task
+    from tests.conftest import require
+
+    require(connection.vendor == "postgresql", "row locks need PostgreSQL")
+    problem_set, student = linked_student(line_item=False)
+    # Two workers take the two passbacks of two submissions graded back to back.
+    queued: list[int] = []
+    monkeypatch.setattr(send_score_passback_task, "delay", queued.append)
+    grade_submission(problem_set, student, "4")
+    grade_submission(problem_set, student, "10")
+    passbacks = list(ScorePassback.objects.filter(pk__in=queued).order_by("pk"))
+    assert len(passbacks) == 2
+    # Hold the first passback's line item lookup until the second one either asks the
+    # platform too (two columns) or waits for the first (one column).
+    release = threading.Event()
+    simulator.before_line_item_list = lambda: release.wait(60)
+
+    def send(passback_id: int) -> None:
+        try:
+            send_score_passback(passback_id=passback_id, final_attempt=True)
+        finally:
+            connection.close()
+
+    def waiting_on_a_lock() -> bool:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                "AND datname = current_database()"
+            )
+            return bool(cursor.fetchone()[0])
+
+    first = threading.Thread(target=send, args=(passbacks[0].pk,))
+    first.start()
+    assert wait_until(lambda: simulator.line_item_list_requests == 1)
+    second = threading.Thread(target=send, args=(passbacks[1].pk,))
+    second.start()
+    assert wait_until(lambda: simulator.line_item_list_requests == 2 or waiting_on_a_lock())
+    release.set()
+    first.join(60)
+    second.join(60)
+    assert len(simulator.line_items) == 1
+    [url] = simulator.line_items
+    assert [s.line_item for s in simulator.scores] == [url, url]
+    assert {p.status for p in ScorePassback.objects.all()} == {ScorePassback.Status.SENT}
 
 
 @pytest.mark.django_db
