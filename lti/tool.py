@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import hmac
+import secrets
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -12,6 +14,7 @@ from django.conf import settings
 from django.core.cache import caches
 from django.http import HttpRequest
 from pylti1p3.contrib.django import DjangoMessageLaunch, DjangoOIDCLogin
+from pylti1p3.contrib.django.cookie import DjangoCookieService
 from pylti1p3.contrib.django.launch_data_storage.cache import DjangoCacheDataStorage
 from pylti1p3.contrib.django.request import DjangoRequest
 from pylti1p3.contrib.django.session import DjangoSessionService
@@ -101,7 +104,15 @@ class PlatformToolConf(ToolConfAbstract):
 
 
 class SharedCacheLaunchStorage(DjangoCacheDataStorage):
-    """Keep pylti1p3's state in the LTI cache, which is shared by every web process."""
+    """Keep pylti1p3's state in the LTI cache, which is shared by every web process.
+
+    Keys are not prefixed with a per-browser session cookie: a framed launch whose browser
+    blocks third-party cookies has none. Nonces and states are random and single-use, and
+    the browser is bound to its launch by the state cookie or, without cookies, by the
+    platform storage proof (:func:`issue_storage_proof`).
+    """
+
+    _session_cookie_name = ""
 
     def __init__(self) -> None:
         super().__init__(cache_name=settings.LTI_CACHE_ALIAS)
@@ -122,10 +133,50 @@ class SingleUseNonceSessionService(DjangoSessionService):
         return self.data_storage.consume_value(self._get_key("nonce", nonce))
 
 
+STORAGE_PROOF_SECONDS = 300
+"""How long the proof a login initiation leaves in the platform's storage stays usable."""
+
+
+def _storage_proof_key(state: str) -> str:
+    return "lti-storage-proof-" + hashlib.sha256(state.encode()).hexdigest()
+
+
+def issue_storage_proof(state: str) -> str:
+    """Return a fresh secret for the login ``state``, kept for the launch to prove that it
+    comes back to the browser that started the login (which stored it in the platform's
+    postMessage storage, as a state cookie would be stored without third-party cookies)."""
+    proof = secrets.token_urlsafe(24)
+    caches[settings.LTI_CACHE_ALIAS].set(_storage_proof_key(state), proof, STORAGE_PROOF_SECONDS)
+    return proof
+
+
+def consume_storage_proof(state: str, proof: str) -> bool:
+    """Return whether ``proof`` is the secret issued for ``state``; it is usable once."""
+    cache = caches[settings.LTI_CACHE_ALIAS]
+    key = _storage_proof_key(state)
+    expected = cache.get(key)
+    if not isinstance(expected, str) or not cache.delete(key):
+        return False
+    return hmac.compare_digest(expected, proof)
+
+
 class RotationAwareMessageLaunch(DjangoMessageLaunch):
     """Fetch the platform's keys again when a token's kid is not among the cached ones: the
     platform may have rotated its key. At most once a minute per key set URL, so tokens with
-    made-up kids cannot make us hammer the platform."""
+    made-up kids cannot make us hammer the platform.
+
+    ``state_proven_by_storage`` is set when the browser proved the state with the platform
+    storage proof instead of the state cookie (which a framed launch may not have).
+    """
+
+    state_proven_by_storage = False
+
+    def validate_state(self) -> RotationAwareMessageLaunch:
+        """Check the state by its cookie, unless the platform storage proof already did."""
+        if self.state_proven_by_storage:
+            return self
+        super().validate_state()
+        return self
 
     def get_public_key(self) -> tuple[str, str]:
         """Return the key matching the token's kid, refetching the key set once if needed."""
@@ -159,17 +210,20 @@ def _storage_and_session(request: HttpRequest) -> tuple[SharedCacheLaunchStorage
     return storage, session_service
 
 
-def oidc_login(request: HttpRequest) -> DjangoOIDCLogin:
-    """Return a pylti1p3 OIDC login for ``request`` backed by Cutoff's platforms and cache."""
+def oidc_login(request: HttpRequest) -> tuple[DjangoOIDCLogin, DjangoCookieService]:
+    """Return a pylti1p3 OIDC login for ``request`` backed by Cutoff's platforms and cache,
+    and the cookie service that sets its state cookie on the response we answer with."""
     storage, session_service = _storage_and_session(request)
+    cookie_service = DjangoCookieService(DjangoRequest(request))
     login = DjangoOIDCLogin(
         request,
         PlatformToolConf(),
         session_service=session_service,
+        cookie_service=cookie_service,
         launch_data_storage=storage,
     )
     login.set_launch_data_lifetime(settings.LTI_LAUNCH_LIFETIME)
-    return login
+    return login, cookie_service
 
 
 def message_launch(request: HttpRequest) -> RotationAwareMessageLaunch:

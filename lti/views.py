@@ -5,14 +5,20 @@ JWKS); a refused launch is a clear 4xx page, never a 500 (a 503 while the cache 
 from __future__ import annotations
 
 import functools
+import hashlib
 import logging
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import parse_qs, urlencode, urlparse
 
+import jwt
+from django.conf import settings
 from django.contrib.auth import login
+from django.core import signing
+from django.core.cache import caches
 from django.db import transaction
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.csrf import csrf_exempt
@@ -20,7 +26,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from pylti1p3.exception import LtiException, OIDCException
 from redis.exceptions import RedisError
 
-from accounts.models import Role
+from accounts.models import Role, User
 from exercises.models import Variant
 from lti import services, tool
 from lti.models import LtiContext, LtiResourceLink
@@ -69,6 +75,20 @@ def needs_launch_cache(view: Callable[..., HttpResponse]) -> Callable[..., HttpR
     return wrapper
 
 
+def refuses_lti_errors(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Answer any launch error pylti1p3 raises outside the view's own handling as a 403 page
+    (which the LMS can frame), never as a 500."""
+
+    @functools.wraps(view)
+    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        try:
+            return view(request, *args, **kwargs)
+        except LtiException as error:
+            return refused(request, error)
+
+    return wrapper
+
+
 def launch_url(request: HttpRequest) -> str:
     """Return our absolute launch (redirect) URL."""
     return request.build_absolute_uri(reverse("lti-launch"))
@@ -80,17 +100,117 @@ def launch_url(request: HttpRequest) -> str:
 @needs_launch_cache
 def login_view(request: HttpRequest) -> HttpResponse:
     """Start an LTI launch (OIDC third-party login): send the browser back to the platform's
-    authorization endpoint with a fresh state and nonce."""
+    authorization endpoint with a fresh state and nonce.
+
+    A platform offering its postMessage storage (``lti_storage_target``) gets a page that
+    stores a proof of the state there first, for the launch to find without cookies; a
+    framed login without it gets a page that goes on in the frame only if the browser keeps
+    cookies there. Both show an "open in a new window" link when the frame cannot go on.
+    """
+    params = request.POST if request.method == "POST" else request.GET
+    storage_target = params.get("lti_storage_target", "")
+    framed = request.headers.get("Sec-Fetch-Dest") == "iframe"
     try:
-        return tool.oidc_login(request).redirect(launch_url(request))
+        login, cookies = tool.oidc_login(request)
+        if not storage_target and not framed:
+            return login.redirect(launch_url(request))
+        auth_url = login.get_redirect_object(launch_url(request)).get_redirect_url()
     except (OIDCException, LtiException) as error:
         return error_page(request, f"The LMS login could not start: {error}.", status=400)
+    state = parse_qs(urlparse(auth_url).query)["state"][0]
+    new_window_params = {name: params[name] for name in NEW_WINDOW_PARAMETERS if params.get(name)}
+    login_data = {
+        "auth_url": auth_url,
+        "auth_origin": _origin(auth_url),
+        "storage_target": storage_target,
+        "state": state,
+        "proof": tool.issue_storage_proof(state) if storage_target else "",
+    }
+    response = render(
+        request,
+        "lti/login_framed.html",
+        {
+            "login_data": login_data,
+            "new_window_url": f"{reverse('lti-login')}?{urlencode(new_window_params)}",
+        },
+    )
+    cookies.update_response(response)
+    return response
+
+
+# The login parameters an "open in a new window" link repeats (without the storage target,
+# so the new window uses its own, first-party, cookies).
+NEW_WINDOW_PARAMETERS = (
+    "iss",
+    "client_id",
+    "login_hint",
+    "target_link_uri",
+    "lti_message_hint",
+    "lti_deployment_id",
+)
+
+
+def _origin(url: str) -> str:
+    parts = urlparse(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def _state_proof_refusal(request: HttpRequest, state: str) -> HttpResponse | None:
+    """Return the answer to a launch without its state cookie (blocked third-party cookies),
+    or None when its platform storage proof holds.
+
+    Without a proof, a launch from a platform with postMessage storage gets a page that
+    reads the proof there and posts the launch again with it; the second post must come
+    from that page (same origin), so another site cannot replay a launch into a browser.
+    """
+    proof = request.POST.get("lti_storage_proof")
+    storage_target = request.POST.get("lti_storage_target", "")
+    if proof is None and storage_target:
+        return _storage_check_page(request, storage_target)
+    if proof is None:
+        return error_page(
+            request,
+            "The LMS launch was refused: the browser blocked Cutoff's cookies inside the LMS "
+            "page (third-party cookies), so Cutoff cannot tell that this launch started in "
+            "this browser. Open the activity in a new window (the LMS offers it in the "
+            "activity's settings), or allow cookies for this site.",
+            status=403,
+        )
+    same_origin = request.headers.get("Origin") == _origin(request.build_absolute_uri("/"))
+    if not same_origin or not tool.consume_storage_proof(state, proof):
+        return error_page(
+            request,
+            "The LMS launch was refused: the LMS page's storage did not hold this launch's "
+            "proof; start it again from the LMS.",
+            status=403,
+        )
+    return None
+
+
+def _storage_check_page(request: HttpRequest, storage_target: str) -> HttpResponse:
+    try:
+        unverified = jwt.decode(request.POST["id_token"], options={"verify_signature": False})
+        audience = unverified.get("aud")
+        client_id = audience[0] if isinstance(audience, list) and audience else audience
+        platform = tool.PlatformToolConf().platform(str(unverified["iss"]), str(client_id or ""))
+    except (jwt.PyJWTError, KeyError, TypeError, IndexError):
+        return error_page(request, "The LMS launch was refused: malformed id_token.", 400)
+    check_data = {
+        "auth_origin": _origin(platform.auth_login_url),
+        "storage_target": storage_target,
+        "state": request.POST["state"],
+    }
+    fields = {"id_token": request.POST["id_token"], "state": request.POST["state"]}
+    return render(
+        request, "lti/launch_storage_check.html", {"check_data": check_data, "fields": fields}
+    )
 
 
 @csrf_exempt
 @xframe_options_exempt
 @require_POST
 @needs_launch_cache
+@refuses_lti_errors
 def launch_view(request: HttpRequest) -> HttpResponse:
     """Accept a signed launch from a platform: resource links open their problem set, deep
     linking requests show the instructor's problem sets to pick from."""
@@ -99,6 +219,12 @@ def launch_view(request: HttpRequest) -> HttpResponse:
             request, "This launch carries no id_token or state; start it from the LMS.", 400
         )
     message_launch = tool.message_launch(request)
+    state = request.POST["state"]
+    if not request.COOKIES.get(f"lti1p3-{state}"):
+        refusal = _state_proof_refusal(request, state)
+        if refusal is not None:
+            return refusal
+        message_launch.state_proven_by_storage = True
     try:
         claims = message_launch.get_launch_data()
     except LtiException as error:
@@ -153,10 +279,57 @@ def _deep_link_picker(
     return render(request, "lti/deep_link_picker.html", context)
 
 
+CONTINUE_SALT = "lti.continue-in-new-window"
+CONTINUE_SECONDS = 300
+
+
+def _continue_url(user_id: int, path: str) -> str:
+    """Return a link signing ``user_id`` in at the top level and opening ``path``: a framed
+    launch's session cookie may have been blocked, so its "open" links carry the sign-in."""
+    token = signing.dumps({"user": user_id, "next": path}, salt=CONTINUE_SALT)
+    return reverse("lti-continue", args=[token])
+
+
+@require_GET
+def continue_view(request: HttpRequest, token: str) -> HttpResponse:
+    """Sign in the user a launch page's link was made for (once, within five minutes) and
+    open the Cutoff page it points to."""
+    try:
+        payload = signing.loads(token, salt=CONTINUE_SALT, max_age=CONTINUE_SECONDS)
+    except signing.BadSignature:
+        return error_page(
+            request, "This link has expired; open the activity again from the LMS.", 403
+        )
+    user = User.objects.filter(pk=payload.get("user"), is_active=True).first()
+    path = str(payload.get("next") or "")
+    digest = hashlib.sha256(token.encode()).hexdigest()
+    first_use = caches[settings.LTI_CACHE_ALIAS].add(
+        f"lti-continue-{digest}", True, CONTINUE_SECONDS
+    )
+    if user is None or not path.startswith("/"):
+        return error_page(
+            request, "This link has expired; open the activity again from the LMS.", 403
+        )
+    if not first_use and request.user != user:
+        return error_page(
+            request, "This link was already used; open the activity again from the LMS.", 403
+        )
+    login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+    return redirect(path)
+
+
 def _resource_page(
     request: HttpRequest, launch: services.Launch, link: LtiResourceLink, roster_sync_queued: bool
 ) -> HttpResponse:
     variant = Variant.objects.filter(problem_set=link.problem_set, student=launch.user).first()
+    if launch.role == Role.INSTRUCTOR:
+        open_url = _continue_url(
+            launch.user.pk, reverse("pages:problem_set", args=[link.problem_set_id])
+        )
+    elif variant is not None:
+        open_url = _continue_url(launch.user.pk, reverse("pages:item", args=[variant.pk, 1]))
+    else:
+        open_url = ""
     generating = (
         variant is None
         and launch.role == Role.STUDENT
@@ -172,6 +345,7 @@ def _resource_page(
             "variant": variant,
             "roster_sync_queued": roster_sync_queued,
             "generating": generating,
+            "open_url": open_url,
         },
     )
 
