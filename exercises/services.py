@@ -165,6 +165,42 @@ def publish_problem_set(problem_set: ProblemSet) -> ProblemSet:
     return locked
 
 
+def generate_late_variants(
+    problem_set: ProblemSet, student_ids: Sequence[int] | None = None
+) -> bool:
+    """Start generating the variants of students enrolled after ``problem_set`` was
+    published (all such students, or those of ``student_ids``); return whether any of them
+    is being generated.
+
+    Idempotent and safe to run concurrently (first LMS launches, roster syncs): under the
+    set's row lock it extends a ``ready`` or ``generating`` set, queueing the missing
+    students' generation again whatever is in flight (stored variants are skipped). Drafts
+    and failed sets are left for the instructor to publish.
+    """
+    with transaction.atomic():
+        locked = ProblemSet.objects.select_for_update().get(pk=problem_set.pk)
+        if locked.status not in (ProblemSet.Status.READY, ProblemSet.Status.GENERATING):
+            return False
+        missing = students_missing_variants(locked)
+        if student_ids is not None:
+            wanted = set(student_ids)
+            missing_wanted = [student_id for student_id in missing if student_id in wanted]
+        else:
+            missing_wanted = missing
+        if not missing_wanted:
+            return False
+        locked.progress_done = locked.variants.count()
+        locked.progress_total = locked.progress_done + len(missing)
+        locked.status = ProblemSet.Status.GENERATING
+        locked.save(update_fields=["progress_done", "progress_total", "status", "updated_at"])
+        chunks = [
+            missing_wanted[start:start + STUDENTS_PER_TASK]
+            for start in range(0, len(missing_wanted), STUDENTS_PER_TASK)
+        ]
+        transaction.on_commit(lambda: _enqueue_generation(locked.pk, chunks))
+    return True
+
+
 def _enqueue_generation(problem_set_id: int, chunks: list[list[int]]) -> None:
     """Queue one generation task per chunk; an unreachable broker fails the set, to retry."""
     from exercises.tasks import generate_variants_task

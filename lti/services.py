@@ -31,8 +31,7 @@ from accounts.models import Course, Enrollment, Role, User
 from accounts.services import create_account, create_course, enroll
 from config.api import ApiError
 from exercises.models import ProblemSet
-from exercises.selectors import students_missing_variants
-from exercises.services import publish_problem_set
+from exercises.services import generate_late_variants
 from lti.models import (
     LineItem,
     LtiContext,
@@ -325,18 +324,15 @@ def _remember_grade_service(link: LtiResourceLink, endpoint: Any) -> None:
         )
 
 
-def generate_missing_variants(problem_set: ProblemSet) -> bool:
-    """Start generating the variants of students enrolled after the problem set was published
-    (LMS users arrive at their first launch or roster sync); return whether it started.
+def generate_missing_variants(problem_set: ProblemSet, student: User | None = None) -> bool:
+    """Start generating the variants of students enrolled after the problem set was
+    published (LMS users arrive at their first launch or roster sync), or only
+    ``student``'s; return whether it is being generated.
 
-    Only a published (ready) set is extended: a draft stays the instructor's to publish.
+    Only a published set is extended (idempotently, also while it is generating for
+    others): a draft stays the instructor's to publish.
     """
-    if problem_set.status != ProblemSet.Status.READY:
-        return False
-    if not students_missing_variants(problem_set):
-        return False
-    publish_problem_set(problem_set)
-    return True
+    return generate_late_variants(problem_set, None if student is None else [student.pk])
 
 
 # --- deep linking ----------------------------------------------------------------------------

@@ -27,7 +27,7 @@ from pylti1p3.exception import LtiException, OIDCException
 from redis.exceptions import RedisError
 
 from accounts.models import Role, User
-from exercises.models import Variant
+from exercises.models import ProblemSet, Variant
 from lti import services, tool
 from lti.models import LtiContext, LtiResourceLink
 from lti.selectors import problem_sets_for_deep_linking, tool_keys_in_use
@@ -321,31 +321,76 @@ def continue_view(request: HttpRequest, token: str) -> HttpResponse:
 def _resource_page(
     request: HttpRequest, launch: services.Launch, link: LtiResourceLink, roster_sync_queued: bool
 ) -> HttpResponse:
-    variant = Variant.objects.filter(problem_set=link.problem_set, student=launch.user).first()
+    problem_set, user = link.problem_set, launch.user
     if launch.role == Role.INSTRUCTOR:
-        open_url = _continue_url(
-            launch.user.pk, reverse("pages:problem_set", args=[link.problem_set_id])
-        )
-    elif variant is not None:
-        open_url = _continue_url(launch.user.pk, reverse("pages:item", args=[variant.pk, 1]))
+        open_url = _continue_url(user.pk, reverse("pages:problem_set", args=[problem_set.pk]))
+        context = {"variant": None, "generating": False, "open_url": open_url}
     else:
-        open_url = ""
-    generating = (
-        variant is None
-        and launch.role == Role.STUDENT
-        and services.generate_missing_variants(link.problem_set)
-    )
+        has_variant = Variant.objects.filter(problem_set=problem_set, student=user).exists()
+        if not has_variant:
+            services.generate_missing_variants(problem_set, user)
+        context = _assignment_context(problem_set, user)
     return render(
         request,
         "lti/launched.html",
         {
-            "problem_set": link.problem_set,
+            **context,
+            "problem_set": problem_set,
             "role": launch.role,
-            "user": launch.user,
-            "variant": variant,
+            "user": user,
             "roster_sync_queued": roster_sync_queued,
-            "generating": generating,
-            "open_url": open_url,
+        },
+    )
+
+
+WAITING_SALT = "lti.waiting-for-variant"
+WAITING_SECONDS = 3600
+# Seconds between two reloads of the page waiting for a student's variant.
+WAITING_REFRESH_SECONDS = 3
+
+
+def _assignment_context(problem_set: ProblemSet, student: User) -> dict[str, Any]:
+    """Return what the launch page shows a student: the link to their variant, or while it
+    is generated the URL the page reloads itself from (no cookie needed)."""
+    variant = Variant.objects.filter(problem_set=problem_set, student=student).first()
+    if variant is not None:
+        open_url = _continue_url(student.pk, reverse("pages:item", args=[variant.pk, 1]))
+        return {"variant": variant, "generating": False, "open_url": open_url}
+    generating = ProblemSet.objects.filter(
+        pk=problem_set.pk, status=ProblemSet.Status.GENERATING
+    ).exists()
+    token = signing.dumps({"user": student.pk, "problem_set": problem_set.pk}, salt=WAITING_SALT)
+    return {
+        "variant": None,
+        "generating": generating,
+        "waiting_url": reverse("lti-waiting", args=[token]) if generating else "",
+        "refresh_seconds": WAITING_REFRESH_SECONDS,
+    }
+
+
+@xframe_options_exempt
+@require_GET
+def waiting_view(request: HttpRequest, token: str) -> HttpResponse:
+    """Show a student's launch page again while their variant is generated: it reloads
+    itself until the variant is there, then links to it."""
+    try:
+        payload = signing.loads(token, salt=WAITING_SALT, max_age=WAITING_SECONDS)
+    except signing.BadSignature:
+        return error_page(
+            request, "This page has expired; open the activity again from the LMS.", 403
+        )
+    user = User.objects.filter(pk=payload.get("user"), is_active=True).first()
+    problem_set = ProblemSet.objects.filter(pk=payload.get("problem_set")).first()
+    if user is None or problem_set is None:
+        return error_page(request, "This activity is no longer available in Cutoff.", 404)
+    return render(
+        request,
+        "lti/launched.html",
+        {
+            **_assignment_context(problem_set, user),
+            "problem_set": problem_set,
+            "role": Role.STUDENT,
+            "user": user,
         },
     )
 
