@@ -14,7 +14,7 @@ from accounts.selectors import (
     course_students,
     courses_taught_by,
     enrolled_course_ids,
-    is_course_instructor,
+    is_course_grader,
 )
 from exercises.models import ProblemSet, Variant, VariantItem
 from exercises.selectors import answers_visible as due_date_passed
@@ -58,7 +58,8 @@ VARIANT_ITEM_BULK = ("problem", "prompt", "answer_key", "trace")
 
 
 def submission_for(user: User, submission_id: int) -> Submission | None:
-    """Return submission ``submission_id`` if ``user`` owns it or teaches its course."""
+    """Return submission ``submission_id`` if ``user`` owns it, teaches or grades its
+    course."""
     try:
         submission = (
             # Polled by every waiting student: the course row is not needed (its id is on
@@ -71,7 +72,7 @@ def submission_for(user: User, submission_id: int) -> Submission | None:
         )
     except Submission.DoesNotExist:
         return None
-    if submission.student_id == user.pk or is_course_instructor(
+    if submission.student_id == user.pk or is_course_grader(
         user, submission.variant_item.variant.problem_set.course_id
     ):
         return submission

@@ -14,6 +14,7 @@ from typing import Any
 import requests
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
+from django.conf import settings
 from django.core import signing
 from django.db import transaction
 from django.utils import timezone
@@ -25,7 +26,6 @@ from pylti1p3.grade import Grade
 from pylti1p3.lineitem import LineItem as AgsLineItem
 from pylti1p3.message_launch import MessageLaunch
 from pylti1p3.names_roles import NamesRolesProvisioningService
-from pylti1p3.roles import DesignerRole, StudentRole, TeacherRole, TeachingAssistantRole
 
 from accounts.models import Course, Enrollment, Role, User
 from accounts.services import create_account, create_course, enroll
@@ -145,12 +145,46 @@ def deactivate_platform(*, platform: Platform) -> Platform:
 # --- launches --------------------------------------------------------------------------------
 
 
+MEMBERSHIP_ROLE = "http://purl.imsglobal.org/vocab/lis/v2/membership"
+INSTRUCTOR_ROLES = {"Instructor", "ContentDeveloper"}
+TEACHING_ASSISTANT_SETTINGS = {
+    "grader": Role.GRADER,
+    "instructor": Role.INSTRUCTOR,
+    "student": Role.STUDENT,
+    "none": None,
+}
+
+
+def context_roles(roles: list[Any]) -> set[str]:
+    """Return the LIS context (membership) roles among ``roles``: principal names
+    (``membership#Instructor``, or a bare ``Instructor``, which LTI 1.3 reads as a context
+    role) and sub-role names (``membership/Instructor#TeachingAssistant`` gives
+    ``TeachingAssistant``). System and institution roles (``system/person#User``, sent for
+    every signed-in user; ``institution/person#Administrator``) are left out: they say
+    nothing about the course."""
+    found = set()
+    for role in (str(role) for role in roles):
+        if role.startswith(MEMBERSHIP_ROLE + "#") or role.startswith(MEMBERSHIP_ROLE + "/"):
+            found.add(role.rpartition("#")[2])
+        elif "#" not in role and "/" not in role and ":" not in role:
+            found.add(role)
+    return found
+
+
 def role_for_claims(claims: dict[str, Any]) -> str | None:
-    """Map the launch's LTI roles to a Cutoff role: teaching roles → instructor, Learner →
-    student, anything else (e.g. Mentor alone) → None."""
-    if any(role(claims).check() for role in (TeacherRole, TeachingAssistantRole, DesignerRole)):
+    """Map the launch's LTI context roles to a Cutoff course role, or None (refused).
+
+    A teaching assistant (principal or sub-role) gets ``LTI_TEACHING_ASSISTANT_ROLE``
+    (default grader); Instructor and ContentDeveloper → instructor; Learner → student.
+    Mentors (observers), and users with system or institution roles only (an administrator
+    not enrolled in the course), are refused.
+    """
+    roles = context_roles(claims.get(CLAIM + "roles") or [])
+    if "TeachingAssistant" in roles:
+        return TEACHING_ASSISTANT_SETTINGS.get(str(settings.LTI_TEACHING_ASSISTANT_ROLE))
+    if roles & INSTRUCTOR_ROLES:
         return Role.INSTRUCTOR
-    if StudentRole(claims).check():
+    if "Learner" in roles:
         return Role.STUDENT
     return None
 
@@ -179,8 +213,11 @@ def link_user(*, platform: Platform, subject: str, role: str, profile: dict[str,
             .filter(platform=platform, subject=subject)
             .first()
         )
+        account_role = Role.INSTRUCTOR if role == Role.INSTRUCTOR else Role.STUDENT
         if link is None:
-            user, _ = create_account(username=_free_username_for(platform, subject), role=role)
+            user, _ = create_account(
+                username=_free_username_for(platform, subject), role=account_role
+            )
             LtiUserLink.objects.create(platform=platform, subject=subject, user=user)
         else:
             user = link.user
@@ -242,8 +279,10 @@ def accept_launch(*, platform: Platform, claims: dict[str, Any]) -> Launch:
     role = role_for_claims(claims)
     if role is None:
         raise LtiLaunchError(
-            "Cutoff is open to instructors and learners of the course; the LMS gave roles "
-            + ", ".join(claims.get(CLAIM + "roles") or ["(none)"])
+            "Cutoff is open to the course's instructors, teaching assistants and learners "
+            "(observers, mentors and administrators not enrolled in the course are not "
+            "let in); the LMS gave roles "
+            + ", ".join(str(role) for role in claims.get(CLAIM + "roles") or ["(none)"])
         )
     context_claim = claims.get(CONTEXT_CLAIM)
     if not isinstance(context_claim, dict):

@@ -325,6 +325,8 @@ def _resource_page(
     if launch.role == Role.INSTRUCTOR:
         open_url = _continue_url(user.pk, reverse("pages:problem_set", args=[problem_set.pk]))
         context = {"variant": None, "generating": False, "open_url": open_url}
+    elif launch.role == Role.GRADER:
+        context = {"variant": None, "generating": False, "open_url": ""}
     else:
         has_variant = Variant.objects.filter(problem_set=problem_set, student=user).exists()
         if not has_variant:

@@ -225,6 +225,9 @@ LTI_LAUNCH_LIFETIME = env_int("LTI_LAUNCH_LIFETIME", 3600)
 # Seconds the platforms' JWKS stay cached before being fetched again.
 LTI_PLATFORM_KEYS_LIFETIME = env_int("LTI_PLATFORM_KEYS_LIFETIME", 3600)
 LTI_PASSBACK_MAX_RETRIES = env_int("LTI_PASSBACK_MAX_RETRIES", 8)
+# The course role an LMS teaching assistant gets: grader (reads submissions, edits nothing),
+# instructor, student, or none (the launch is refused).
+LTI_TEACHING_ASSISTANT_ROLE = env_str("LTI_TEACHING_ASSISTANT_ROLE", "grader")
 # API client tokens: `Authorization: Bearer cutoff_...` (person tokens keep `Token <key>`).
 REST_FRAMEWORK["DEFAULT_AUTHENTICATION_CLASSES"].append(
     "lti.authentication.ApiClientTokenAuthentication"

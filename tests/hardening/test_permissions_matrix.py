@@ -170,6 +170,13 @@ MATRIX: tuple[Endpoint, ...] = (
              (404, 404, 404, 404, 404, 404, 404)),
 )
 STUDENTS = ("owner", "classmate")
+GRADER_ROWS: dict[tuple[str, str], int] = {
+    (V1 + "submissions/<int:submission_id>/", "GET"): 200,
+    (V1 + "code-submissions/<int:submission_id>/", "GET"): 200,
+}
+"""Where a grader of the course (an LMS teaching assistant) gets more than a classmate: it
+reads the course's submissions; everywhere else (problem sets, grades.csv, regrades, LTI,
+exports) it is refused like a student without a variant."""
 
 
 def api_endpoints() -> Iterator[tuple[str, str]]:
@@ -266,6 +273,16 @@ def test_each_persona_gets_the_expected_status(endpoint: Endpoint, world: World)
             assert "error" in response.json(), (persona, response.content[:300])
         if persona in STUDENTS and status < 300 and "json" in response.get("Content-Type", ""):
             assert key_fields_shown(response.json()) == [], (persona, endpoint)
+
+
+@pytest.mark.parametrize("endpoint", MATRIX, ids=str)
+def test_a_grader_reads_submissions_and_edits_nothing(endpoint: Endpoint, world: World) -> None:
+    classmate = endpoint.statuses[PERSONAS.index("classmate")]
+    expected = GRADER_ROWS.get((endpoint.route, endpoint.method), classmate)
+    with transaction.atomic():
+        response = call(endpoint, world, "grader")
+        transaction.set_rollback(True)
+    assert response.status_code == expected, response.content[:300]
 
 
 ID_ROUTES = [endpoint for endpoint in MATRIX if "<int:" in endpoint.route]

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from accounts.models import Course
-from accounts.services import create_account
+from accounts.models import Course, Role
+from accounts.services import create_account, enroll
 from exercises.generation import generate_item, item_seed, variant_seed
 from exercises.kinds import get_kind
 from exercises.models import Item, ProblemSet, Variant, VariantItem
@@ -83,6 +83,9 @@ def build_world(**problem_set_settings: Any) -> World:
     _, outsider_token = create_account(username="otto", role="instructor", course=other_course)
     owner, owner_token = create_account(username="sara", role="student", course=course)
     classmate, classmate_token = create_account(username="tomas", role="student", course=course)
+    # A teaching assistant from the LMS: a student account with the course role grader.
+    grader, grader_token = create_account(username="gita", role="student")
+    enroll(course=course, user=grader, role=Role.GRADER)
 
     problem_set = ProblemSet.objects.create(
         course=course, title="Week 3", seed="hardening", created_by=instructor,
@@ -144,5 +147,6 @@ def build_world(**problem_set_settings: Any) -> World:
         "instructor": f"Token {instructor_token}",
         "outsider": f"Token {outsider_token}",
         "lms": f"Bearer {lms_token}",
+        "grader": f"Token {grader_token}",
     }
     return world
