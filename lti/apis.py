@@ -354,6 +354,51 @@ class PassbackListApi(APIView):
         return Response(PassbackOutputSerializer(passbacks[:200], many=True).data)
 
 
+class PassbackResendApi(APIView):
+    """Send a failed (or refused) grade passback to the LMS again, with the latest score."""
+
+    permission_classes = [IsInstructor]
+
+    @extend_schema(
+        operation_id="lti_passback_resend",
+        description=(
+            "Queues the passback again: it is sent with the student's current score on the "
+            "problem set, and retried as a new passback is. Failed passbacks (the LMS was "
+            "away through every retry) are also sent again by a half-hourly sweep for "
+            "`LTI_PASSBACK_RESEND_HOURS` (24 h by default); refused ones (the LMS said no, "
+            "e.g. to an out-of-date score) only on request. A passback already sent or on "
+            "its way is left as it is."
+        ),
+        request=None,
+        responses={202: PassbackOutputSerializer},
+        tags=["lti"],
+        examples=[
+            OpenApiExample(
+                "Queued again",
+                value={
+                    "id": 41,
+                    "problem_set": 5,
+                    "resource_link": "rl-93",
+                    "student": "lti-3-5f1c0d9a2b7e4c6d8a1f",
+                    "status": "queued",
+                    "score_given": "7.500",
+                    "score_maximum": "10.000",
+                    "attempts": 9,
+                    "last_error": "could not reach the LMS: connection refused",
+                    "created_at": "2026-11-29T22:12:00Z",
+                    "sent_at": None,
+                },
+                status_codes=["202"],
+            )
+        ],
+    )
+    def post(self, request: Request, passback_id: int) -> Response:
+        """Queue the passback again; 404 for passbacks of courses I do not teach."""
+        passback = get_object_or_404(passbacks_visible_to(request.user), pk=passback_id)
+        passback = services.resend_score_passback(passback=passback)
+        return Response(PassbackOutputSerializer(passback).data, status=status.HTTP_202_ACCEPTED)
+
+
 class ApiClientOutputSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     name = serializers.CharField()

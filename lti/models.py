@@ -138,13 +138,20 @@ class LineItem(models.Model):
 
 
 class ScorePassback(models.Model):
-    """One attempt to send a student's problem-set score to an LMS line item, and its outcome."""
+    """One attempt to send a student's problem-set score to an LMS line item, and its outcome.
+
+    ``failed``: the LMS stayed unreachable (or failing) through every retry; the periodic
+    sweep and the instructor may send it again. ``refused``: the LMS (or Cutoff, for a
+    score it cannot send) said no, e.g. to an out-of-date score; sending it again would
+    not help.
+    """
 
     class Status(models.TextChoices):
         QUEUED = "queued"
         SENT = "sent"
         RETRYING = "retrying"
         FAILED = "failed"
+        REFUSED = "refused"
 
     resource_link = models.ForeignKey(
         LtiResourceLink, on_delete=models.CASCADE, related_name="score_passbacks"

@@ -7,7 +7,7 @@ import hashlib
 import json
 import logging
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -512,6 +512,49 @@ def queue_score_passbacks(*, problem_set_id: int, student_id: int) -> list[Score
     return passbacks
 
 
+def resend_score_passback(*, passback: ScorePassback) -> ScorePassback:
+    """Queue ``passback`` again (it is sent with the student's latest score), unless it was
+    sent already or is on its way."""
+    from lti.tasks import send_score_passback_task
+
+    with transaction.atomic():
+        locked = ScorePassback.objects.select_for_update().get(pk=passback.pk)
+        if locked.status in (ScorePassback.Status.FAILED, ScorePassback.Status.REFUSED):
+            locked.status = ScorePassback.Status.QUEUED
+            locked.save(update_fields=["status"])
+            transaction.on_commit(lambda: send_score_passback_task.delay(locked.pk))
+    return locked
+
+
+def resend_failed_passbacks(*, now: datetime | None = None) -> int:
+    """Queue again the failed passbacks of the last ``LTI_PASSBACK_RESEND_HOURS`` (the LMS
+    was away longer than the retries lasted); return how many.
+
+    One per student and link, the newest, and none where a newer one was sent: the score
+    sent is read when it is sent, so one passback carries the latest score.
+    """
+    since = (now or timezone.now()) - timedelta(hours=settings.LTI_PASSBACK_RESEND_HOURS)
+    failed = ScorePassback.objects.filter(
+        status=ScorePassback.Status.FAILED, created_at__gte=since
+    ).order_by("-created_at", "-id")
+    resent, seen = 0, set()
+    for passback in failed:
+        key = (passback.resource_link_id, passback.student_id)
+        if key in seen:
+            continue
+        seen.add(key)
+        newer_sent = ScorePassback.objects.filter(
+            resource_link_id=passback.resource_link_id,
+            student_id=passback.student_id,
+            status=ScorePassback.Status.SENT,
+            created_at__gt=passback.created_at,
+        ).exists()
+        if not newer_sent:
+            resend_score_passback(passback=passback)
+            resent += 1
+    return resent
+
+
 def send_score_passback(*, passback_id: int, final_attempt: bool) -> ScorePassback | None:
     """Send the student's current problem-set score to the link's line item and log it.
 
@@ -546,7 +589,7 @@ def send_score_passback(*, passback_id: int, final_attempt: bool) -> ScorePassba
         raise
     except LtiException as error:
         passback.last_error = str(error)[:2000]
-        passback.status = ScorePassback.Status.FAILED
+        passback.status = ScorePassback.Status.REFUSED
         passback.save()
         logger.error("score passback %s refused: %s", passback.pk, error)
         return passback

@@ -29,6 +29,11 @@ urlpatterns = [
         name="lti-roster-sync",
     ),
     path("api/v1/lti/passbacks/", apis.PassbackListApi.as_view(), name="lti-passback-list"),
+    path(
+        "api/v1/lti/passbacks/<int:passback_id>/resend/",
+        apis.PassbackResendApi.as_view(),
+        name="lti-passback-resend",
+    ),
     path("api/v1/api-clients/", apis.ApiClientListApi.as_view(), name="api-client-list"),
     path("api/v1/api-clients/create/", apis.ApiClientCreateApi.as_view(), name="api-client-create"),
     path(

@@ -152,6 +152,8 @@ MATRIX: tuple[Endpoint, ...] = (
              (401, 403, 403, 202, 404, 403, 403)),
     Endpoint(V1 + "lti/passbacks/", "GET", "/api/v1/lti/passbacks/",
              (401, 403, 403, 200, 200, 200, 403), scope=READ_GRADES),
+    Endpoint(V1 + "lti/passbacks/<int:passback_id>/resend/", "POST",
+             "/api/v1/lti/passbacks/{passback_id}/resend/", (401, 403, 403, 202, 404, 403, 403)),
     Endpoint(V1 + "api-clients/", "GET", "/api/v1/api-clients/",
              (401, 403, 403, 200, 200, 403, 403)),
     Endpoint(V1 + "api-clients/create/", "POST", "/api/v1/api-clients/create/",

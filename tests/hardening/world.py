@@ -21,7 +21,7 @@ from exercises.services import split_points
 from grading import services as grading_services
 from grading.models import Regrade, Submission, Webhook, WebhookDelivery
 from lti.clients import create_api_client
-from lti.models import ApiClient, LtiContext
+from lti.models import ApiClient, LtiContext, LtiResourceLink, ScorePassback
 from lti.services import register_platform
 
 TYPED_POSITION = 1
@@ -122,6 +122,12 @@ def build_world(**problem_set_settings: Any) -> World:
         platform=platform, context_id="ctx-1", title="Search", course=course,
         memberships_url="https://lms.invalid/memberships",
     )
+    link = LtiResourceLink.objects.create(
+        platform=platform, context=context, resource_link_id="rl-1", problem_set=problem_set
+    )
+    passback = ScorePassback.objects.create(
+        resource_link=link, student=owner, status=ScorePassback.Status.FAILED
+    )
     _, lms_token = create_api_client(owner=instructor, name="LMS",
                                      scopes=list(ApiClient.Scope.values))
     for missing in ApiClient.Scope.values:
@@ -138,7 +144,7 @@ def build_world(**problem_set_settings: Any) -> World:
         "classmate_variant_id": classmate_variant.pk,
         "submission_id": submission.pk, "code_submission_id": code_submission.pk,
         "regrade_id": regrade.pk, "webhook_id": webhook.pk, "platform_id": platform.pk,
-        "context_id": context.pk, "client_id": spare_client.pk,
+        "context_id": context.pk, "client_id": spare_client.pk, "passback_id": passback.pk,
     }
     world.authorization = {
         "anonymous": "",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -118,7 +119,7 @@ def test_a_platform_that_is_down_gets_the_score_after_retries(
 
 
 @pytest.mark.django_db
-def test_a_score_the_platform_refuses_is_logged_as_failed_without_retrying(
+def test_a_score_the_platform_refuses_is_logged_as_refused_without_retrying(
     simulator: PlatformSimulator,
     linked_student: Callable[..., tuple[Any, Any]],
     celery_eager: None,
@@ -129,7 +130,7 @@ def test_a_score_the_platform_refuses_is_logged_as_failed_without_retrying(
     with django_capture_on_commit_callbacks(execute=True):
         grade_submission(problem_set, student, "4")
     passback = ScorePassback.objects.get()
-    assert passback.status == ScorePassback.Status.FAILED and passback.attempts == 1
+    assert passback.status == ScorePassback.Status.REFUSED and passback.attempts == 1
     assert "400" in passback.last_error
     assert simulator.scores == []
 
@@ -151,6 +152,78 @@ def test_a_platform_down_for_good_leaves_a_failed_passback(
     assert passback.status == ScorePassback.Status.FAILED
     assert passback.attempts == send_score_passback_task.max_retries + 1
     assert "503" in passback.last_error
+
+
+def fail_for_good(
+    simulator: PlatformSimulator, problem_set: Any, student: Any, score: str, capture: Any
+) -> Any:
+    """Grade a submission while the platform is down through every retry; return it."""
+    from lti.tasks import send_score_passback_task
+
+    simulator.fail_next_scores = [503] * (send_score_passback_task.max_retries + 1)
+    with capture(execute=True):
+        submission = grade_submission(problem_set, student, score)
+    simulator.fail_next_scores = []
+    return submission
+
+
+@pytest.mark.django_db
+def test_the_sweep_sends_failed_passbacks_again_with_the_latest_score(
+    simulator: PlatformSimulator,
+    linked_student: Callable[..., tuple[Any, Any]],
+    eager_retries: None,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from grading.models import Submission
+    from lti.services import resend_failed_passbacks
+
+    problem_set, student = linked_student()
+    capture = django_capture_on_commit_callbacks
+    submission = fail_for_good(simulator, problem_set, student, "4", capture)
+    fail_for_good(simulator, problem_set, student, "5", capture)
+    assert {p.status for p in ScorePassback.objects.all()} == {ScorePassback.Status.FAILED}
+    Submission.objects.filter(pk=submission.pk).update(score=Decimal("9"))  # regraded since
+    # Past the resend window nothing is sent.
+    later = timezone.now() + timedelta(hours=25)
+    assert resend_failed_passbacks(now=later) == 0 and simulator.scores == []
+    with django_capture_on_commit_callbacks(execute=True):
+        assert resend_failed_passbacks() == 1  # one per student and link: the newest
+    assert [s.body["scoreGiven"] for s in simulator.scores] == [9.0]
+    newest, older = ScorePassback.objects.order_by("-created_at", "-id")
+    assert newest.status == ScorePassback.Status.SENT
+    # The older one is superseded by the newer one sent: the next sweep leaves it.
+    assert older.status == ScorePassback.Status.FAILED
+    with django_capture_on_commit_callbacks(execute=True):
+        assert resend_failed_passbacks() == 0
+
+
+@pytest.mark.django_db
+def test_instructors_resend_a_failed_passback(
+    simulator: PlatformSimulator,
+    linked_student: Callable[..., tuple[Any, Any]],
+    instructor: Any,
+    other_instructor: Any,
+    eager_retries: None,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    problem_set, student = linked_student()
+    fail_for_good(simulator, problem_set, student, "6", django_capture_on_commit_callbacks)
+    _, client = instructor
+    [failed] = client.get("/api/v1/lti/passbacks/?status=failed").json()
+    _, other = other_instructor
+    assert other.post(f"/api/v1/lti/passbacks/{failed['id']}/resend/").status_code == 404
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(f"/api/v1/lti/passbacks/{failed['id']}/resend/")
+    assert response.status_code == 202 and response.json()["status"] == "queued"
+    assert ScorePassback.objects.get(pk=failed["id"]).status == ScorePassback.Status.SENT
+    assert [s.body["scoreGiven"] for s in simulator.scores] == [6.0]
+    # Sent already: resending leaves it as it is.
+    again = client.post(f"/api/v1/lti/passbacks/{failed['id']}/resend/")
+    assert again.status_code == 202 and again.json()["status"] == "sent"
 
 
 @pytest.mark.django_db
