@@ -9,6 +9,7 @@ import hmac
 import secrets
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
+from urllib.parse import urlparse
 
 from django.conf import settings
 from django.core.cache import caches
@@ -30,8 +31,11 @@ from lti.models import Platform
 
 T = TypeVar("T")
 
-# Seconds between two refetches of a platform's keys for tokens signed with an unknown kid.
+# Seconds during which one unknown kid of a platform makes us refetch its keys only once.
 KEY_REFETCH_INTERVAL = 60
+# Refetches of one platform's keys allowed per interval, whatever the kids.
+KEY_REFETCHES_PER_INTERVAL = 5
+TARGET_LINK_URI_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/target_link_uri"
 
 
 def registration_for(platform: Platform) -> Registration:
@@ -161,21 +165,47 @@ def consume_storage_proof(state: str, proof: str) -> bool:
 
 
 class RotationAwareMessageLaunch(DjangoMessageLaunch):
-    """Fetch the platform's keys again when a token's kid is not among the cached ones: the
-    platform may have rotated its key. At most once a minute per key set URL, so tokens with
-    made-up kids cannot make us hammer the platform.
+    """Check a launch fully: fetch the platform's keys again when a token's kid is not among
+    the cached ones (the platform may have rotated its key), and refuse what pylti1p3 lets
+    through: no ``exp``, an ``azp`` naming another client, a ``target_link_uri`` of another
+    host.
+
+    Each unknown kid costs at most one refetch a minute, and a platform at most
+    :data:`KEY_REFETCHES_PER_INTERVAL` a minute: made-up kids cannot make us hammer the
+    platform, nor use up the refetch a rotated key needs (limits are per platform, not per
+    key set URL, which Canvas instances share).
 
     ``state_proven_by_storage`` is set when the browser proved the state with the platform
-    storage proof instead of the state cookie (which a framed launch may not have).
+    storage proof instead of the state cookie (which a framed launch may not have);
+    ``expected_host`` is the host (and port) the launch was posted to.
     """
 
     state_proven_by_storage = False
+    expected_host = ""
 
     def validate_state(self) -> RotationAwareMessageLaunch:
         """Check the state by its cookie, unless the platform storage proof already did."""
         if self.state_proven_by_storage:
             return self
         super().validate_state()
+        return self
+
+    def validate_jwt_signature(self) -> RotationAwareMessageLaunch:
+        """Check the signature, then the claims the signature makes trustworthy."""
+        super().validate_jwt_signature()
+        body = self._get_jwt_body()
+        if not isinstance(body.get("exp"), int | float):
+            raise LtiException("the id_token has no expiry time (exp)")
+        azp = body.get("azp")
+        audience = body.get("aud")
+        client_id = self.get_client_id()
+        if azp is not None and azp != client_id:
+            raise LtiException(f"the id_token was issued to another client (azp {azp})")
+        if isinstance(audience, list) and len(audience) > 1 and azp is None:
+            raise LtiException("the id_token names several audiences but no azp")
+        target = body.get(TARGET_LINK_URI_CLAIM)
+        if target and self.expected_host and urlparse(str(target)).netloc != self.expected_host:
+            raise LtiException(f"the launch is meant for another tool (target_link_uri {target})")
         return self
 
     def get_public_key(self) -> tuple[str, str]:
@@ -190,13 +220,26 @@ class RotationAwareMessageLaunch(DjangoMessageLaunch):
 
     def _refetch_allowed(self) -> bool:
         storage = self._public_key_cache_data_storage
-        key_set_url = self._registration.get_key_set_url() if self._registration else None
+        registration = self._registration
+        key_set_url = registration.get_key_set_url() if registration else None
         if not isinstance(storage, SharedCacheLaunchStorage) or not key_set_url:
             return False
-        digest = hashlib.md5(key_set_url.encode()).hexdigest()  # noqa: S324 - pylti1p3's key
+        platform = f"{registration.get_issuer()}|{registration.get_client_id()}"
+        scope = hashlib.sha256(platform.encode()).hexdigest()[:32]
+        kid = str(self._jwt.get("header", {}).get("kid"))
         cache = caches[settings.LTI_CACHE_ALIAS]
-        if not cache.add(f"lti1p3-key-set-refetch-{digest}", True, KEY_REFETCH_INTERVAL):
+        kid_key = f"lti-key-refetch-{scope}-{hashlib.sha256(kid.encode()).hexdigest()[:32]}"
+        if not cache.add(kid_key, True, KEY_REFETCH_INTERVAL):
             return False
+        budget_key = f"lti-key-refetches-{scope}"
+        cache.add(budget_key, 0, KEY_REFETCH_INTERVAL)
+        try:
+            used = cache.incr(budget_key)
+        except ValueError:  # the interval ended between the two calls
+            cache.set(budget_key, used := 1, KEY_REFETCH_INTERVAL)
+        if used > KEY_REFETCHES_PER_INTERVAL:
+            return False
+        digest = hashlib.md5(key_set_url.encode()).hexdigest()  # noqa: S324 - pylti1p3's key
         with DisableSessionId(storage):
             storage.consume_value(f"key-set-url-{digest}")
         return True
@@ -237,6 +280,7 @@ def message_launch(request: HttpRequest) -> RotationAwareMessageLaunch:
     )
     launch.set_launch_data_lifetime(settings.LTI_LAUNCH_LIFETIME)
     launch.set_public_key_caching(SharedCacheLaunchStorage(), settings.LTI_PLATFORM_KEYS_LIFETIME)
+    launch.expected_host = request.get_host()
     return launch
 
 

@@ -249,7 +249,7 @@ def test_a_platform_that_rotated_its_key_is_trusted_after_one_refetch(
     assert response.status_code == 200, response.content
     assert simulator.jwks_requests == 2
 
-    # Made-up kids do not make Cutoff fetch the platform's keys again and again.
+    # A made-up kid makes Cutoff fetch the platform's keys once, not again and again.
     other_key, _ = new_rsa_key()
     for _ in range(3):
         response = launch(
@@ -260,7 +260,7 @@ def test_a_platform_that_rotated_its_key_is_trusted_after_one_refetch(
             sign=lambda claims: simulator.sign(claims, private_key_pem=other_key, kid="made-up"),
         )
         assert response.status_code == 403
-    assert simulator.jwks_requests == 2
+    assert simulator.jwks_requests == 3
 
 
 def test_an_expired_launch_is_refused(simulator: PlatformSimulator, platform: Any) -> None:
