@@ -71,6 +71,7 @@ PLATFORM_EXAMPLE = {
     "auth_token_url": "https://moodle.example.edu/mod/lti/token.php",
     "key_set_url": "https://moodle.example.edu/mod/lti/certs.php",
     "auth_audience": "",
+    "integer_score_maximum": False,
 }
 TOOL_EXAMPLE = {
     "login_url": "https://cutoff.example.edu/lti/login/",
@@ -108,6 +109,7 @@ class PlatformOutputSerializer(serializers.Serializer):
     auth_token_url = serializers.URLField()
     key_set_url = serializers.URLField()
     auth_audience = serializers.CharField()
+    integer_score_maximum = serializers.BooleanField()
     is_active = serializers.BooleanField()
     created_at = serializers.DateTimeField()
     tool = serializers.SerializerMethodField(help_text="what to enter in the LMS for Cutoff")
@@ -143,6 +145,13 @@ class PlatformCreateApi(APIView):
         auth_token_url = serializers.URLField(max_length=500)
         key_set_url = serializers.URLField(max_length=500)
         auth_audience = serializers.CharField(max_length=500, required=False, default="")
+        integer_score_maximum = serializers.BooleanField(
+            required=False,
+            default=False,
+            help_text="the platform takes whole-number scoreMaximum only (Open edX refuses "
+            "7.5): Cutoff then scales a set's scores exactly (7.5 points → 15, a score of "
+            "4 → 8)",
+        )
 
     @extend_schema(
         operation_id="lti_platform_create",

@@ -39,6 +39,11 @@ class Platform(models.Model):
         max_length=500, blank=True, help_text="`aud` for token requests when not the token URL"
     )
     key_set_url = models.URLField(max_length=500, help_text="the platform's JWKS URL")
+    integer_score_maximum = models.BooleanField(
+        default=False,
+        help_text="the platform takes whole-number scoreMaximum only (Open edX): scores of a "
+        "set worth e.g. 7.5 points are sent scaled exactly (15 of 15)",
+    )
     tool_key = models.ForeignKey(ToolKey, on_delete=models.PROTECT, related_name="platforms")
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="lti_platforms"

@@ -63,6 +63,26 @@ def problem_set_score(problem_set: ProblemSet, student: User) -> Decimal:
     )
 
 
+def problem_set_progress(problem_set: ProblemSet, student: User) -> tuple[str, str]:
+    """Return the AGS (activityProgress, gradingProgress) of ``student`` on ``problem_set``.
+
+    While an answer awaits grading the total may still change: ``Submitted``/``Pending``.
+    Otherwise the total is final (``FullyGraded``), and the activity ``Submitted`` once every
+    item has an answer, ``InProgress`` before.
+    """
+    submissions = Submission.objects.filter(
+        student=student, variant_item__variant__problem_set=problem_set
+    )
+    if submissions.filter(
+        status__in=(Submission.Status.QUEUED, Submission.Status.RUNNING)
+    ).exists():
+        return "Submitted", "Pending"
+    answered = submissions.order_by().values("variant_item__item_id").distinct().count()
+    if answered >= problem_set.items.count():
+        return "Submitted", "FullyGraded"
+    return "InProgress", "FullyGraded"
+
+
 def resource_links_for_passback(problem_set_id: int, student_id: int) -> list[LtiResourceLink]:
     """Return the LMS links of ``problem_set_id`` whose platform knows ``student_id`` and
     accepts scores."""

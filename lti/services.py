@@ -9,6 +9,7 @@ import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 import requests
@@ -41,7 +42,12 @@ from lti.models import (
     ScorePassback,
     ToolKey,
 )
-from lti.selectors import problem_set_max_score, problem_set_score, resource_links_for_passback
+from lti.selectors import (
+    problem_set_max_score,
+    problem_set_progress,
+    problem_set_score,
+    resource_links_for_passback,
+)
 from lti.tool import CachedTokenConnector, with_token_retry
 
 logger = logging.getLogger(__name__)
@@ -102,6 +108,7 @@ def register_platform(
     auth_token_url: str,
     key_set_url: str,
     auth_audience: str = "",
+    integer_score_maximum: bool = False,
 ) -> Platform:
     """Register an LMS, with a key pair of its own for the messages we sign for it.
 
@@ -131,6 +138,7 @@ def register_platform(
             auth_token_url=auth_token_url,
             key_set_url=key_set_url,
             auth_audience=auth_audience,
+            integer_score_maximum=integer_score_maximum,
             tool_key=create_tool_key(),
         )
 
@@ -374,6 +382,18 @@ def generate_missing_variants(problem_set: ProblemSet, student: User | None = No
     return generate_late_variants(problem_set, None if student is None else [student.pk])
 
 
+def scores_for_platform(
+    platform: Platform, given: Decimal, maximum: Decimal
+) -> tuple[Decimal, Decimal]:
+    """Return (score given, score maximum) as ``platform`` takes them: unchanged, or, for a
+    platform taking whole-number maximums only, both multiplied by the smallest whole
+    number making the maximum whole (7.5 → 15 and 4 → 8: the ratio stays exact)."""
+    if not platform.integer_score_maximum or maximum == maximum.to_integral_value():
+        return given, maximum
+    factor = Fraction(maximum).denominator
+    return given * factor, maximum * factor
+
+
 # --- deep linking ----------------------------------------------------------------------------
 
 
@@ -388,11 +408,13 @@ def deep_link_response_jwt(
 ) -> tuple[str, str]:
     """Return (the platform's return URL, our signed LtiDeepLinkingResponse JWT) placing
     ``problem_set`` as a graded resource link."""
-    maximum = problem_set_max_score(problem_set)
+    _, maximum = scores_for_platform(
+        platform, Decimal(0), problem_set_max_score(problem_set) or Decimal(1)
+    )
     line_item = (
         AgsLineItem()
         .set_label(problem_set.title)
-        .set_score_maximum(float(maximum) if maximum > 0 else 1.0)
+        .set_score_maximum(float(maximum))
         .set_resource_id(f"cutoff-problem-set-{problem_set.pk}")
         .set_tag(LINE_ITEM_TAG)
     )
@@ -611,12 +633,16 @@ def _post_score(passback: ScorePassback) -> None:
         raise LtiException("the student has no account on this LMS")
     if not passback.score_maximum:
         raise LtiException("the problem set is worth no points, so there is no score to send")
+    given, maximum = scores_for_platform(
+        link.platform, passback.score_given or Decimal(0), passback.score_maximum
+    )
+    activity, grading = problem_set_progress(link.problem_set, passback.student)
     grade = (
         Grade()
-        .set_score_given(float(passback.score_given or 0))
-        .set_score_maximum(float(passback.score_maximum))
-        .set_activity_progress("Submitted")
-        .set_grading_progress("FullyGraded")
+        .set_score_given(float(given))
+        .set_score_maximum(float(maximum))
+        .set_activity_progress(activity)
+        .set_grading_progress(grading)
         .set_timestamp(timezone.now().isoformat())
         .set_user_id(subject)
     )
@@ -668,10 +694,11 @@ def _find_or_create_line_item(
 ) -> str:
     if not link.ags_lineitems_url:
         raise LtiException("the LMS gave this link no line item and no line items service")
+    _, platform_maximum = scores_for_platform(link.platform, Decimal(0), maximum)
     wanted = (
         AgsLineItem()
         .set_label(link.problem_set.title)
-        .set_score_maximum(float(maximum))
+        .set_score_maximum(float(platform_maximum))
         .set_resource_link_id(link.resource_link_id)
         .set_resource_id(f"cutoff-problem-set-{link.problem_set_id}")
         .set_tag(LINE_ITEM_TAG)

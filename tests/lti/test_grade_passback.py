@@ -227,6 +227,76 @@ def test_instructors_resend_a_failed_passback(
 
 
 @pytest.mark.django_db
+def test_progress_says_pending_while_an_answer_awaits_grading(
+    simulator: PlatformSimulator,
+    linked_student: Callable[..., tuple[Any, Any]],
+    celery_eager: None,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    from exercises.models import Item
+    from grading.models import Submission
+    from lti.services import queue_score_passbacks
+
+    problem_set, student = linked_student()
+    second = Item.objects.create(
+        problem_set=problem_set, position=2, kind="minimax",
+        params=problem_set.items.get(position=1).params, points=Decimal("5"),
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        graded = grade_submission(problem_set, student, "3")
+    assert (simulator.scores[-1].body["activityProgress"],
+            simulator.scores[-1].body["gradingProgress"]) == ("InProgress", "FullyGraded")
+    # A new answer is queued for grading: the total may still change.
+    Submission.objects.create(
+        variant_item=graded.variant_item, student=student, attempt_number=2,
+        answer={"value": 1}, status=Submission.Status.QUEUED,
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        queue_score_passbacks(problem_set_id=problem_set.pk, student_id=student.pk)
+    body = simulator.scores[-1].body
+    assert (body["activityProgress"], body["gradingProgress"]) == ("Submitted", "Pending")
+    assert (body["scoreGiven"], body["scoreMaximum"]) == (3.0, 15.0)
+    # Every item answered and graded: the total is final.
+    Submission.objects.filter(status=Submission.Status.QUEUED).delete()
+    variant_item = graded.variant_item.variant.items.create(
+        item=second, position=2, seed="vi2", problem={}
+    )
+    Submission.objects.create(
+        variant_item=variant_item, student=student, attempt_number=1, answer={"value": 2},
+        status=Submission.Status.GRADED, score=Decimal("5"), max_score=Decimal("5"),
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        queue_score_passbacks(problem_set_id=problem_set.pk, student_id=student.pk)
+    body = simulator.scores[-1].body
+    assert (body["activityProgress"], body["gradingProgress"]) == ("Submitted", "FullyGraded")
+    assert body["scoreGiven"] == 8.0
+
+
+@pytest.mark.django_db
+def test_a_platform_taking_whole_maximums_gets_scores_scaled_exactly(
+    simulator: PlatformSimulator,
+    linked_student: Callable[..., tuple[Any, Any]],
+    celery_eager: None,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    from exercises.models import Item
+    from lti.models import Platform
+
+    Platform.objects.update(integer_score_maximum=True)
+    problem_set, student = linked_student(line_item=False)
+    Item.objects.filter(problem_set=problem_set).update(points=Decimal("7.5"))
+    with django_capture_on_commit_callbacks(execute=True):
+        grade_submission(problem_set, student, "4")
+    [item] = simulator.line_items.values()
+    assert item["scoreMaximum"] == 15
+    [score] = simulator.scores
+    assert (score.body["scoreGiven"], score.body["scoreMaximum"]) == (8.0, 15.0)
+    # The log keeps Cutoff's own points.
+    passback = ScorePassback.objects.get()
+    assert (passback.score_given, passback.score_maximum) == (Decimal("4"), Decimal("7.5"))
+
+
+@pytest.mark.django_db
 def test_without_a_line_item_from_the_launch_one_is_created_for_the_link(
     simulator: PlatformSimulator,
     linked_student: Callable[..., tuple[Any, Any]],
