@@ -153,6 +153,10 @@ class GradeRow:
     item_scores: list[Decimal | None]
     total: Decimal
     late: bool
+    name: str = ""
+    email: str = ""
+    lms_user_ids: tuple[str, ...] = ()
+    """The student's user ids (``sub``) on the LMS platforms they came from."""
 
 
 def counted_submission(
@@ -180,7 +184,8 @@ def grade_rows(problem_set: ProblemSet) -> Iterator[GradeRow]:
     for submission in submissions:
         by_position = by_student.setdefault(submission.student_id, {})
         by_position.setdefault(submission.variant_item.position, []).append(submission)
-    for student in course_students(problem_set.course).order_by("username"):
+    students = course_students(problem_set.course).prefetch_related("lti_links")
+    for student in students.order_by("username"):
         chosen = [
             counted_submission(by_student.get(student.id, {}).get(position, []),
                                problem_set.score_policy)
@@ -192,4 +197,7 @@ def grade_rows(problem_set: ProblemSet) -> Iterator[GradeRow]:
             item_scores=scores,
             total=sum((score for score in scores if score is not None), Decimal(0)),
             late=any(s is not None and s.is_late for s in chosen),
+            name=student.get_full_name(),
+            email=student.email,
+            lms_user_ids=tuple(sorted(link.subject for link in student.lti_links.all())),
         )

@@ -298,6 +298,9 @@ class PassbackOutputSerializer(serializers.Serializer):
     problem_set = serializers.IntegerField(source="resource_link.problem_set_id")
     resource_link = serializers.CharField(source="resource_link.resource_link_id")
     student = serializers.CharField(source="student.username")
+    student_name = serializers.CharField(
+        source="student.get_full_name", help_text="the name the LMS gave (may be empty)"
+    )
     status = serializers.ChoiceField(choices=ScorePassback.Status.choices)
     score_given = serializers.DecimalField(max_digits=9, decimal_places=3, allow_null=True)
     score_maximum = serializers.DecimalField(max_digits=9, decimal_places=3, allow_null=True)
@@ -332,6 +335,7 @@ class PassbackListApi(APIView):
                         "problem_set": 5,
                         "resource_link": "rl-93",
                         "student": "lti-3-5f1c0d9a2b7e4c6d8a1f",
+                        "student_name": "Sara Costa",
                         "status": "sent",
                         "score_given": "7.500",
                         "score_maximum": "10.000",
@@ -389,6 +393,7 @@ class PassbackResendApi(APIView):
                     "problem_set": 5,
                     "resource_link": "rl-93",
                     "student": "lti-3-5f1c0d9a2b7e4c6d8a1f",
+                    "student_name": "Sara Costa",
                     "status": "queued",
                     "score_given": "7.500",
                     "score_maximum": "10.000",

@@ -236,9 +236,15 @@ def link_user(*, platform: Platform, subject: str, role: str, profile: dict[str,
 
 
 def _update_profile(user: User, profile: dict[str, Any]) -> None:
+    """Keep the name and e-mail the platform sends (launch claims or NRPS member fields):
+    ``given_name``/``family_name``, else the whole ``name`` as the first name."""
+    given = str(profile.get("given_name") or "")
+    family = str(profile.get("family_name") or "")
+    if not given and not family:
+        given = str(profile.get("name") or "")
     fields = {
-        "first_name": str(profile.get("given_name") or "")[:150],
-        "last_name": str(profile.get("family_name") or "")[:150],
+        "first_name": given[:150],
+        "last_name": family[:150],
         "email": str(profile.get("email") or "")[:254],
     }
     changed = [name for name, value in fields.items() if value and getattr(user, name) != value]
