@@ -102,6 +102,18 @@ def passbacks_visible_to(user: User) -> QuerySet[ScorePassback]:
     ).select_related("resource_link", "student")
 
 
+def passbacks_to_look_at(problem_set: ProblemSet) -> QuerySet[ScorePassback]:
+    """Return the problem set's failed and refused passbacks, newest first."""
+    return (
+        ScorePassback.objects.filter(
+            resource_link__problem_set=problem_set,
+            status__in=(ScorePassback.Status.FAILED, ScorePassback.Status.REFUSED),
+        )
+        .select_related("student")
+        .order_by("-created_at", "-id")
+    )
+
+
 def api_clients_owned_by(user: User) -> QuerySet[ApiClient]:
     """Return the API clients ``user`` created, newest first."""
     return ApiClient.objects.filter(owner=user).order_by("-created_at", "-id")
