@@ -212,6 +212,76 @@ class PlatformDeactivateApi(APIView):
         return Response(PlatformOutputSerializer(platform, context={"request": request}).data)
 
 
+class PlatformUpdateApi(APIView):
+    """Change a registered LMS platform: its name, deployments, endpoints, keys URL."""
+
+    permission_classes = [IsInstructor]
+
+    class InputSerializer(serializers.Serializer):
+        name = serializers.CharField(max_length=200, required=False)
+        deployment_ids = serializers.ListField(
+            child=serializers.CharField(max_length=255),
+            min_length=1,
+            max_length=100,
+            required=False,
+        )
+        auth_login_url = serializers.URLField(max_length=500, required=False)
+        auth_token_url = serializers.URLField(max_length=500, required=False)
+        key_set_url = serializers.URLField(max_length=500, required=False)
+        auth_audience = serializers.CharField(max_length=500, required=False, allow_blank=True)
+        integer_score_maximum = serializers.BooleanField(required=False)
+
+    @extend_schema(
+        operation_id="lti_platform_update",
+        description=(
+            "Changes the fields given (the others stay). The issuer and client id identify "
+            "the platform and cannot change: register the other client id as a platform of "
+            "its own."
+        ),
+        request=InputSerializer,
+        responses={200: PlatformOutputSerializer},
+        tags=["lti"],
+        examples=[
+            OpenApiExample(
+                "New deployment",
+                value={"deployment_ids": ["1", "2"]},
+                request_only=True,
+            ),
+            OpenApiExample(
+                "Updated",
+                value={**PLATFORM_OUTPUT_EXAMPLE, "deployment_ids": ["1", "2"]},
+                response_only=True,
+            ),
+        ],
+    )
+    def post(self, request: Request, platform_id: int) -> Response:
+        """Update one of my platforms; others' platforms are 404."""
+        platform = get_object_or_404(platforms_owned_by(request.user), pk=platform_id)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        platform = services.update_platform(platform=platform, **data.validated_data)
+        return Response(PlatformOutputSerializer(platform, context={"request": request}).data)
+
+
+class PlatformActivateApi(APIView):
+    """Trust a deactivated LMS platform again: launches and scores resume."""
+
+    permission_classes = [IsInstructor]
+
+    @extend_schema(
+        operation_id="lti_platform_activate",
+        request=None,
+        responses={200: PlatformOutputSerializer},
+        tags=["lti"],
+        examples=[OpenApiExample("Active again", value=PLATFORM_OUTPUT_EXAMPLE)],
+    )
+    def post(self, request: Request, platform_id: int) -> Response:
+        """Reactivate one of my platforms; others' platforms are 404."""
+        platform = get_object_or_404(platforms_owned_by(request.user), pk=platform_id)
+        platform = services.activate_platform(platform=platform)
+        return Response(PlatformOutputSerializer(platform, context={"request": request}).data)
+
+
 class ContextOutputSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     platform = serializers.IntegerField(source="platform_id")

@@ -62,6 +62,7 @@ NRPS_CLAIM = "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice"
 PROBLEM_SET_PARAMETER = "cutoff_problem_set"
 DEEP_LINK_SALT = "lti.deep-link.problem-set"
 LINE_ITEM_TAG = "cutoff-score"
+DEEP_LINK_DATA_CLAIM = "https://purl.imsglobal.org/spec/lti-dl/claim/data"
 
 
 class LtiLaunchError(Exception):
@@ -121,12 +122,24 @@ def register_platform(
             status_code=403,
         )
     with transaction.atomic():
-        if Platform.objects.filter(issuer=issuer, client_id=client_id).exists():
+        existing = Platform.objects.filter(issuer=issuer, client_id=client_id).first()
+        if existing is not None:
+            mine = existing.owner_id == owner.pk
             raise ApiError(
-                "a platform with this issuer and client id is already registered",
+                "a platform with this issuer and client id is already registered"
+                + (
+                    f"; change it with POST /api/v1/lti/platforms/{existing.pk}/update/ or "
+                    f"reactivate it with POST /api/v1/lti/platforms/{existing.pk}/activate/"
+                    if mine
+                    else " by another instructor"
+                ),
                 code="conflict",
                 status_code=409,
-                details={"issuer": issuer, "client_id": client_id},
+                details={
+                    "issuer": issuer,
+                    "client_id": client_id,
+                    **({"platform": existing.pk} if mine else {}),
+                },
             )
         return Platform.objects.create(
             owner=owner,
@@ -141,6 +154,41 @@ def register_platform(
             integer_score_maximum=integer_score_maximum,
             tool_key=create_tool_key(),
         )
+
+
+PLATFORM_EDITABLE_FIELDS = (
+    "name",
+    "deployment_ids",
+    "auth_login_url",
+    "auth_token_url",
+    "key_set_url",
+    "auth_audience",
+    "integer_score_maximum",
+)
+
+
+def update_platform(*, platform: Platform, **changes: Any) -> Platform:
+    """Change what Cutoff knows of ``platform`` (its issuer and client id identify it and
+    stay); a new key set URL is fetched at the next launch."""
+    unknown = sorted(set(changes) - set(PLATFORM_EDITABLE_FIELDS))
+    if unknown:
+        raise ApiError(
+            "these fields cannot be changed: " + ", ".join(unknown),
+            code="invalid",
+            details={"fields": unknown},
+        )
+    for name, value in changes.items():
+        setattr(platform, name, value)
+    if changes:
+        platform.save(update_fields=list(changes))
+    return platform
+
+
+def activate_platform(*, platform: Platform) -> Platform:
+    """Accept launches from ``platform`` and send it scores again."""
+    platform.is_active = True
+    platform.save(update_fields=["is_active"])
+    return platform
 
 
 def deactivate_platform(*, platform: Platform) -> Platform:
@@ -439,7 +487,11 @@ def deep_link_response_jwt(
     return_url = settings_claim.get("deep_link_return_url")
     if not return_url:
         raise LtiException("the LMS gave no deep_link_return_url to send the choice back to")
-    return str(return_url), message_launch.get_deep_link().get_response_jwt([resource])
+    deep_link = message_launch.get_deep_link()
+    message = deep_link.get_message_jwt([resource])
+    if "data" not in settings_claim:  # echoed only when the platform sent it
+        del message[DEEP_LINK_DATA_CLAIM]
+    return str(return_url), deep_link.encode_jwt(message)
 
 
 # --- roster (NRPS) ---------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from urllib.parse import urlparse
 from django.conf import settings
 from django.core.cache import caches
 from django.http import HttpRequest
+from pylti1p3.actions import Action
 from pylti1p3.contrib.django import DjangoMessageLaunch, DjangoOIDCLogin
 from pylti1p3.contrib.django.cookie import DjangoCookieService
 from pylti1p3.contrib.django.launch_data_storage.cache import DjangoCacheDataStorage
@@ -91,8 +92,28 @@ class PlatformToolConf(ToolConfAbstract):
     def find_registration_by_params(
         self, iss: str, client_id: str, *args: Any, **kwargs: Any
     ) -> Registration:
-        """Return the registration of the platform ``iss`` / ``client_id``."""
+        """Return the registration of the platform ``iss`` / ``client_id``.
+
+        Login initiation may come without ``client_id`` (it is optional in LTI 1.3): the
+        issuer's only active platform is meant then. Launches always name it (``aud``).
+        """
+        if not client_id and kwargs.get("action") == Action.OIDC_LOGIN:
+            return registration_for(self.only_platform_of(iss))
         return registration_for(self.platform(iss, client_id))
+
+    def only_platform_of(self, iss: str) -> Platform:
+        """Return the one active platform with issuer ``iss`` or raise LtiException."""
+        platforms = list(
+            Platform.objects.select_related("tool_key").filter(issuer=iss, is_active=True)[:2]
+        )
+        if len(platforms) != 1:
+            raise LtiException(
+                f"the LMS sent no client_id and {len(platforms) or 'no'} active platforms are "
+                f"registered with issuer {iss}; the LMS must send client_id"
+                if platforms
+                else f"no active platform is registered with issuer {iss}"
+            )
+        return platforms[0]
 
     def find_deployment(self, iss: str, deployment_id: str) -> Deployment | None:
         """Refuse: a deployment is always found by issuer and client id."""
@@ -188,6 +209,19 @@ class RotationAwareMessageLaunch(DjangoMessageLaunch):
         if self.state_proven_by_storage:
             return self
         super().validate_state()
+        return self
+
+    def validate_deployment(self) -> RotationAwareMessageLaunch:
+        """Check the deployment id, naming the one received when it is not registered."""
+        try:
+            super().validate_deployment()
+        except LtiException as error:
+            if str(error) != "Unable to find deployment":
+                raise
+            raise LtiException(
+                f"Unable to find deployment {self._get_deployment_id()!r}: add this deployment "
+                "id to the platform's deployment_ids in Cutoff"
+            ) from None
         return self
 
     def validate_jwt_signature(self) -> RotationAwareMessageLaunch:

@@ -22,6 +22,16 @@ urlpatterns = [
         apis.PlatformDeactivateApi.as_view(),
         name="lti-platform-deactivate",
     ),
+    path(
+        "api/v1/lti/platforms/<int:platform_id>/update/",
+        apis.PlatformUpdateApi.as_view(),
+        name="lti-platform-update",
+    ),
+    path(
+        "api/v1/lti/platforms/<int:platform_id>/activate/",
+        apis.PlatformActivateApi.as_view(),
+        name="lti-platform-activate",
+    ),
     path("api/v1/lti/contexts/", apis.ContextListApi.as_view(), name="lti-context-list"),
     path(
         "api/v1/lti/contexts/<int:context_id>/roster-sync/",
