@@ -80,6 +80,7 @@ TOOL_EXAMPLE = {
     "deep_linking_url": "https://cutoff.example.edu/lti/launch/",
     "jwks_url": "https://cutoff.example.edu/lti/jwks/",
     "kid": "Kq1hHk0Vv3mR0vT7vfM3yY6T0E1bQJ0Z9mG7Yq1b2cE",
+    "canvas_configuration_url": "https://cutoff.example.edu/lti/canvas.json",
 }
 PLATFORM_OUTPUT_EXAMPLE = {
     "id": 3,
@@ -97,6 +98,9 @@ class ToolConfigurationSerializer(serializers.Serializer):
     deep_linking_url = serializers.URLField(help_text="content selection (deep linking) URL")
     jwks_url = serializers.URLField(help_text="our public keys")
     kid = serializers.CharField(help_text="id of the key we sign this platform's messages with")
+    canvas_configuration_url = serializers.URLField(
+        help_text="Canvas developer key, LTI 1.3, Method “Enter URL”: paste this"
+    )
 
 
 class PlatformOutputSerializer(serializers.Serializer):
@@ -126,6 +130,9 @@ class PlatformOutputSerializer(serializers.Serializer):
             "deep_linking_url": launch,
             "jwks_url": request.build_absolute_uri(reverse("lti-jwks")),
             "kid": platform.tool_key.kid,
+            "canvas_configuration_url": request.build_absolute_uri(
+                reverse("lti-canvas-configuration")
+            ),
         }
 
 

@@ -441,6 +441,49 @@ def deep_link_select_view(request: HttpRequest) -> HttpResponse:
     )
 
 
+LTI_SERVICE_SCOPES = [
+    "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem",
+    "https://purl.imsglobal.org/spec/lti-ags/scope/result.readonly",
+    "https://purl.imsglobal.org/spec/lti-ags/scope/score",
+    "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly",
+]
+"""What Cutoff asks a platform for: line items, results and scores (AGS), rosters (NRPS)."""
+
+
+@require_GET
+def canvas_configuration_view(request: HttpRequest) -> JsonResponse:
+    """Describe Cutoff as a Canvas LTI 1.3 developer key ("Enter URL" configuration): its
+    login, launch and keys URLs, the services it uses, and the placements that open the
+    deep-linking picker."""
+    launch = launch_url(request)
+    deep_linking = {"message_type": "LtiDeepLinkingRequest", "target_link_uri": launch}
+    return JsonResponse(
+        {
+            "title": "Cutoff",
+            "description": "Auto-graded adversarial search exercises (minimax, alpha-beta, "
+            "expectiminimax, MCTS, game-playing code).",
+            "oidc_initiation_url": request.build_absolute_uri(reverse("lti-login")),
+            "target_link_uri": launch,
+            "public_jwk_url": request.build_absolute_uri(reverse("lti-jwks")),
+            "scopes": LTI_SERVICE_SCOPES,
+            "extensions": [
+                {
+                    "platform": "canvas.instructure.com",
+                    "domain": request.get_host(),
+                    "privacy_level": "public",
+                    "settings": {
+                        "placements": [
+                            {"placement": "assignment_selection", **deep_linking},
+                            {"placement": "link_selection", **deep_linking},
+                        ]
+                    },
+                }
+            ],
+            "custom_fields": {},
+        }
+    )
+
+
 @require_GET
 def jwks_view(request: HttpRequest) -> JsonResponse:
     """Publish our public keys (JWKS) so platforms can verify what we sign."""

@@ -105,3 +105,20 @@ def test_the_deep_linking_answer_echoes_data_only_when_the_platform_sent_it(
     assert requests.post(action, data={"JWT": response_fields["JWT"]}, timeout=5).ok
     [claims] = simulator.deep_link_responses
     assert DL + "data" not in claims
+
+
+def test_canvas_reads_the_tool_configuration_from_a_json_url() -> None:
+    from lti.views import LTI_SERVICE_SCOPES
+
+    response = Client().get("/lti/canvas.json")
+    assert response.status_code == 200
+    config = response.json()
+    assert config["oidc_initiation_url"] == "http://testserver/lti/login/"
+    assert config["target_link_uri"] == "http://testserver/lti/launch/"
+    assert config["public_jwk_url"] == "http://testserver/lti/jwks/"
+    assert config["scopes"] == LTI_SERVICE_SCOPES
+    [canvas] = config["extensions"]
+    assert canvas["platform"] == "canvas.instructure.com" and canvas["domain"] == "testserver"
+    placements = {p["placement"]: p for p in canvas["settings"]["placements"]}
+    assert placements["assignment_selection"]["message_type"] == "LtiDeepLinkingRequest"
+    assert placements["link_selection"]["target_link_uri"] == config["target_link_uri"]
