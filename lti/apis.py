@@ -3,11 +3,13 @@ API clients. One API class per operation."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
+from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiExample,
@@ -177,6 +179,49 @@ class PlatformCreateApi(APIView):
         platform = services.register_platform(owner=request.user, **data.validated_data)
         output = PlatformOutputSerializer(platform, context={"request": request})
         return Response(output.data, status=status.HTTP_201_CREATED)
+
+
+class RegistrationUrlCreateApi(APIView):
+    """Make an LTI Dynamic Registration URL to paste into the LMS (Moodle 4.x, Canvas)."""
+
+    permission_classes = [IsInstructor]
+
+    class OutputSerializer(serializers.Serializer):
+        registration_url = serializers.URLField(help_text="paste this into the LMS")
+        expires_at = serializers.DateTimeField()
+
+    @extend_schema(
+        operation_id="lti_registration_create",
+        description=(
+            "Returns a URL valid for 7 days. Pasted into the LMS (Moodle: Site "
+            "administration → Plugins → External tool → Manage tools → Tool URL → Add LTI "
+            "Advantage; Canvas: Admin → Developer keys → + Developer key → LTI Registration), "
+            "the LMS opens it, Cutoff reads the LMS's OpenID configuration, registers itself "
+            "(login, launch and keys URLs, deep linking, AGS and NRPS scopes) and stores the "
+            "platform, owned by me, with the client id and deployment id the LMS gives."
+        ),
+        request=None,
+        responses={201: OutputSerializer},
+        tags=["lti"],
+        examples=[
+            OpenApiExample(
+                "Registration URL",
+                value={
+                    "registration_url": "https://cutoff.example.edu/lti/register/eyJvd2.../",
+                    "expires_at": "2026-12-08T11:00:00Z",
+                },
+                status_codes=["201"],
+            )
+        ],
+    )
+    def post(self, request: Request) -> Response:
+        """Return a new registration URL for me."""
+        token = services.registration_token_for(request.user)
+        url = request.build_absolute_uri(reverse("lti-register", args=[token]))
+        expires_at = timezone.now() + timedelta(days=services.REGISTRATION_DAYS)
+        return Response(
+            {"registration_url": url, "expires_at": expires_at}, status=status.HTTP_201_CREATED
+        )
 
 
 class PlatformListApi(APIView):

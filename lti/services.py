@@ -11,6 +11,7 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
+from urllib.parse import urlparse
 
 import requests
 from cryptography.hazmat.primitives import serialization
@@ -196,6 +197,149 @@ def deactivate_platform(*, platform: Platform) -> Platform:
     platform.is_active = False
     platform.save(update_fields=["is_active"])
     return platform
+
+
+# --- dynamic registration (LTI Dynamic Registration 1.0) --------------------------------------
+
+REGISTRATION_SALT = "lti.dynamic-registration"
+REGISTRATION_DAYS = 7
+TOOL_CONFIGURATION = "https://purl.imsglobal.org/spec/lti-tool-configuration"
+PLATFORM_CONFIGURATION = "https://purl.imsglobal.org/spec/lti-platform-configuration"
+LTI_SERVICE_SCOPES = [
+    "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem",
+    "https://purl.imsglobal.org/spec/lti-ags/scope/result.readonly",
+    "https://purl.imsglobal.org/spec/lti-ags/scope/score",
+    "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly",
+]
+"""What Cutoff asks a platform for: line items, results and scores (AGS), rosters (NRPS)."""
+
+
+def registration_token_for(owner: User) -> str:
+    """Return the signed token of a registration URL: platforms registered through it are
+    ``owner``'s (an instructor). It is valid for :data:`REGISTRATION_DAYS` days."""
+    if not owner.is_instructor:
+        raise ApiError(
+            "only instructors may register an LMS platform",
+            code="permission_denied",
+            status_code=403,
+        )
+    return signing.dumps({"owner": owner.pk}, salt=REGISTRATION_SALT)
+
+
+def registration_owner(token: str) -> User:
+    """Return the instructor a registration URL's token was made for, or raise
+    LtiLaunchError when it is forged or expired."""
+    try:
+        payload = signing.loads(token, salt=REGISTRATION_SALT, max_age=REGISTRATION_DAYS * 86400)
+    except signing.BadSignature:
+        raise LtiLaunchError(
+            "this registration URL is not valid or has expired; make a new one in Cutoff"
+        ) from None
+    owner = User.objects.filter(pk=payload.get("owner"), is_active=True).first()
+    if owner is None or not owner.is_instructor:
+        raise LtiLaunchError("the instructor this registration URL was made for is gone")
+    return owner
+
+
+@dataclass(frozen=True)
+class ToolUrls:
+    """Cutoff's own LTI URLs, absolute, as a platform must call them."""
+
+    login: str
+    launch: str
+    jwks: str
+    domain: str
+
+
+def register_dynamically(
+    *, owner: User, openid_configuration: str, registration_token: str, tool: ToolUrls
+) -> Platform:
+    """Register Cutoff with the platform that opened a registration URL: read its OpenID
+    configuration, send it our client registration, and store the platform it answers
+    with (its client id and deployment id) as ``owner``'s."""
+    config = _fetch_json("GET", openid_configuration)
+    issuer = str(config.get("issuer") or "")
+    issuer_origin = urlparse(issuer)
+    config_origin = urlparse(openid_configuration)
+    if not issuer or (issuer_origin.scheme, issuer_origin.netloc) != (
+        config_origin.scheme,
+        config_origin.netloc,
+    ):
+        raise LtiLaunchError(
+            f"the platform's configuration names issuer {issuer or '(none)'}, not the host "
+            "its configuration came from",
+            status=400,
+        )
+    missing = [
+        name
+        for name in ("registration_endpoint", "authorization_endpoint", "token_endpoint",
+                     "jwks_uri")
+        if not config.get(name)
+    ]
+    if missing:
+        raise LtiLaunchError(
+            "the platform's configuration lacks " + ", ".join(missing), status=400
+        )
+    request = {
+        "application_type": "web",
+        "response_types": ["id_token"],
+        "grant_types": ["implicit", "client_credentials"],
+        "initiate_login_uri": tool.login,
+        "redirect_uris": [tool.launch],
+        "client_name": "Cutoff",
+        "jwks_uri": tool.jwks,
+        "token_endpoint_auth_method": "private_key_jwt",
+        "scope": " ".join(LTI_SERVICE_SCOPES),
+        TOOL_CONFIGURATION: {
+            "domain": tool.domain,
+            "target_link_uri": tool.launch,
+            "claims": ["iss", "sub", "name", "given_name", "family_name", "email"],
+            "messages": [
+                {"type": "LtiDeepLinkingRequest", "target_link_uri": tool.launch,
+                 "label": "Cutoff"},
+            ],
+        },
+    }
+    answer = _fetch_json(
+        "POST", str(config["registration_endpoint"]), json_body=request, token=registration_token
+    )
+    client_id = str(answer.get("client_id") or "")
+    if not client_id:
+        raise LtiLaunchError("the platform answered the registration without a client_id", 502)
+    deployment_id = str((answer.get(TOOL_CONFIGURATION) or {}).get("deployment_id") or "")
+    product = (config.get(PLATFORM_CONFIGURATION) or {}).get("product_family_code")
+    try:
+        return register_platform(
+            owner=owner,
+            name=str(product or issuer)[:200],
+            issuer=issuer,
+            client_id=client_id,
+            deployment_ids=[deployment_id] if deployment_id else [],
+            auth_login_url=str(config["authorization_endpoint"]),
+            auth_token_url=str(config["token_endpoint"]),
+            key_set_url=str(config["jwks_uri"]),
+        )
+    except ApiError as error:
+        raise LtiLaunchError(error.message, status=error.status_code) from error
+
+
+def _fetch_json(
+    method: str, url: str, *, json_body: Any = None, token: str = ""
+) -> dict[str, Any]:
+    """Return the JSON object ``url`` answers, or raise LtiLaunchError saying why not."""
+    headers = {"Accept": "application/json"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    try:
+        response = requests.request(method, url, json=json_body, headers=headers, timeout=10)
+        response.raise_for_status()
+        body = response.json()
+    except (requests.RequestException, ValueError) as error:
+        message = f"the platform did not answer {url} as expected: {error}"
+        raise LtiLaunchError(message, 502) from None
+    if not isinstance(body, dict):
+        raise LtiLaunchError(f"the platform answered {url} with something else than JSON", 502)
+    return body
 
 
 # --- launches --------------------------------------------------------------------------------

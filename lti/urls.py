@@ -10,6 +10,12 @@ urlpatterns = [
     path("lti/deep-link/", views.deep_link_select_view, name="lti-deep-link"),
     path("lti/jwks/", views.jwks_view, name="lti-jwks"),
     path("lti/canvas.json", views.canvas_configuration_view, name="lti-canvas-configuration"),
+    path("lti/register/<str:token>/", views.dynamic_registration_view, name="lti-register"),
+    path(
+        "api/v1/lti/registrations/create/",
+        apis.RegistrationUrlCreateApi.as_view(),
+        name="lti-registration-create",
+    ),
     path("lti/continue/<str:token>/", views.continue_view, name="lti-continue"),
     path("lti/waiting/<str:token>/", views.waiting_view, name="lti-waiting"),
     path("api/v1/lti/platforms/", apis.PlatformListApi.as_view(), name="lti-platform-list"),

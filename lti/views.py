@@ -441,13 +441,53 @@ def deep_link_select_view(request: HttpRequest) -> HttpResponse:
     )
 
 
-LTI_SERVICE_SCOPES = [
-    "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem",
-    "https://purl.imsglobal.org/spec/lti-ags/scope/result.readonly",
-    "https://purl.imsglobal.org/spec/lti-ags/scope/score",
-    "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly",
-]
-"""What Cutoff asks a platform for: line items, results and scores (AGS), rosters (NRPS)."""
+@csrf_exempt
+@xframe_options_exempt
+@require_http_methods(["GET", "POST"])
+def dynamic_registration_view(request: HttpRequest, token: str) -> HttpResponse:
+    """Register Cutoff with the LMS that opened this registration URL (LTI Dynamic
+    Registration): GET shows what will be registered, POST (the page's button) does it and
+    tells the LMS to close the registration window.
+
+    The signed token in the URL says for which instructor; no session is needed, so it
+    works in the LMS's frame without cookies.
+    """
+    params = request.POST if request.method == "POST" else request.GET
+    openid_configuration = params.get("openid_configuration", "")
+    if not openid_configuration:
+        return error_page(
+            request,
+            "Paste this registration URL into the LMS (Moodle: Site administration → Plugins "
+            "→ External tool → Manage tools → Tool URL; Canvas: Developer keys → LTI "
+            "Registration); it must be opened by the LMS.",
+            status=400,
+        )
+    try:
+        owner = services.registration_owner(token)
+        if request.method == "GET":
+            return render(
+                request,
+                "lti/registration_confirm.html",
+                {
+                    "owner": owner,
+                    "openid_configuration": openid_configuration,
+                    "registration_token": params.get("registration_token", ""),
+                },
+            )
+        platform = services.register_dynamically(
+            owner=owner,
+            openid_configuration=openid_configuration,
+            registration_token=params.get("registration_token", ""),
+            tool=services.ToolUrls(
+                login=request.build_absolute_uri(reverse("lti-login")),
+                launch=launch_url(request),
+                jwks=request.build_absolute_uri(reverse("lti-jwks")),
+                domain=request.get_host(),
+            ),
+        )
+    except services.LtiLaunchError as error:
+        return error_page(request, error.message, status=error.status)
+    return render(request, "lti/registration_done.html", {"platform": platform})
 
 
 @require_GET
@@ -465,7 +505,7 @@ def canvas_configuration_view(request: HttpRequest) -> JsonResponse:
             "oidc_initiation_url": request.build_absolute_uri(reverse("lti-login")),
             "target_link_uri": launch,
             "public_jwk_url": request.build_absolute_uri(reverse("lti-jwks")),
-            "scopes": LTI_SERVICE_SCOPES,
+            "scopes": services.LTI_SERVICE_SCOPES,
             "extensions": [
                 {
                     "platform": "canvas.instructure.com",

@@ -151,6 +151,8 @@ MATRIX: tuple[Endpoint, ...] = (
     Endpoint(V1 + "lti/platforms/<int:platform_id>/activate/", "POST",
              "/api/v1/lti/platforms/{platform_id}/activate/",
              (401, 403, 403, 200, 404, 403, 403)),
+    Endpoint(V1 + "lti/registrations/create/", "POST", "/api/v1/lti/registrations/create/",
+             (401, 403, 403, 201, 201, 403, 403)),
     Endpoint(V1 + "lti/contexts/", "GET", "/api/v1/lti/contexts/",
              (401, 403, 403, 200, 200, 403, 403)),
     Endpoint(V1 + "lti/contexts/<int:context_id>/roster-sync/", "POST",

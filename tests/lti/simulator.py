@@ -73,6 +73,8 @@ class PlatformSimulator:
     roster_requests: int = 0
     jwks_requests: int = 0
     line_item_list_requests: int = 0
+    registration_token: str = "registration-token-1"
+    registrations: list[dict[str, Any]] = field(default_factory=list)
     # Called (outside the lock) before answering a line item list, e.g. to hold it back.
     before_line_item_list: Callable[[], None] | None = None
 
@@ -232,6 +234,8 @@ class PlatformSimulator:
         body = handler.rfile.read(length) if length else b""
         routes: list[tuple[str, Callable[[str], bool], Callable[..., tuple[int, Any, dict]]]] = [
             ("GET", lambda p: p == self.jwks_path, self._jwks),
+            ("GET", lambda p: p == "/.well-known/openid-configuration", self._openid_config),
+            ("POST", lambda p: p == "/register", self._register),
             ("POST", lambda p: p == "/token", self._token),
             ("POST", lambda p: p == "/deep-links", self._deep_link_response),
             ("POST", lambda p: p.endswith("/scores"), self._score),
@@ -260,6 +264,37 @@ class PlatformSimulator:
         with self._lock:
             self.jwks_requests += 1
         return 200, {"keys": [self.public_jwk]}, {}
+
+    def _openid_config(self, handler: Any, body: bytes) -> tuple[int, Any, dict]:
+        return 200, {
+            "issuer": self.issuer,
+            "authorization_endpoint": self.url("/auth"),
+            "token_endpoint": self.url("/token"),
+            "jwks_uri": self.url(self.jwks_path),
+            "registration_endpoint": self.url("/register"),
+            "https://purl.imsglobal.org/spec/lti-platform-configuration": {
+                "product_family_code": "simulated-lms",
+            },
+        }, {}
+
+    def _register(self, handler: Any, body: bytes) -> tuple[int, Any, dict]:
+        """Take a tool's dynamic registration, as Moodle and Canvas do: answer a client id
+        and a deployment id."""
+        if handler.headers.get("Authorization") != f"Bearer {self.registration_token}":
+            return 401, {"error": "bad registration token"}, {}
+        registration = json.loads(body)
+        with self._lock:
+            self.registrations.append(registration)
+        tool_configuration = "https://purl.imsglobal.org/spec/lti-tool-configuration"
+        answer = {
+            **registration,
+            "client_id": "dynamic-client-1",
+            tool_configuration: {
+                **registration[tool_configuration],
+                "deployment_id": "dynamic-deployment-1",
+            },
+        }
+        return 200, answer, {}
 
     def _tool_keys(self) -> dict[str, Any]:
         if self.tool_jwks_url:

@@ -108,7 +108,7 @@ def test_the_deep_linking_answer_echoes_data_only_when_the_platform_sent_it(
 
 
 def test_canvas_reads_the_tool_configuration_from_a_json_url() -> None:
-    from lti.views import LTI_SERVICE_SCOPES
+    from lti.services import LTI_SERVICE_SCOPES
 
     response = Client().get("/lti/canvas.json")
     assert response.status_code == 200
@@ -122,3 +122,52 @@ def test_canvas_reads_the_tool_configuration_from_a_json_url() -> None:
     placements = {p["placement"]: p for p in canvas["settings"]["placements"]}
     assert placements["assignment_selection"]["message_type"] == "LtiDeepLinkingRequest"
     assert placements["link_selection"]["target_link_uri"] == config["target_link_uri"]
+
+
+def test_dynamic_registration_from_a_url_pasted_into_the_lms(
+    simulator: PlatformSimulator, instructor: Any, student: Any
+) -> None:
+    import re
+
+    owner, client = instructor
+    assert student[1].post("/api/v1/lti/registrations/create/").status_code == 403
+    created = client.post("/api/v1/lti/registrations/create/")
+    assert created.status_code == 201
+    url = created.json()["registration_url"].removeprefix("http://testserver")
+    params = {
+        "openid_configuration": simulator.url("/.well-known/openid-configuration"),
+        "registration_token": simulator.registration_token,
+    }
+    frame = Client()  # the LMS's registration frame: no session, no cookies
+    confirm = frame.get(url, params)
+    assert confirm.status_code == 200 and b"Register" in confirm.content
+    assert not Platform.objects.exists()
+    done = frame.post(url, params)
+    assert done.status_code == 200, done.content
+    assert b"org.imsglobal.lti.close" in done.content
+    platform = Platform.objects.get()
+    assert (platform.issuer, platform.client_id) == (simulator.issuer, "dynamic-client-1")
+    assert platform.deployment_ids == ["dynamic-deployment-1"] and platform.owner == owner
+    assert platform.auth_token_url == simulator.url("/token")
+    [registration] = simulator.registrations
+    assert registration["initiate_login_uri"] == "http://testserver/lti/login/"
+    assert registration["redirect_uris"] == ["http://testserver/lti/launch/"]
+    assert registration["jwks_uri"] == "http://testserver/lti/jwks/"
+    assert "https://purl.imsglobal.org/spec/lti-ags/scope/score" in registration["scope"]
+
+    # The platform registered this way launches Cutoff.
+    simulator.client_id, simulator.deployment_id = "dynamic-client-1", "dynamic-deployment-1"
+    simulator.tool_jwks = Client().get("/lti/jwks/").json()
+    picker = launch(
+        Client(), simulator, "teacher-1", ["Instructor"], message_type="LtiDeepLinkingRequest"
+    )
+    assert picker.status_code == 200, picker.content
+
+    # Registering again is a clear refusal; so are forged URLs and a wrong token.
+    again = frame.post(url, params)
+    assert again.status_code == 409 and b"already registered" in again.content
+    forged = re.sub(r"/lti/register/[^/]+/", "/lti/register/forged/", url)
+    assert frame.post(forged, params).status_code == 403
+    assert frame.get(url).status_code == 400
+    wrong = frame.post(url, {**params, "registration_token": "guess"})
+    assert wrong.status_code == 502 and b"401" in wrong.content
