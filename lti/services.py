@@ -601,11 +601,43 @@ def deep_link_reference(*, platform: Platform, problem_set: ProblemSet) -> str:
     return signing.dumps(payload, salt=DEEP_LINK_SALT)
 
 
+DEEP_LINKING_SETTINGS_CLAIM = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"
+
+
+def accepts_multiple(claims: dict[str, Any]) -> bool:
+    """Return whether a deep-linking request lets the instructor pick several items."""
+    accept_multiple = (claims.get(DEEP_LINKING_SETTINGS_CLAIM) or {}).get("accept_multiple")
+    return accept_multiple is True or str(accept_multiple).lower() == "true"
+
+
 def deep_link_response_jwt(
-    *, message_launch: MessageLaunch, platform: Platform, problem_set: ProblemSet, launch_url: str
+    *,
+    message_launch: MessageLaunch,
+    platform: Platform,
+    problem_sets: list[ProblemSet],
+    launch_url: str,
 ) -> tuple[str, str]:
     """Return (the platform's return URL, our signed LtiDeepLinkingResponse JWT) placing
-    ``problem_set`` as a graded resource link."""
+    each of ``problem_sets`` as a graded resource link; several only when the request
+    accepts multiple items."""
+    claims = message_launch.get_launch_data()
+    if len(problem_sets) > 1 and not accepts_multiple(claims):
+        raise LtiLaunchError("the LMS accepts one item here: pick one problem set", status=400)
+    resources = [_deep_link_resource(platform, chosen, launch_url) for chosen in problem_sets]
+    settings_claim = claims.get(DEEP_LINKING_SETTINGS_CLAIM, {})
+    return_url = settings_claim.get("deep_link_return_url")
+    if not return_url:
+        raise LtiException("the LMS gave no deep_link_return_url to send the choice back to")
+    deep_link = message_launch.get_deep_link()
+    message = deep_link.get_message_jwt(resources)
+    if "data" not in settings_claim:  # echoed only when the platform sent it
+        del message[DEEP_LINK_DATA_CLAIM]
+    return str(return_url), deep_link.encode_jwt(message)
+
+
+def _deep_link_resource(
+    platform: Platform, problem_set: ProblemSet, launch_url: str
+) -> DeepLinkResource:
     _, maximum = scores_for_platform(
         platform, Decimal(0), problem_set_max_score(problem_set) or Decimal(1)
     )
@@ -616,7 +648,7 @@ def deep_link_response_jwt(
         .set_resource_id(f"cutoff-problem-set-{problem_set.pk}")
         .set_tag(LINE_ITEM_TAG)
     )
-    resource = (
+    return (
         DeepLinkResource()
         .set_url(launch_url)
         .set_title(problem_set.title)
@@ -625,17 +657,6 @@ def deep_link_response_jwt(
         )
         .set_lineitem(line_item)
     )
-    settings_claim = message_launch.get_launch_data().get(
-        "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings", {}
-    )
-    return_url = settings_claim.get("deep_link_return_url")
-    if not return_url:
-        raise LtiException("the LMS gave no deep_link_return_url to send the choice back to")
-    deep_link = message_launch.get_deep_link()
-    message = deep_link.get_message_jwt([resource])
-    if "data" not in settings_claim:  # echoed only when the platform sent it
-        del message[DEEP_LINK_DATA_CLAIM]
-    return str(return_url), deep_link.encode_jwt(message)
 
 
 # --- roster (NRPS) ---------------------------------------------------------------------------

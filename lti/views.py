@@ -261,12 +261,12 @@ def launch_view(request: HttpRequest) -> HttpResponse:
     # After the commit: a session saved inside a rolled-back transaction would be lost.
     login(request, launch.user, backend="django.contrib.auth.backends.ModelBackend")
     if is_deep_link:
-        return _deep_link_picker(request, launch, message_launch.get_launch_id())
+        return _deep_link_picker(request, launch, message_launch.get_launch_id(), claims)
     return _resource_page(request, launch, link, roster_sync_queued)
 
 
 def _deep_link_picker(
-    request: HttpRequest, launch: services.Launch, launch_id: str
+    request: HttpRequest, launch: services.Launch, launch_id: str, claims: dict[str, Any]
 ) -> HttpResponse:
     pending = request.session.get(PENDING_DEEP_LINKS, {})
     pending[launch_id] = launch.context.pk
@@ -275,6 +275,7 @@ def _deep_link_picker(
         "course": launch.context.course,
         "problem_sets": problem_sets_for_deep_linking(launch.context),
         "launch_id": launch_id,
+        "multiple": services.accepts_multiple(claims),
     }
     return render(request, "lti/deep_link_picker.html", context)
 
@@ -416,22 +417,24 @@ def deep_link_select_view(request: HttpRequest) -> HttpResponse:
     )
     if context is None:
         return error_page(request, "This LMS course is no longer linked to Cutoff.", status=404)
-    problem_set_id = request.POST.get("problem_set", "")
-    problem_set = (
-        problem_sets_for_deep_linking(context).filter(pk=problem_set_id).first()
-        if problem_set_id.isdigit()
-        else None
+    picked = set(request.POST.getlist("problem_set"))
+    problem_sets = (
+        list(problem_sets_for_deep_linking(context).filter(pk__in=picked))
+        if all(problem_set_id.isdigit() for problem_set_id in picked)
+        else []
     )
-    if problem_set is None:
+    if not picked or len(problem_sets) != len(picked):
         return error_page(request, "Pick one of the course's problem sets.", status=400)
     try:
         message_launch = tool.cached_launch(request, launch_id)
         return_url, response_jwt = services.deep_link_response_jwt(
             message_launch=message_launch,
             platform=context.platform,
-            problem_set=problem_set,
+            problem_sets=problem_sets,
             launch_url=launch_url(request),
         )
+    except services.LtiLaunchError as error:
+        return error_page(request, error.message, status=error.status)
     except LtiException as error:
         return error_page(request, f"The deep link could not be answered: {error}.", status=403)
     del pending[launch_id]
