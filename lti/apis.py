@@ -315,6 +315,39 @@ class PlatformUpdateApi(APIView):
         return Response(PlatformOutputSerializer(platform, context={"request": request}).data)
 
 
+class PlatformKeyRotateApi(APIView):
+    """Give an LMS platform a new key pair for what Cutoff signs (deep links, service
+    requests); the old public key stays in the JWKS for a grace period."""
+
+    permission_classes = [IsInstructor]
+
+    @extend_schema(
+        operation_id="lti_platform_rotate_key",
+        description=(
+            "Cutoff signs with the new key at once; the retired key stays in "
+            "`/lti/jwks/` for `LTI_TOOL_KEY_GRACE_HOURS` (72 h by default), so the platform "
+            "still verifies messages signed just before and refetches the key set at its pace."
+        ),
+        request=None,
+        responses={200: PlatformOutputSerializer},
+        tags=["lti"],
+        examples=[
+            OpenApiExample(
+                "New key",
+                value={
+                    **PLATFORM_OUTPUT_EXAMPLE,
+                    "tool": {**TOOL_EXAMPLE, "kid": "b7Yc0Tq1sR9wXh2mNf4LkPz8Vd6Ga3Ej5Ui0Oy1Wt2Q"},
+                },
+            )
+        ],
+    )
+    def post(self, request: Request, platform_id: int) -> Response:
+        """Rotate the key of one of my platforms; others' platforms are 404."""
+        platform = get_object_or_404(platforms_owned_by(request.user), pk=platform_id)
+        platform = services.rotate_tool_key(platform=platform)
+        return Response(PlatformOutputSerializer(platform, context={"request": request}).data)
+
+
 class PlatformActivateApi(APIView):
     """Trust a deactivated LMS platform again: launches and scores resume."""
 

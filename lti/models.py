@@ -16,6 +16,11 @@ class ToolKey(models.Model):
     private_key_pem = models.TextField()
     public_key_pem = models.TextField()
     created_at = models.DateTimeField(auto_now_add=True)
+    retired_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="when a rotation replaced it; our JWKS keeps it for a grace period",
+    )
 
     def __str__(self) -> str:
         return self.kid

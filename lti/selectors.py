@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from decimal import Decimal
 
-from django.db.models import QuerySet, Sum
+from django.conf import settings
+from django.db.models import Q, QuerySet, Sum
+from django.utils import timezone
 
 from accounts.models import User
 from accounts.selectors import courses_taught_by
@@ -23,8 +26,17 @@ def platforms_owned_by(user: User) -> QuerySet[Platform]:
 
 
 def tool_keys_in_use() -> QuerySet[ToolKey]:
-    """Return the keys of active platforms: the ones our JWKS must publish."""
-    return ToolKey.objects.filter(platforms__is_active=True).distinct().order_by("id")
+    """Return the keys our JWKS must publish: those of active platforms, and those a
+    rotation replaced less than ``LTI_TOOL_KEY_GRACE_HOURS`` ago (a platform may still
+    hold a message we signed with one, or cache our old key set)."""
+    grace_start = timezone.now() - timedelta(hours=settings.LTI_TOOL_KEY_GRACE_HOURS)
+    return (
+        ToolKey.objects.filter(
+            Q(platforms__is_active=True) | Q(retired_at__gte=grace_start)
+        )
+        .distinct()
+        .order_by("id")
+    )
 
 
 def contexts_visible_to(user: User) -> QuerySet[LtiContext]:

@@ -185,6 +185,22 @@ def update_platform(*, platform: Platform, **changes: Any) -> Platform:
     return platform
 
 
+def rotate_tool_key(*, platform: Platform) -> Platform:
+    """Give ``platform`` a new signing key pair; the old one is retired, and stays in our
+    JWKS for ``LTI_TOOL_KEY_GRACE_HOURS`` so messages signed with it still verify."""
+    with transaction.atomic():
+        locked = Platform.objects.select_for_update().select_related("tool_key").get(
+            pk=platform.pk
+        )
+        old_key = locked.tool_key
+        locked.tool_key = create_tool_key()
+        locked.save(update_fields=["tool_key"])
+        if not old_key.platforms.exists():
+            old_key.retired_at = timezone.now()
+            old_key.save(update_fields=["retired_at"])
+    return locked
+
+
 def activate_platform(*, platform: Platform) -> Platform:
     """Accept launches from ``platform`` and send it scores again."""
     platform.is_active = True

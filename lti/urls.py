@@ -35,6 +35,11 @@ urlpatterns = [
         name="lti-platform-update",
     ),
     path(
+        "api/v1/lti/platforms/<int:platform_id>/rotate-key/",
+        apis.PlatformKeyRotateApi.as_view(),
+        name="lti-platform-rotate-key",
+    ),
+    path(
         "api/v1/lti/platforms/<int:platform_id>/activate/",
         apis.PlatformActivateApi.as_view(),
         name="lti-platform-activate",

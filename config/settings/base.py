@@ -230,6 +230,8 @@ LTI_LAUNCH_LIFETIME = env_int("LTI_LAUNCH_LIFETIME", 3600)
 # Seconds the platforms' JWKS stay cached before being fetched again.
 LTI_PLATFORM_KEYS_LIFETIME = env_int("LTI_PLATFORM_KEYS_LIFETIME", 3600)
 LTI_PASSBACK_MAX_RETRIES = env_int("LTI_PASSBACK_MAX_RETRIES", 8)
+# Hours our JWKS keeps publishing a signing key after a rotation replaced it.
+LTI_TOOL_KEY_GRACE_HOURS = env_int("LTI_TOOL_KEY_GRACE_HOURS", 72)
 # Hours during which a failed passback is sent again by the half-hourly sweep.
 LTI_PASSBACK_RESEND_HOURS = env_int("LTI_PASSBACK_RESEND_HOURS", 24)
 # The course role an LMS teaching assistant gets: grader (reads submissions, edits nothing),

@@ -41,6 +41,9 @@ ENV_VARS: dict[str, str] = {
     "LTI_PASSBACK_RESEND_HOURS": (
         "hours the half-hourly sweep sends failed LMS grade passbacks again (default 24)"
     ),
+    "LTI_TOOL_KEY_GRACE_HOURS": (
+        "hours Cutoff's JWKS keeps a signing key a rotation replaced (default 72)"
+    ),
     "LTI_TEACHING_ASSISTANT_ROLE": (
         "course role of LMS teaching assistants: grader, instructor, student or none "
         "(default grader)"

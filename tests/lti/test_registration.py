@@ -171,3 +171,45 @@ def test_dynamic_registration_from_a_url_pasted_into_the_lms(
     assert frame.get(url).status_code == 400
     wrong = frame.post(url, {**params, "registration_token": "guess"})
     assert wrong.status_code == 502 and b"401" in wrong.content
+
+
+def test_cutoffs_signing_key_rotates_with_the_old_key_kept_for_a_grace_period(
+    simulator: PlatformSimulator, platform: Any, instructor: Any
+) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from lti.models import LtiContext, ToolKey
+
+    _, client = instructor
+    old_kid = platform.tool_key.kid
+    response = client.post(f"/api/v1/lti/platforms/{platform.pk}/rotate-key/")
+    assert response.status_code == 200
+    new_kid = response.json()["tool"]["kid"]
+    assert new_kid != old_kid
+    published = [key["kid"] for key in Client().get("/lti/jwks/").json()["keys"]]
+    assert sorted(published) == sorted([old_kid, new_kid])
+
+    # What Cutoff signs now verifies with the new key.
+    simulator.tool_jwks = {
+        "keys": [k for k in Client().get("/lti/jwks/").json()["keys"] if k["kid"] == new_kid]
+    }
+    browser = Client()
+    launch(browser, simulator, "teacher-1", ["Instructor"], message_type="LtiDeepLinkingRequest")
+    course = LtiContext.objects.get(platform=platform).course
+    problem_set = make_problem_set(course, instructor[0])
+    picker = launch(
+        browser, simulator, "teacher-1", ["Instructor"], message_type="LtiDeepLinkingRequest"
+    )
+    _, fields = form_fields(picker.content.decode())
+    answer = browser.post(
+        "/lti/deep-link/", {"launch_id": fields["launch_id"], "problem_set": problem_set.pk}
+    )
+    action, response_fields = form_fields(answer.content.decode())
+    assert requests.post(action, data={"JWT": response_fields["JWT"]}, timeout=5).ok
+
+    # Past the grace period the old key leaves the JWKS.
+    ToolKey.objects.filter(kid=old_kid).update(retired_at=timezone.now() - timedelta(hours=73))
+    published = [key["kid"] for key in Client().get("/lti/jwks/").json()["keys"]]
+    assert published == [new_kid]
