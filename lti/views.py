@@ -291,17 +291,26 @@ def _continue_url(user_id: int, path: str) -> str:
     return reverse("lti-continue", args=[token])
 
 
+def _load_signed(token: str, salt: str, max_age: int) -> tuple[dict[str, Any], User | None] | None:
+    """Return a signed link's payload and the active user it names (None if gone), or None
+    when the token is forged or expired."""
+    try:
+        payload = signing.loads(token, salt=salt, max_age=max_age)
+    except signing.BadSignature:
+        return None
+    return payload, User.objects.filter(pk=payload.get("user"), is_active=True).first()
+
+
 @require_GET
 def continue_view(request: HttpRequest, token: str) -> HttpResponse:
     """Sign in the user a launch page's link was made for (once, within five minutes) and
     open the Cutoff page it points to."""
-    try:
-        payload = signing.loads(token, salt=CONTINUE_SALT, max_age=CONTINUE_SECONDS)
-    except signing.BadSignature:
+    loaded = _load_signed(token, CONTINUE_SALT, CONTINUE_SECONDS)
+    if loaded is None:
         return error_page(
             request, "This link has expired; open the activity again from the LMS.", 403
         )
-    user = User.objects.filter(pk=payload.get("user"), is_active=True).first()
+    payload, user = loaded
     path = str(payload.get("next") or "")
     digest = hashlib.sha256(token.encode()).hexdigest()
     first_use = caches[settings.LTI_CACHE_ALIAS].add(
@@ -376,13 +385,12 @@ def _assignment_context(problem_set: ProblemSet, student: User) -> dict[str, Any
 def waiting_view(request: HttpRequest, token: str) -> HttpResponse:
     """Show a student's launch page again while their variant is generated: it reloads
     itself until the variant is there, then links to it."""
-    try:
-        payload = signing.loads(token, salt=WAITING_SALT, max_age=WAITING_SECONDS)
-    except signing.BadSignature:
+    loaded = _load_signed(token, WAITING_SALT, WAITING_SECONDS)
+    if loaded is None:
         return error_page(
             request, "This page has expired; open the activity again from the LMS.", 403
         )
-    user = User.objects.filter(pk=payload.get("user"), is_active=True).first()
+    payload, user = loaded
     problem_set = ProblemSet.objects.filter(pk=payload.get("problem_set")).first()
     if user is None or problem_set is None:
         return error_page(request, "This activity is no longer available in Cutoff.", 404)
