@@ -35,8 +35,9 @@ from lti.tasks import sync_roster_task
 
 logger = logging.getLogger(__name__)
 
-# Deep-linking launches waiting for the instructor's pick: launch id → LtiContext id.
-PENDING_DEEP_LINKS = "lti_pending_deep_links"
+# Signs the picker's selection token: which launch, LMS course and instructor it is for. It
+# stands in for a session, which a frame without third-party cookies does not keep.
+DEEP_LINK_SELECTION_SALT = "lti.deep-link-selection"
 
 
 # pylti1p3's terse messages, said so a user (or an LMS administrator) knows what happened.
@@ -268,13 +269,15 @@ def launch_view(request: HttpRequest) -> HttpResponse:
 def _deep_link_picker(
     request: HttpRequest, launch: services.Launch, launch_id: str, claims: dict[str, Any]
 ) -> HttpResponse:
-    pending = request.session.get(PENDING_DEEP_LINKS, {})
-    pending[launch_id] = launch.context.pk
-    request.session[PENDING_DEEP_LINKS] = pending
+    selection = signing.dumps(
+        {"launch": launch_id, "context": launch.context.pk, "user": launch.user.pk},
+        salt=DEEP_LINK_SELECTION_SALT,
+    )
     context = {
         "course": launch.context.course,
         "problem_sets": problem_sets_for_deep_linking(launch.context),
         "launch_id": launch_id,
+        "selection": selection,
         "multiple": services.accepts_multiple(claims),
     }
     return render(request, "lti/deep_link_picker.html", context)
@@ -406,21 +409,32 @@ def waiting_view(request: HttpRequest, token: str) -> HttpResponse:
     )
 
 
+@csrf_exempt
 @xframe_options_exempt
 @require_POST
 @needs_launch_cache
 def deep_link_select_view(request: HttpRequest) -> HttpResponse:
     """Answer a deep-linking launch with the problem set the instructor picked: a page that
-    posts our signed LtiDeepLinkingResponse back to the platform."""
+    posts our signed LtiDeepLinkingResponse back to the platform.
+
+    The picker's signed selection token (not a session or CSRF cookie, which a frame
+    without third-party cookies lacks) says which launch and instructor it is for; each
+    launch is answered once.
+    """
     launch_id = request.POST.get("launch_id", "")
-    pending = request.session.get(PENDING_DEEP_LINKS, {})
-    if not request.user.is_authenticated or launch_id not in pending:
+    loaded = _load_signed(
+        request.POST.get("selection", ""), DEEP_LINK_SELECTION_SALT, settings.LTI_LAUNCH_LIFETIME
+    )
+    payload, user = loaded if loaded is not None else ({}, None)
+    answered_key = "lti-deep-link-answered-" + hashlib.sha256(launch_id.encode()).hexdigest()
+    cache = caches[settings.LTI_CACHE_ALIAS]
+    if user is None or payload.get("launch") != launch_id or cache.get(answered_key):
         return error_page(
             request, "This selection has expired; choose “Select content” again in the LMS.", 403
         )
     context = (
         LtiContext.objects.select_related("platform__tool_key", "course")
-        .filter(pk=pending[launch_id])
+        .filter(pk=payload.get("context"))
         .first()
     )
     if context is None:
@@ -445,8 +459,10 @@ def deep_link_select_view(request: HttpRequest) -> HttpResponse:
         return error_page(request, error.message, status=error.status)
     except LtiException as error:
         return error_page(request, f"The deep link could not be answered: {error}.", status=403)
-    del pending[launch_id]
-    request.session[PENDING_DEEP_LINKS] = pending
+    if not cache.add(answered_key, True, settings.LTI_LAUNCH_LIFETIME):
+        return error_page(
+            request, "This selection has expired; choose “Select content” again in the LMS.", 403
+        )
     return render(
         request, "lti/deep_link_return.html", {"return_url": return_url, "jwt": response_jwt}
     )

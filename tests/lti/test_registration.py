@@ -99,7 +99,7 @@ def test_the_deep_linking_answer_echoes_data_only_when_the_platform_sent_it(
     )
     _, fields = form_fields(picker.content.decode())
     answer = browser.post(
-        "/lti/deep-link/", {"launch_id": fields["launch_id"], "problem_set": problem_set.pk}
+        "/lti/deep-link/", {**fields, "problem_set": problem_set.pk}
     )
     action, response_fields = form_fields(answer.content.decode())
     assert requests.post(action, data={"JWT": response_fields["JWT"]}, timeout=5).ok
@@ -204,7 +204,7 @@ def test_cutoffs_signing_key_rotates_with_the_old_key_kept_for_a_grace_period(
     )
     _, fields = form_fields(picker.content.decode())
     answer = browser.post(
-        "/lti/deep-link/", {"launch_id": fields["launch_id"], "problem_set": problem_set.pk}
+        "/lti/deep-link/", {**fields, "problem_set": problem_set.pk}
     )
     action, response_fields = form_fields(answer.content.decode())
     assert requests.post(action, data={"JWT": response_fields["JWT"]}, timeout=5).ok
