@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiExample, extend_schema
 from rest_framework import serializers, status
-from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.models import Role
 from accounts.permissions import IsInstructor
+from accounts.requests import AuthenticatedRequest
 from accounts.selectors import courses_taught_by
-from accounts.services import create_course, enroll_usernames
+from accounts.services import NOT_ENROLLED_REASON, create_course, enroll_usernames
 
 
 class CourseCreateApi(APIView):
@@ -44,7 +45,7 @@ class CourseCreateApi(APIView):
             ),
         ],
     )
-    def post(self, request: Request) -> Response:
+    def post(self, request: AuthenticatedRequest) -> Response:
         """Create the course described in the body."""
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -53,48 +54,67 @@ class CourseCreateApi(APIView):
 
 
 class CourseEnrollApi(APIView):
-    """Enrol students (or co-instructors) in a course the caller teaches."""
+    """Enrol students (or co-instructors) in a course the caller teaches.
+
+    Only accounts that are already members of a course the caller teaches can be enrolled by
+    name; ``create_missing`` creates (and enrols) accounts for names no account has. Every
+    other name is listed in ``not_enrolled`` with the same reason, whether an account has it
+    or not, so the answer never reveals which usernames exist.
+    """
 
     permission_classes = [IsInstructor]
 
     class InputSerializer(serializers.Serializer):
         usernames = serializers.ListField(
-            child=serializers.CharField(max_length=150), min_length=1, max_length=2000
+            child=serializers.CharField(max_length=150, validators=[UnicodeUsernameValidator()]),
+            min_length=1, max_length=2000,
         )
         role = serializers.ChoiceField(choices=Role.choices, default=Role.STUDENT)
         create_missing = serializers.BooleanField(default=False)
 
     class OutputSerializer(serializers.Serializer):
-        username = serializers.CharField(source="user.username")
-        role = serializers.CharField()
+        class EnrolledSerializer(serializers.Serializer):
+            username = serializers.CharField(source="user.username")
+            role = serializers.CharField()
+
+        class NotEnrolledSerializer(serializers.Serializer):
+            username = serializers.CharField()
+            reason = serializers.CharField()
+
+        enrolled = EnrolledSerializer(many=True)
+        not_enrolled = NotEnrolledSerializer(many=True)
 
     @extend_schema(
         request=InputSerializer,
-        responses={201: OutputSerializer(many=True)},
+        responses={200: OutputSerializer},
         tags=["courses"],
         examples=[
             OpenApiExample(
-                "enrol", value={"usernames": ["ana", "rui"], "create_missing": True},
+                "enrol", value={"usernames": ["ana", "rui", "zé"], "create_missing": True},
                 request_only=True,
             ),
             OpenApiExample(
                 "enrolled",
-                value=[
-                    {"username": "ana", "role": "student"},
-                    {"username": "rui", "role": "student"},
-                ],
-                response_only=True, status_codes=["201"],
+                value={
+                    "enrolled": [
+                        {"username": "ana", "role": "student"},
+                        {"username": "rui", "role": "student"},
+                    ],
+                    "not_enrolled": [{"username": "zé", "reason": NOT_ENROLLED_REASON}],
+                },
+                response_only=True, status_codes=["200"],
             ),
         ],
     )
-    def post(self, request: Request, course_id: int) -> Response:
+    def post(self, request: AuthenticatedRequest, course_id: int) -> Response:
         """Enrol the named users; unknown courses and other instructors' courses are 404."""
         course = get_object_or_404(courses_taught_by(request.user), pk=course_id)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        enrollments = enroll_usernames(course=course, **data.validated_data)
-        return Response(
-            self.OutputSerializer(enrollments, many=True).data, status=status.HTTP_201_CREATED
-        )
-
-
+        outcome = enroll_usernames(course=course, by=request.user, **data.validated_data)
+        output = {
+            "enrolled": outcome.enrolled,
+            "not_enrolled": [{"username": name, "reason": NOT_ENROLLED_REASON}
+                             for name in outcome.not_enrolled],
+        }
+        return Response(self.OutputSerializer(output).data, status=status.HTTP_200_OK)

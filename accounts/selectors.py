@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db.models import QuerySet
 
 from accounts.models import Course, Enrollment, Role, User
@@ -29,7 +31,7 @@ def is_course_grader(user: User, course: Course | int) -> bool:
     ).exists()
 
 
-def enrolled_course_ids(user: User) -> QuerySet[Enrollment]:
+def enrolled_course_ids(user: User) -> QuerySet[Enrollment, Any]:
     """Return the ids of the courses ``user`` is enrolled in (any role), as a subquery."""
     return Enrollment.objects.filter(user=user).values("course_id")
 

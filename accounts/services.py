@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from django.db import transaction
 from rest_framework.authtoken.models import Token
 
 from accounts.models import ACCOUNT_ROLES, Course, Enrollment, Role, User
+from accounts.selectors import courses_taught_by
 from config.api import ApiError
 
 
@@ -70,20 +73,46 @@ def enroll(*, course: Course, user: User, role: str) -> Enrollment:
     return enrollment
 
 
+NOT_ENROLLED_REASON = (
+    "not enrolled: no account by this name is a member of a course you teach, and none was "
+    "created (create_missing creates accounts whose name is free)"
+)
+"""The one reason given for every name not enrolled, whether an account has it or not, so
+the answer never tells an instructor which usernames exist elsewhere."""
+
+
+@dataclass(frozen=True)
+class EnrolmentOutcome:
+    """Who a bulk enrolment enrolled, and the names it did not (with one reason for all)."""
+
+    enrolled: list[Enrollment]
+    not_enrolled: list[str]
+
+
 def enroll_usernames(
-    *, course: Course, usernames: list[str], role: str, create_missing: bool
-) -> list[Enrollment]:
-    """Enrol each named user; create missing accounts only when ``create_missing`` is set."""
-    existing = {u.username: u for u in User.objects.filter(username__in=usernames)}
-    missing = [name for name in usernames if name not in existing]
-    if missing and not create_missing:
-        raise ApiError(
-            "usernames: these accounts do not exist (set create_missing to create them): "
-            + ", ".join(missing),
-            code="not_found",
-            details={"missing": missing},
-        )
+    *, course: Course, usernames: list[str], role: str, create_missing: bool, by: User
+) -> EnrolmentOutcome:
+    """Enrol each named account that ``by`` already shares a course with; with
+    ``create_missing``, create and enrol the names no account has.
+
+    Any other name (no account and ``create_missing`` unset, or an account of someone else's
+    courses only) is listed as not enrolled, for the same reason whichever it is: an
+    instructor can neither enrol strangers nor learn from the answer whether they exist.
+    """
+    known = {
+        user.username: user
+        for user in User.objects.filter(
+            username__in=usernames, enrollments__course__in=courses_taught_by(by)
+        ).distinct()
+    }
+    taken = set(User.objects.filter(username__in=usernames).values_list("username", flat=True))
+    enrolled, not_enrolled = [], []
     with transaction.atomic():
-        for name in missing:
-            existing[name], _ = create_account(username=name, role=Role.STUDENT)
-        return [enroll(course=course, user=existing[name], role=role) for name in usernames]
+        for name in dict.fromkeys(usernames):
+            if name not in known and create_missing and name not in taken:
+                known[name], _ = create_account(username=name, role=Role.STUDENT)
+            if name in known:
+                enrolled.append(enroll(course=course, user=known[name], role=role))
+            else:
+                not_enrolled.append(name)
+    return EnrolmentOutcome(enrolled, not_enrolled)

@@ -61,7 +61,7 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         message = _first_message(response.data)
     else:
         detail = getattr(exc, "detail", "")
-        code = getattr(detail, "code", None) or getattr(exc, "default_code", "error")
+        code = str(getattr(detail, "code", None) or getattr(exc, "default_code", "error"))
         message, details = str(detail), {}
     response.data = {"error": {"code": code, "message": message, "details": details}}
     return response

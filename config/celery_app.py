@@ -7,9 +7,11 @@ from celery import Celery
 from celery.signals import task_prerun, worker_process_init, worker_ready
 from django.db import close_old_connections
 
+from config.broker import use_this_transport_for_redis_urls
 from config.gc_tuning import freeze_startup_heap
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
+use_this_transport_for_redis_urls()  # before any connection: see config.broker
 
 app = Celery("cutoff")
 app.config_from_object("django.conf:settings", namespace="CELERY")
@@ -17,8 +19,11 @@ app.autodiscover_tasks()
 # Code exercises keep their tasks in a sub-package of the grading app.
 app.autodiscover_tasks(["grading.code"])
 
-# Connect the heartbeat signal handlers (used by /healthz with brokers that lack broadcast).
-import config.heartbeat  # noqa: E402,F401
+# Worker heartbeats (read by /healthz and the stale-work sweep) and the consumer step that
+# resends what a broker outage lost.
+from config.heartbeat import BrokerConnectionWatch  # noqa: E402
+
+app.steps["consumer"].add(BrokerConnectionWatch)
 
 
 @task_prerun.connect

@@ -1,56 +1,157 @@
-"""Worker heartbeat files, for brokers without broadcast (kombu's filesystem transport).
+"""Worker heartbeats in the database: each worker process says it is alive, whether it is
+connected to the broker, and which submissions it holds.
 
-Each worker process touches ``var/heartbeat/<hostname>`` every few seconds; ``/healthz``
-counts the files touched recently.
+A worker's main process writes its :class:`grading.models.WorkerHeartbeat` row every
+``HEARTBEAT_EVERY_SECONDS`` from a thread, and at once when it receives a grading task (so a
+submission it holds is always listed before it can be lost with the worker), loses the
+broker or gets it back. ``/healthz`` reads these rows instead of pinging workers; the
+stale-work sweep sends again the submissions of a worker whose heartbeat stopped
+(``grading.services.requeue_stranded_submissions``).
 """
 
 from __future__ import annotations
 
+import logging
+import os
 import threading
-import time
-from pathlib import Path
+from datetime import datetime, timedelta
 from typing import Any
 
-from celery.signals import worker_ready, worker_shutdown
-from django.conf import settings
+from celery import bootsteps
+from celery.signals import task_received, worker_ready, worker_shutdown
+from celery.worker import state as worker_state
+from django.db import close_old_connections
+from django.db.utils import Error as DatabaseError
+from django.utils import timezone
+
+logger = logging.getLogger(__name__)
 
 HEARTBEAT_EVERY_SECONDS = 5.0
-ALIVE_WITHIN_SECONDS = 30.0
-_stop = threading.Event()
+ALIVE_WITHIN = timedelta(seconds=20)
+"""A worker whose heartbeat is older than this is gone (four beats missed)."""
+SUBMISSION_TASKS = frozenset(
+    {"grading.tasks.grade_submission_task", "grading.code.tasks.run_code_submission"}
+)
+"""The tasks whose first argument is the id of the submission they grade."""
 
 
-def heartbeat_dir() -> Path:
-    """Return the folder holding one heartbeat file per worker."""
-    return Path(settings.VAR_DIR) / "heartbeat"
+class Heartbeat:
+    """This worker process's heartbeat: its name, broker state and the row it writes."""
+
+    def __init__(self) -> None:
+        self.name = ""
+        self.broker_connected = False
+        self.broker_lost_at: datetime | None = None
+        self.stop = threading.Event()
+        self.lock = threading.Lock()
+
+    def held_submissions(self, received: Any = None) -> list[int]:
+        """Return the ids of the submissions whose tasks this worker holds right now.
+
+        ``received`` is a request just received, which Celery lists as reserved only after
+        the ``task_received`` signal.
+        """
+        held = set()
+        for request in [*worker_state.requests.values(), *([received] if received else [])]:
+            if request.name in SUBMISSION_TASKS and request.args:
+                held.add(int(request.args[0]))
+        return sorted(held)
+
+    def write(self, received: Any = None) -> None:
+        """Write this worker's row now; a database error is logged, not raised."""
+        from grading.models import WorkerHeartbeat
+
+        if not self.name:
+            return
+        with self.lock:
+            try:
+                close_old_connections()
+                WorkerHeartbeat.objects.update_or_create(
+                    name=self.name,
+                    defaults={"beat_at": timezone.now(), "holding": self.held_submissions(received),
+                              "broker_connected": self.broker_connected},
+                )
+            except DatabaseError:
+                logger.warning("could not write the heartbeat of %s", self.name, exc_info=True)
+
+    def run(self) -> None:
+        """Write the row every HEARTBEAT_EVERY_SECONDS until stopped."""
+        while not self.stop.wait(HEARTBEAT_EVERY_SECONDS):
+            self.write()
+
+    def remove(self) -> None:
+        """Stop beating and delete this worker's row (a clean shutdown)."""
+        from grading.models import WorkerHeartbeat
+
+        self.stop.set()
+        if self.name:
+            try:
+                WorkerHeartbeat.objects.filter(name=self.name).delete()
+            except DatabaseError:
+                logger.warning("could not remove the heartbeat of %s", self.name, exc_info=True)
 
 
-def workers_alive() -> int:
-    """Return how many workers touched their heartbeat file recently."""
-    folder = heartbeat_dir()
-    if not folder.is_dir():
-        return 0
-    now = time.time()
-    return sum(1 for f in folder.iterdir() if now - f.stat().st_mtime < ALIVE_WITHIN_SECONDS)
+heartbeat = Heartbeat()
 
 
 @worker_ready.connect
 def start_heartbeat(sender: Any = None, **kwargs: Any) -> None:
-    """Start touching this worker's heartbeat file in a daemon thread."""
-    hostname = getattr(sender, "hostname", "worker")
-    path = heartbeat_dir() / str(hostname)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Name this worker (node name and pid: a restarted worker is another one) and start."""
+    heartbeat.name = f"{getattr(sender, 'hostname', 'worker')} pid {os.getpid()}"
+    heartbeat.write()
+    threading.Thread(target=heartbeat.run, name="cutoff-heartbeat", daemon=True).start()
 
-    def beat() -> None:
-        while not _stop.wait(HEARTBEAT_EVERY_SECONDS):
-            path.touch()
 
-    path.touch()
-    threading.Thread(target=beat, name="cutoff-heartbeat", daemon=True).start()
+@task_received.connect
+def list_received_submission(request: Any = None, **kwargs: Any) -> None:
+    """Write the heartbeat as soon as a grading task arrives, listing its submission."""
+    if request is not None and request.name in SUBMISSION_TASKS:
+        heartbeat.write(received=request)
 
 
 @worker_shutdown.connect
 def stop_heartbeat(sender: Any = None, **kwargs: Any) -> None:
-    """Stop the heartbeat and remove this worker's file."""
-    _stop.set()
-    hostname = getattr(sender, "hostname", "worker")
-    (heartbeat_dir() / str(hostname)).unlink(missing_ok=True)
+    """Stop the heartbeat and remove this worker's row."""
+    heartbeat.remove()
+
+
+class BrokerConnectionWatch(bootsteps.StartStopStep):
+    """A consumer step: record broker losses and, once reconnected, resend what they lost.
+
+    Celery stops the consumer's steps when the broker connection is lost and starts them
+    again once it is back. Messages the worker held then (prefetched, waiting for an ETA)
+    cannot be acknowledged or restored any more, and a broker restarted without its data
+    lost the queued ones: the stale-work sweep sends again every submission still queued
+    from before the loss (grading is idempotent, so one still in the queue is graded once).
+    """
+
+    requires = {"celery.worker.consumer.tasks:Tasks"}
+
+    def start(self, parent: Any) -> None:
+        """Mark the broker connected; after a loss, run the sweep for what it lost."""
+        heartbeat.broker_connected = True
+        heartbeat.write()
+        lost_at, heartbeat.broker_lost_at = heartbeat.broker_lost_at, None
+        if lost_at is not None:
+            logger.info("broker connection back (lost at %s): requeueing what it lost",
+                        lost_at.isoformat())
+            parent.app.send_task("grading.tasks.requeue_stale_submissions",
+                                 kwargs={"broker_lost_at": lost_at.isoformat()})
+
+    def stop(self, parent: Any) -> None:
+        """Mark the broker lost (the consumer restarts or shuts down)."""
+        if heartbeat.broker_connected:
+            heartbeat.broker_connected = False
+            heartbeat.broker_lost_at = timezone.now()
+            heartbeat.write()
+
+    def shutdown(self, parent: Any) -> None:
+        """Do nothing more at shutdown: the worker_shutdown handler removes the row."""
+
+
+def live_workers(now: datetime | None = None) -> list[Any]:
+    """Return the heartbeats written within ALIVE_WITHIN."""
+    from grading.models import WorkerHeartbeat
+
+    now = now or timezone.now()
+    return list(WorkerHeartbeat.objects.filter(beat_at__gte=now - ALIVE_WITHIN))

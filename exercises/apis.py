@@ -6,7 +6,8 @@ One API class per operation, each with nested Input/Output serializers.
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any
+from decimal import Decimal
+from typing import Any, cast
 
 from django.conf import settings
 from django.http import Http404
@@ -15,6 +16,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiExample,
     OpenApiParameter,
+    OpenApiResponse,
     extend_schema,
     extend_schema_field,
     extend_schema_serializer,
@@ -27,13 +29,14 @@ from rest_framework.views import APIView
 
 from accounts.models import Course
 from accounts.permissions import IsInstructor
+from accounts.requests import AuthenticatedRequest
 from accounts.selectors import courses_taught_by
 from config.api import ApiError
 from exercises.generation import GenerationError, derive_seed, generate_item
 from exercises.kinds import all_kinds, get_kind
 from exercises.kinds.base import AnswerPart, Kind
 from exercises.kinds.params import ParamError
-from exercises.models import Item, ProblemSet, Variant, VariantItem
+from exercises.models import MOST_ATTEMPTS, Item, ProblemSet, Variant, VariantItem
 from exercises.selectors import (
     problem_set_with_answers,
     problem_sets_taught_by,
@@ -47,12 +50,20 @@ from exercises.services import (
     update_item,
     validate_item,
 )
+from grading.feedback_policy import FEEDBACK_POLICY_HELP
 from grading.selectors import answers_visible
 from lti.authentication import HasScope
 
 LANG_PARAMETER = OpenApiParameter(
     "lang", str, enum=[code for code, _ in settings.LANGUAGES], required=False,
     description="language of prompts and labels (default: from Accept-Language)",
+)
+
+
+GENERATION_FAILED = (
+    "`generation_failed`: no problem met the params' constraints within the attempt budget; "
+    "`details` names the param (`params`, `params.options`; for a set "
+    "`items[i].params...`) and the message the unmet constraint. Nothing is stored."
 )
 
 
@@ -79,13 +90,33 @@ class AnswerPartSerializer(serializers.Serializer):
 
     name = serializers.CharField()
     type = serializers.CharField()
-    label = serializers.CharField()
+    # A field named like a Field attribute (DRF moves declared fields off the class).
+    label = serializers.CharField(  # type: ignore[assignment]
+        help_text="what to fill in, in the active language; number parts end with how they "
+        "are graded: (exact) or (within ±tolerance)"
+    )
     points = serializers.SerializerMethodField()
     tolerance = serializers.SerializerMethodField()
+    # A field named like a Serializer attribute (DRF moves declared fields off the class).
+    fields = serializers.ListField(  # type: ignore[assignment]
+        child=serializers.CharField(),
+        help_text="records parts: the fields each row has (any other is refused); else empty",
+    )
+    choices = serializers.SerializerMethodField(
+        help_text="records parts: field → the words it holds instead of a number (a "
+        "transposition table entry's flag: exact, lower, upper); else empty",
+    )
 
     def get_points(self, part: AnswerPart) -> str:
         """Return the part's default weight as an exact string."""
         return str(part.points)
+
+    @extend_schema_field(
+        serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
+    )
+    def get_choices(self, part: AnswerPart) -> dict[str, list[str]]:
+        """Return the word fields of a records part and the words each allows."""
+        return {name: list(words) for name, words in part.options.get("choices", {}).items()}
 
     def get_tolerance(self, part: AnswerPart) -> str | None:
         """Return the absolute tolerance of a float part as an exact string, else null."""
@@ -94,7 +125,11 @@ class AnswerPartSerializer(serializers.Serializer):
 
 def parts_of(kind_name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
     """Return the serialized answer parts of an item (labels in the active language)."""
-    return AnswerPartSerializer(get_kind(kind_name).answer_parts(params), many=True).data
+    # many=True: a ReturnList of dicts (drf-stubs types .data as one dict).
+    return cast(
+        list[dict[str, Any]],
+        AnswerPartSerializer(get_kind(kind_name).answer_parts(params), many=True).data,
+    )
 
 
 def render_prompt(prompt: dict[str, Any]) -> str:
@@ -167,7 +202,8 @@ class KindPreviewApi(APIView):
         generation_attempt = serializers.IntegerField()
 
     @extend_schema(
-        request=InputSerializer, responses={200: OutputSerializer},
+        request=InputSerializer,
+        responses={200: OutputSerializer, 422: OpenApiResponse(description=GENERATION_FAILED)},
         parameters=[LANG_PARAMETER], tags=["exercises"], summary="Preview a kind",
         examples=[
             OpenApiExample(
@@ -192,8 +228,9 @@ class KindPreviewApi(APIView):
         try:
             item = generate_item(kind, params, seed)
         except GenerationError as error:
-            raise ApiError(str(error), code="generation_failed",
-                           status_code=status.HTTP_422_UNPROCESSABLE_ENTITY) from error
+            raise ApiError(f"{error.param_path}: {error.message}", code="generation_failed",
+                           status_code=status.HTTP_422_UNPROCESSABLE_ENTITY,
+                           details={error.param_path: [error.message]}) from error
         with translation.override(requested_language(request)):
             body = {
                 "kind": kind,
@@ -262,6 +299,9 @@ class ProblemSetOutputSerializer(serializers.Serializer):
     late_policy = serializers.CharField()
     late_penalty = serializers.DecimalField(max_digits=4, decimal_places=3)
     score_policy = serializers.CharField()
+    feedback_policy = serializers.ChoiceField(
+        choices=ProblemSet.FeedbackPolicy.choices, help_text=FEEDBACK_POLICY_HELP
+    )
     time_limit_minutes = serializers.IntegerField(allow_null=True)
     published_at = serializers.DateTimeField(allow_null=True)
     items = ItemOutputSerializer(many=True)
@@ -274,6 +314,7 @@ PROBLEM_SET_EXAMPLE = {
     "seed": "2026-week-3",
     "due_at": "2026-12-01T23:59:00Z",
     "max_attempts": 3,
+    "feedback_policy": "verdicts",
     "items": [
         {"kind": "minimax", "params": {"depth": 2}, "points": "2"},
         {"kind": "alphabeta", "params": {"depth": 3, "min_cuts": 2, "cut_on_equality": True},
@@ -286,7 +327,7 @@ PROBLEM_SET_EXAMPLE = {
 class ProblemSetCreateApi(APIView):
     """Create a draft problem set in a course the caller teaches."""
 
-    permission_classes = [IsInstructor, HasScope("problem_sets:write")]
+    permission_classes = [IsInstructor, HasScope("problem_sets:write")]  # type: ignore[list-item]
 
     @extend_schema_serializer(component_name="ProblemSetCreate")
     class InputSerializer(serializers.Serializer):
@@ -295,25 +336,31 @@ class ProblemSetCreateApi(APIView):
             kind = serializers.CharField(max_length=32)
             params = JsonField(required=False, default=dict)
             points = serializers.DecimalField(
-                max_digits=7, decimal_places=2, min_value=0, default=1
+                max_digits=7, decimal_places=2, min_value=0, default=Decimal(1)
             )
 
         course = serializers.IntegerField()
         title = serializers.CharField(max_length=200)
         seed = serializers.CharField(max_length=64, required=False, default="")
-        items = ItemSerializer(many=True, allow_empty=False, max_length=50)
+        # many=True hands max_length to the ListSerializer (drf-stubs leaves it out).
+        items = ItemSerializer(many=True, allow_empty=False, max_length=50)  # type: ignore[call-arg]
         due_at = serializers.DateTimeField(required=False, allow_null=True, default=None)
         max_attempts = serializers.IntegerField(
-            required=False, allow_null=True, default=None, min_value=1
+            required=False, allow_null=True, default=None, min_value=1,
+            max_value=MOST_ATTEMPTS,
         )
         late_policy = serializers.ChoiceField(
             choices=ProblemSet.LatePolicy.choices, default=ProblemSet.LatePolicy.REFUSE
         )
         late_penalty = serializers.DecimalField(
-            max_digits=4, decimal_places=3, min_value=0, max_value=1, default=0
+            max_digits=4, decimal_places=3, min_value=0, max_value=1, default=Decimal(0)
         )
         score_policy = serializers.ChoiceField(
             choices=ProblemSet.ScorePolicy.choices, default=ProblemSet.ScorePolicy.BEST
+        )
+        feedback_policy = serializers.ChoiceField(
+            choices=ProblemSet.FeedbackPolicy.choices,
+            default=ProblemSet.FeedbackPolicy.VERDICTS, help_text=FEEDBACK_POLICY_HELP,
         )
         time_limit_minutes = serializers.IntegerField(
             required=False, allow_null=True, default=None, min_value=1, max_value=24 * 60
@@ -324,7 +371,7 @@ class ProblemSetCreateApi(APIView):
         tags=["problem sets"], summary="Create a problem set",
         examples=[OpenApiExample("three items", value=PROBLEM_SET_EXAMPLE, request_only=True)],
     )
-    def post(self, request: Request) -> Response:
+    def post(self, request: AuthenticatedRequest) -> Response:
         """Validate every item's params against its kind and store the draft set."""
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -335,8 +382,8 @@ class ProblemSetCreateApi(APIView):
         if course is None:
             raise ApiError("course: no course with this id that you teach",
                            details={"course": ["not one of your courses"]})
-        problem_set = create_problem_set(creator=request.user, course=course, **fields)
-        problem_set = problem_set_with_answers(request.user, problem_set.pk)
+        created = create_problem_set(creator=request.user, course=course, **fields)
+        problem_set = problem_set_with_answers(request.user, created.pk)
         return Response(
             ProblemSetOutputSerializer(problem_set).data, status=status.HTTP_201_CREATED
         )
@@ -348,13 +395,13 @@ class ProblemSetDetailApi(APIView):
     Everyone else, students included, gets 404: the set's existence is not revealed.
     """
 
-    permission_classes = [IsAuthenticated, HasScope("problem_sets:write")]
+    permission_classes = [IsAuthenticated, HasScope("problem_sets:write")]  # type: ignore[list-item]
 
     @extend_schema(
         responses={200: ProblemSetOutputSerializer}, parameters=[LANG_PARAMETER],
         tags=["problem sets"], summary="Get a problem set with answers",
     )
-    def get(self, request: Request, problem_set_id: int) -> Response:
+    def get(self, request: AuthenticatedRequest, problem_set_id: int) -> Response:
         """Return the set; 404 unless the caller teaches its course."""
         problem_set = problem_set_with_answers(request.user, problem_set_id)
         if problem_set is None:
@@ -366,7 +413,7 @@ class ProblemSetDetailApi(APIView):
 class ProblemSetPublishApi(APIView):
     """Generate the missing variants (one per enrolled student) on Celery workers."""
 
-    permission_classes = [IsAuthenticated, HasScope("problem_sets:write")]
+    permission_classes = [IsAuthenticated, HasScope("problem_sets:write")]  # type: ignore[list-item]
 
     @extend_schema_serializer(component_name="ProblemSetPublication")
     class OutputSerializer(serializers.Serializer):
@@ -376,7 +423,9 @@ class ProblemSetPublishApi(APIView):
         failure_reason = serializers.CharField()
 
     @extend_schema(
-        request=None, responses={202: OutputSerializer}, tags=["problem sets"],
+        request=None,
+        responses={202: OutputSerializer, 422: OpenApiResponse(description=GENERATION_FAILED)},
+        tags=["problem sets"],
         summary="Publish a problem set",
         examples=[
             OpenApiExample(
@@ -387,7 +436,7 @@ class ProblemSetPublishApi(APIView):
             )
         ],
     )
-    def post(self, request: Request, problem_set_id: int) -> Response:
+    def post(self, request: AuthenticatedRequest, problem_set_id: int) -> Response:
         """Queue generation; poll GET /problem-sets/{id}/ until ``ready`` or ``failed``."""
         problem_set = problem_sets_taught_by(request.user).filter(pk=problem_set_id).first()
         if problem_set is None:
@@ -399,7 +448,7 @@ class ProblemSetPublishApi(APIView):
 class ItemUpdateApi(APIView):
     """Change an item's params (merged over the stored ones) and/or points."""
 
-    permission_classes = [IsAuthenticated, HasScope("problem_sets:write")]
+    permission_classes = [IsAuthenticated, HasScope("problem_sets:write")]  # type: ignore[list-item]
 
     @extend_schema_serializer(component_name="ItemUpdate")
     class InputSerializer(serializers.Serializer):
@@ -418,7 +467,7 @@ class ItemUpdateApi(APIView):
         request=InputSerializer, responses={200: ItemOutputSerializer}, tags=["problem sets"],
         summary="Update an item's params or points",
     )
-    def patch(self, request: Request, problem_set_id: int, position: int) -> Response:
+    def patch(self, request: AuthenticatedRequest, problem_set_id: int, position: int) -> Response:
         """Update the item; once variants exist only conventions and points may change."""
         problem_set = problem_sets_taught_by(request.user).filter(pk=problem_set_id).first()
         item = problem_set.items.filter(position=position).first() if problem_set else None
@@ -446,6 +495,10 @@ class AssignmentSummarySerializer(serializers.Serializer):
     time_limit_minutes = serializers.IntegerField(
         source="problem_set.time_limit_minutes", allow_null=True
     )
+    feedback_policy = serializers.ChoiceField(
+        source="problem_set.feedback_policy", choices=ProblemSet.FeedbackPolicy.choices,
+        help_text=FEEDBACK_POLICY_HELP,
+    )
     opened_at = serializers.DateTimeField(allow_null=True)
 
 
@@ -456,7 +509,7 @@ class AssignmentListApi(APIView):
         responses={200: AssignmentSummarySerializer(many=True)}, tags=["assignments"],
         summary="List my assignments",
     )
-    def get(self, request: Request) -> Response:
+    def get(self, request: AuthenticatedRequest) -> Response:
         """Return the caller's variants, newest first."""
         return Response(AssignmentSummarySerializer(variants_of(request.user), many=True).data)
 
@@ -512,7 +565,8 @@ class AssignmentDetailApi(APIView):
                 value={
                     "id": 12, "problem_set": 7, "title": "Week 3: alpha-beta",
                     "course": "ia-2026", "due_at": "2026-12-01T23:59:00Z", "max_attempts": 3,
-                    "time_limit_minutes": None, "opened_at": None, "closes_at": None,
+                    "time_limit_minutes": None, "feedback_policy": "verdicts",
+                    "opened_at": None, "closes_at": None,
                     "answers_visible": False,
                     "items": [{
                         "position": 1, "kind": "minimax", "points": "2.00",
@@ -528,11 +582,11 @@ class AssignmentDetailApi(APIView):
                             ]}, "params": {}, "ask": {"node_values": []}},
                         "answer_parts": [
                             {"name": "value", "type": "number",
-                             "label": "minimax value of the root", "points": "1",
-                             "tolerance": None},
+                             "label": "minimax value of the root (exact)", "points": "1",
+                             "tolerance": None, "fields": []},
                             {"name": "move", "type": "name",
                              "label": "decision at the root (child name)", "points": "1",
-                             "tolerance": None},
+                             "tolerance": None, "fields": []},
                         ],
                         "answer_key": None,
                         "explanation": None,
@@ -542,7 +596,7 @@ class AssignmentDetailApi(APIView):
             )
         ],
     )
-    def get(self, request: Request, variant_id: int) -> Response:
+    def get(self, request: AuthenticatedRequest, variant_id: int) -> Response:
         """Return the variant (404 unless it is the caller's); opening starts a timed quiz."""
         variant = variant_of(request.user, variant_id)
         if variant is None:

@@ -11,17 +11,35 @@ import hashlib
 import json
 import random
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
+from engine.solve import exact
 from exercises.kinds import get_kind
-from exercises.kinds.base import CHOICE_PART, Kind
+from exercises.kinds.base import CHOICE_PART, Kind, PartType
 from exercises.kinds.engine_bridge import EngineFailure, as_json, engine_version
 
 OPTION_IDS = "abcdef"
+NUMBER_OFFSETS = tuple(d for d in range(-6, 7) if d)
+"""How far generic numeric distractors lie from the key, drawn in a random order."""
 
 
 class GenerationError(Exception):
-    """Signal that an item could not be generated within its constraints, saying which and why."""
+    """Signal that an item could not be generated within its constraints, saying which and why.
+
+    ``field`` names the param whose constraint could not be met (``params`` when it is the
+    kind's quality constraints together); the message names the constraint.
+    """
+
+    def __init__(self, message: str, *, field: str = "params") -> None:
+        super().__init__(message)
+        self.field = field
+        self.message = message
+
+    @property
+    def param_path(self) -> str:
+        """Return where the failing param sits in an item: ``params`` or ``params.<name>``."""
+        return self.field if self.field == "params" else f"params.{self.field}"
 
 
 def derive_seed(*parts: object) -> str:
@@ -67,6 +85,7 @@ def generate_item(kind_name: str, params: dict[str, Any], seed: str) -> Generate
     """
     kind = get_kind(kind_name)
     issues: list[str] = []
+    field = "params"
     for attempt in range(kind.max_attempts):
         rng = attempt_rng(seed, attempt)
         problem = as_json(kind.generate(rng, params))
@@ -75,24 +94,30 @@ def generate_item(kind_name: str, params: dict[str, Any], seed: str) -> Generate
         except EngineFailure as error:
             raise GenerationError(str(error)) from error
         issues = kind.quality_issues(problem, answer, params)
+        if issues:
+            # The key is only read off answers that met the constraints: a finished game,
+            # for one, has no move to project.
+            continue
         key = kind.project(problem, answer)
         trace: dict[str, Any] = {"answer": answer}
-        if not issues and kind.is_multiple_choice(params):
-            issues = _ask_as_choice(kind, rng, problem, key, params, trace)
-        if not issues and kind.is_multiple_choice(params):
-            key = {CHOICE_PART: trace["correct_option"]}
-        if not issues:
-            return GeneratedItem(
-                problem=problem,
-                prompt={"kind": kind.name, "args": as_json(kind.prompt_args(problem, params))},
-                answer_key=as_json(key),
-                trace=as_json(trace),
-                engine_version=engine_version(),
-                attempt=attempt,
-            )
+        if kind.is_multiple_choice(params):
+            correct = _ask_as_choice(kind, rng, problem, key, params, trace)
+            if correct is None:
+                issues, field = [f"fewer than {params['options']} distinct answers"], "options"
+                continue
+            key = {CHOICE_PART: correct}
+        return GeneratedItem(
+            problem=problem,
+            prompt={"kind": kind.name, "args": as_json(kind.prompt_args(problem, params))},
+            answer_key=as_json(key),
+            trace=as_json(trace),
+            engine_version=engine_version(),
+            attempt=attempt,
+        )
     raise GenerationError(
         f"{kind.name}: no problem met the constraints in {kind.max_attempts} attempts "
-        f"(last unmet: {'; '.join(issues)}); loosen the params behind that constraint"
+        f"(last unmet: {'; '.join(issues)}); loosen the params behind that constraint",
+        field=field,
     )
 
 
@@ -103,40 +128,105 @@ def _ask_as_choice(
     key: dict[str, Any],
     params: dict[str, Any],
     trace: dict[str, Any],
-) -> list[str]:
-    """Add shuffled options (the key and misconceptions' answers) to ``problem`` and ``trace``.
+) -> str | None:
+    """Add shuffled options to ``problem`` and ``trace``; return the correct option's id.
 
-    Every wrong option is what exactly one named misconception of the engine answers, so
-    choosing it diagnoses that mistake. Return an issue when too few misconceptions give
-    wrong answers of their own.
+    Wrong options are first what exactly one of the engine's named misconceptions answers,
+    so choosing one diagnoses that mistake (a value two misconceptions give diagnoses neither:
+    grading names none on a tie). When too few of those differ from the key and from each
+    other, values several misconceptions share, the kind's near misses (other conventions,
+    other nodes' values) and then values near the key fill in;
+    ``trace["option_misconceptions"]`` maps those to ``None``, so choosing one names no
+    misconception, and ``trace["option_sources"]`` says where every option came from. Return
+    ``None`` when even these give too few distinct wrong answers.
     """
     part = kind.choice_part
     assert part is not None  # only kinds with a choice part accept answer_format
     by_value: dict[str, list[tuple[Any, str]]] = {}
     for code, answer in sorted(kind.misconception_answers(problem).items()):
         value = kind.project(problem, answer).get(part)
-        if value is not None and _canonical(value) != _canonical(key[part]):
-            by_value.setdefault(_canonical(value), []).append((value, code))
-    # A value two misconceptions give diagnoses neither (grading names none on a tie).
-    wrong = [found[0] for found in by_value.values() if len(found) == 1]
+        if value is not None and canonical_answer(value) != canonical_answer(key[part]):
+            by_value.setdefault(canonical_answer(value), []).append((value, code))
+    seen = {canonical_answer(key[part])}
+    wrong: list[tuple[Any, str | None, str]] = []
+    shared: list[tuple[Any, str]] = []
+    for found in by_value.values():
+        if len(found) == 1:
+            seen.add(canonical_answer(found[0][0]))
+            wrong.append((found[0][0], found[0][1], "misconception"))
+        else:
+            shared.append((found[0][0], "misconceptions_tied"))
     needed = params["options"] - 1
     if len(wrong) < needed:
-        return [f"only {len(wrong)} misconceptions give a wrong answer no other gives, "
-                f"{needed} needed"]
+        fallbacks = [
+            *shared,
+            *kind.near_misses(problem, trace["answer"], params),
+            *_values_near(rng, kind.choice_part_type(params), key[part]),
+        ]
+        for value, source in fallbacks:
+            if len(wrong) == needed:
+                break
+            if canonical_answer(value) not in seen:
+                seen.add(canonical_answer(value))
+                wrong.append((value, None, source))
+        if len(wrong) < needed:
+            return None
     rng.shuffle(wrong)
-    options: list[tuple[Any, str | None]] = [(key[part], None), *wrong[:needed]]
+    options: list[tuple[Any, str | None, str]] = [(key[part], None, "key"), *wrong[:needed]]
     rng.shuffle(options)
     problem["options"] = [
-        {"id": OPTION_IDS[index], "value": value} for index, (value, _) in enumerate(options)
+        {"id": OPTION_IDS[index], "value": value} for index, (value, _, _) in enumerate(options)
     ]
     trace["option_misconceptions"] = {
-        OPTION_IDS[index]: code for index, (_, code) in enumerate(options)
+        OPTION_IDS[index]: code for index, (_, code, _) in enumerate(options)
+    }
+    trace["option_sources"] = {
+        OPTION_IDS[index]: source for index, (_, _, source) in enumerate(options)
     }
     trace["correct_option"] = next(
-        OPTION_IDS[index] for index, (_, code) in enumerate(options) if code is None
+        OPTION_IDS[index] for index, (_, _, source) in enumerate(options) if source == "key"
     )
+    return str(trace["correct_option"])
+
+
+def _values_near(rng: random.Random, part_type: PartType, value: Any) -> list[tuple[Any, str]]:
+    """Return wrong answers a few units from ``value``, in a random order, for number parts.
+
+    Numbers move by up to 6 (never below 0 when the key is not negative); vectors move one
+    entry by one. Other part types have no such neighbours.
+    """
+    if part_type is PartType.NUMBER:
+        number = Fraction(str(value))
+        offsets = list(NUMBER_OFFSETS)
+        rng.shuffle(offsets)
+        return [
+            (exact(number + offset), "near_key")
+            for offset in offsets
+            if number < 0 or number + offset >= 0
+        ]
+    if part_type is PartType.VECTOR:
+        entries = [Fraction(str(entry)) for entry in value]
+        moved = [
+            [exact(e + step) if i == index else exact(e) for i, e in enumerate(entries)]
+            for index in range(len(entries))
+            for step in (1, -1)
+        ]
+        rng.shuffle(moved)
+        return [(vector, "near_key") for vector in moved]
     return []
 
 
-def _canonical(value: Any) -> str:
+def canonical_answer(value: Any) -> Any:
+    """Return a hashable form of an answer value under which equal answers coincide.
+
+    Numbers compare exactly whatever their spelling (``7/2``, ``"7/2"`` and ``3.5`` are one
+    value), lists entry by entry; anything else by its JSON text.
+    """
+    if isinstance(value, list):
+        return tuple(canonical_answer(entry) for entry in value)
+    if isinstance(value, int | float | str) and not isinstance(value, bool):
+        try:
+            return Fraction(str(value))
+        except (ValueError, ZeroDivisionError):
+            return json.dumps(value)
     return json.dumps(value, sort_keys=True)

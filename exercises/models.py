@@ -7,6 +7,9 @@ from django.db import models
 
 from accounts.models import Course
 
+MOST_ATTEMPTS = 1000
+"""The most attempts a problem set may allow (null allows any number)."""
+
 
 class ProblemSet(models.Model):
     """An instructor's problem set: items with params, generated once per enrolled student."""
@@ -24,6 +27,13 @@ class ProblemSet(models.Model):
     class ScorePolicy(models.TextChoices):
         BEST = "best"
         LAST = "last"
+
+    class FeedbackPolicy(models.TextChoices):
+        """What feedback students see while the answers are hidden (grading.feedback_policy)."""
+
+        FULL = "full"
+        VERDICTS = "verdicts"
+        SCORE_ONLY = "score_only"
 
     course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="problem_sets")
     title = models.CharField(max_length=200)
@@ -45,6 +55,10 @@ class ProblemSet(models.Model):
     )
     score_policy = models.CharField(
         max_length=8, choices=ScorePolicy.choices, default=ScorePolicy.BEST
+    )
+    feedback_policy = models.CharField(
+        max_length=16, choices=FeedbackPolicy.choices, default=FeedbackPolicy.VERDICTS,
+        help_text="feedback students see before the answers are visible",
     )
     time_limit_minutes = models.PositiveIntegerField(
         null=True, blank=True, help_text="per-attempt quiz time limit, from first opening"

@@ -131,8 +131,10 @@ def publish_problem_set(problem_set: ProblemSet) -> ProblemSet:
     The set goes to ``generating`` with its progress reset to (variants done, students), and
     one task per chunk of students is queued once the transaction commits; with nobody
     missing it is ``ready`` at once. Raise a 409 :class:`ApiError` while generation runs,
-    unless it has made no progress for :data:`STALE_GENERATION` (its tasks were lost).
+    unless it has made no progress for :data:`STALE_GENERATION` (its tasks were lost), and a
+    422 (see :func:`check_generation`) when the first missing variant cannot be generated.
     """
+    check_generation(problem_set)
     with transaction.atomic():
         locked = ProblemSet.objects.select_for_update().get(pk=problem_set.pk)
         if (
@@ -175,18 +177,18 @@ def generate_late_variants(
     Idempotent and safe to run concurrently (first LMS launches, roster syncs): under the
     set's row lock it extends a ``ready`` or ``generating`` set, queueing the missing
     students' generation again whatever is in flight (stored variants are skipped). Drafts
-    and failed sets are left for the instructor to publish.
+    and failed sets are left for the instructor to publish. Raise the 422 of
+    :func:`check_generation` when the first of these students' variants cannot be generated.
     """
+    if problem_set.status not in (ProblemSet.Status.READY, ProblemSet.Status.GENERATING):
+        return False
+    check_generation(problem_set, student_ids)
     with transaction.atomic():
         locked = ProblemSet.objects.select_for_update().get(pk=problem_set.pk)
         if locked.status not in (ProblemSet.Status.READY, ProblemSet.Status.GENERATING):
             return False
         missing = students_missing_variants(locked)
-        if student_ids is not None:
-            wanted = set(student_ids)
-            missing_wanted = [student_id for student_id in missing if student_id in wanted]
-        else:
-            missing_wanted = missing
+        missing_wanted = _among(missing, student_ids)
         if not missing_wanted:
             return False
         locked.progress_done = locked.variants.count()
@@ -199,6 +201,37 @@ def generate_late_variants(
         ]
         transaction.on_commit(lambda: _enqueue_generation(locked.pk, chunks))
     return True
+
+
+def check_generation(problem_set: ProblemSet, student_ids: Sequence[int] | None = None) -> None:
+    """Generate the first missing student's variant (of ``student_ids``, when given), unstored,
+    to refuse impossible params now.
+
+    Raise a 422 :class:`ApiError` (code ``generation_failed``) whose details name the item's
+    param (``items[0].params.options``) and the constraint no attempt met; nothing changes.
+    Other students' seeds can still fail on a worker: the set then turns ``failed`` with the
+    same explanation in ``failure_reason``.
+    """
+    missing = _among(students_missing_variants(problem_set), student_ids)
+    if not missing:
+        return
+    try:
+        _generate_variant_items(problem_set.seed, list(problem_set.items.all()), missing[0])
+    except GenerationError as error:
+        raise ApiError(
+            f"{error.field}: {error.message}", code="generation_failed",
+            status_code=status.HTTP_422_UNPROCESSABLE_ENTITY,
+            details={error.field: [error.message]},
+        ) from error
+
+
+def _among(student_ids: list[int], wanted: Sequence[int] | None) -> list[int]:
+    """Return those of ``student_ids`` that are ``wanted`` (all of them when ``wanted`` is
+    None), in their order."""
+    if wanted is None:
+        return student_ids
+    wanted_set = set(wanted)
+    return [student_id for student_id in student_ids if student_id in wanted_set]
 
 
 def _enqueue_generation(problem_set_id: int, chunks: list[list[int]]) -> None:
@@ -271,7 +304,8 @@ def _generate_variant_items(
         try:
             entries.append((item, seed, generate_item(item.kind, item.params, seed)))
         except GenerationError as error:
-            raise GenerationError(f"item {item.position}: {error}") from error
+            where = f"items[{item.position - 1}].{error.param_path}"
+            raise GenerationError(f"item {item.position}: {error.message}", field=where) from error
     return entries
 
 
@@ -396,7 +430,8 @@ def resolve_item(item_id: int) -> int:
         answer = kind.solve(problem)
         key = kind.project(problem, answer)
         if kind.is_multiple_choice(item.params):
-            key = _option_holding(problem, key[kind.choice_part]) or variant_item.answer_key
+            # is_multiple_choice: the kind has a choice_part.
+            key = _option_holding(problem, key[kind.choice_part]) or variant_item.answer_key  # type: ignore[assignment,index]
         changed += key != variant_item.answer_key
         variant_item.problem = problem
         variant_item.answer_key = key

@@ -3,11 +3,15 @@
 A malformed answer is refused with a 400 and never uses an attempt; an answer that is well
 formed but wrong is stored and graded. Names must exist in the student's tree, so a typo is
 caught here rather than costing an attempt.
+
+Checking also normalises: every name (node names, option ids, the keys of node → value maps
+and of records) is stripped of surrounding spaces, so ``" C2"`` from an API client is the
+node ``C2``. The normalised answer is what is stored and graded.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +22,7 @@ from grading.scoring import to_number
 
 MAX_LIST_LENGTH = 1000
 MAX_NAME_LENGTH = 100
+MAX_NUMBER_LENGTH = 64
 
 
 class AnswerFormatError(Exception):
@@ -42,6 +47,9 @@ class TreeNames:
         nodes, leaves = set(), set()
         for node in _walk(problem.get("tree")):
             nodes.add(node["name"])
+            # Transposition tables are asked by position: the key rows of repeated positions.
+            if isinstance(node.get("position"), str):
+                nodes.add(node["position"])
             if not node.get("children"):
                 leaves.add(node["name"])
         for child in problem.get("params", {}).get("children", []) or []:
@@ -62,8 +70,13 @@ def _walk(node: Any) -> Iterator[Mapping[str, Any]]:
         stack.extend(c for c in current.get("children", []) or [] if isinstance(c, Mapping))
 
 
-def check_number(part: str, value: Any) -> None:
-    """Refuse anything but a number or a number string ("3", "-2.5", "7/2", "inf")."""
+def check_number(part: str, value: Any) -> Any:
+    """Refuse anything but a number or a number string ("3", "-2.5", "7/2", "inf"); return it."""
+    if isinstance(value, str) and len(value) > MAX_NUMBER_LENGTH:
+        raise AnswerFormatError(
+            part, _("must be a number of at most %(count)d characters")
+            % {"count": MAX_NUMBER_LENGTH}
+        )
     try:
         to_number(value)
     except ValueError:
@@ -71,25 +84,43 @@ def check_number(part: str, value: Any) -> None:
             part, _('must be a number such as 3, -2.5 or "7/2", got %(value)s')
             % {"value": _shown(value)}
         ) from None
+    return value
 
 
-def check_name(part: str, value: Any, known: frozenset[str]) -> None:
-    """Refuse anything but the name of a node of this tree."""
+def check_name(part: str, value: Any, known: frozenset[str]) -> str:
+    """Refuse anything but the name of a node of this tree; return it without outer spaces."""
     if not isinstance(value, str) or not value.strip() or len(value) > MAX_NAME_LENGTH:
         raise AnswerFormatError(part, _("must be a node name (a non-empty string)"))
-    if known and value.strip() not in known:
-        raise AnswerFormatError(
-            part, _('"%(name)s" is not a node of this tree') % {"name": value[:MAX_NAME_LENGTH]}
-        )
+    name = value.strip()
+    if known and name not in known:
+        raise AnswerFormatError(part, _('"%(name)s" is not a node of this tree') % {"name": name})
+    return name
 
 
-def check_names(part: str, value: Any, known: frozenset[str], *, unique: bool) -> None:
-    """Refuse anything but a list of node names (each at most once when ``unique``)."""
+def check_names(part: str, value: Any, known: frozenset[str], *, unique: bool) -> list[str]:
+    """Refuse anything but a list of node names (each at most once when ``unique``).
+
+    Return the names stripped; names equal once stripped count as the same name.
+    """
     check_list(part, value)
-    for name in value:
-        check_name(part, name, known)
-    if unique and len(set(value)) != len(value):
+    names = [check_name(part, name, known) for name in value]
+    if unique and len(set(names)) != len(names):
         raise AnswerFormatError(part, _("must list each name at most once"))
+    return names
+
+
+def check_decision(part: str, value: Any, known: frozenset[str]) -> str | list[str]:
+    """Refuse anything but a name, or a non-empty list of names (several equally good moves).
+
+    A list is right only when every name in it is accepted (see grading.scoring), so the
+    key, which lists every equally good move, is itself a full-marks answer.
+    """
+    if not isinstance(value, list):
+        return check_name(part, value, known)
+    names = check_names(part, value, known, unique=True)
+    if not names:
+        raise AnswerFormatError(part, _("must be a node name or a non-empty list of names"))
+    return names
 
 
 def check_list(part: str, value: Any) -> None:
@@ -102,47 +133,76 @@ def check_list(part: str, value: Any) -> None:
         )
 
 
-def check_node_values(part: str, value: Any, names: TreeNames) -> None:
-    """Refuse anything but an object mapping node names to numbers (or payoff vectors)."""
+def check_node_values(part: str, value: Any, names: TreeNames) -> dict[str, Any]:
+    """Refuse anything but an object mapping node names to numbers (or payoff vectors).
+
+    Return it with the names stripped; two keys naming the same node are refused.
+    """
     if not isinstance(value, Mapping):
         raise AnswerFormatError(part, _('must be an object of node name → value, e.g. {"B": 3}'))
     if len(value) > MAX_LIST_LENGTH:
         raise AnswerFormatError(
             part, _("must have at most %(count)d entries") % {"count": MAX_LIST_LENGTH}
         )
-    for name, node_value in value.items():
-        check_name(part, name, names.nodes)
+    cleaned: dict[str, Any] = {}
+    for raw_name, node_value in value.items():
+        name = _unique_name(part, raw_name, names.nodes, cleaned)
         if isinstance(node_value, list):
-            check_vector(f"{part}.{name}", node_value)
+            cleaned[name] = check_vector(f"{part}.{name}", node_value)
         else:
-            check_number(f"{part}.{name}", node_value)
+            cleaned[name] = check_number(f"{part}.{name}", node_value)
+    return cleaned
 
 
-def check_vector(part: str, value: Any) -> None:
-    """Refuse anything but a non-empty list of numbers."""
+def _unique_name(part: str, raw: Any, known: frozenset[str], seen: Mapping[str, Any]) -> str:
+    """Return a checked name that is not yet among ``seen`` (e.g. " B" after "B")."""
+    name = check_name(part, raw, known)
+    if name in seen:
+        raise AnswerFormatError(part, _("must list each name at most once"))
+    return name
+
+
+def check_vector(part: str, value: Any) -> list[Any]:
+    """Refuse anything but a non-empty list of numbers; return it."""
     check_list(part, value)
     if not value:
         raise AnswerFormatError(part, _("must be a non-empty list of numbers"))
-    for index, entry in enumerate(value):
-        check_number(f"{part}[{index}]", entry)
+    return [check_number(f"{part}[{index}]", entry) for index, entry in enumerate(value)]
 
 
-def check_cutoffs(part: str, value: Any, names: TreeNames) -> None:
-    """Refuse anything but a list of ``{"node": name, "pruned": [names]}``."""
+def check_cutoffs(part: str, value: Any, names: TreeNames) -> list[dict[str, Any]]:
+    """Refuse anything but a list of ``{"node": name, "pruned": [names]}``; return it cleaned.
+
+    A cutoff written without ``pruned`` is stored with an empty list.
+    """
     check_list(part, value)
+    cleaned = []
     for index, entry in enumerate(value):
         where = f"{part}[{index}]"
         if not isinstance(entry, Mapping) or "node" not in entry:
             raise AnswerFormatError(
                 where, _('must be an object {"node": name, "pruned": [names]}')
             )
-        check_name(f"{where}.node", entry["node"], names.nodes)
-        check_names(f"{where}.pruned", entry.get("pruned", []), names.nodes, unique=True)
+        cleaned.append({
+            "node": check_name(f"{where}.node", entry["node"], names.nodes),
+            "pruned": check_names(
+                f"{where}.pruned", entry.get("pruned", []), names.nodes, unique=True
+            ),
+        })
+    return cleaned
 
 
-def check_records(part: str, value: Any, names: TreeNames) -> None:
-    """Refuse anything but rows ``[{"name": n, field: number}]`` or name → fields (or null)."""
-    rows = value.items() if isinstance(value, Mapping) else None
+def check_records(
+    part: str, value: Any, names: TreeNames, known: Sequence[str] = (),
+    choices: Mapping[str, Sequence[str]] | None = None,
+) -> Any:
+    """Refuse anything but rows ``[{"name": n, field: number}]`` or name → fields (or null),
+    with only the ``known`` fields (when the part declares them); a field in ``choices``
+    holds one of its listed words instead of a number (e.g. an entry's flag).
+
+    Return them in the form given, every name and word stripped.
+    """
+    rows: Iterable[tuple[Any, Any]] | None = value.items() if isinstance(value, Mapping) else None
     if rows is not None and len(value) > MAX_LIST_LENGTH:
         raise AnswerFormatError(
             part, _("must have at most %(count)d entries") % {"count": MAX_LIST_LENGTH}
@@ -152,35 +212,64 @@ def check_records(part: str, value: Any, names: TreeNames) -> None:
         if not all(isinstance(row, Mapping) and "name" in row for row in value):
             raise AnswerFormatError(part, _('must be a list of rows {"name": n, field: number}'))
         rows = [(row["name"], {k: v for k, v in row.items() if k != "name"}) for row in value]
-    for name, fields in rows:
-        check_name(part, name, names.nodes)
-        if fields is None:
-            continue
-        if not isinstance(fields, Mapping):
+    cleaned: dict[str, Any] = {}
+    for raw_name, fields in rows:
+        name = _unique_name(part, raw_name, names.nodes, cleaned)
+        if fields is not None and not isinstance(fields, Mapping):
             raise AnswerFormatError(f"{part}.{name}", _("must be an object of field → number"))
-        for field_name, number in fields.items():
-            check_number(f"{part}.{name}.{field_name}", number)
+        unknown = [
+            str(field_name) for field_name in fields or {} if known and field_name not in known
+        ]
+        if unknown:
+            raise AnswerFormatError(
+                f"{part}.{name}.{unknown[0][:MAX_NAME_LENGTH]}",
+                _("is not a field of these rows; their fields are: %(fields)s")
+                % {"fields": ", ".join(known)},
+            )
+        cleaned[name] = None if fields is None else {
+            field_name: (
+                check_word(f"{part}.{name}.{field_name}", cell, choices[field_name])
+                if choices and field_name in choices
+                else check_number(f"{part}.{name}.{field_name}", cell)
+            )
+            for field_name, cell in fields.items()
+        }
+    if isinstance(value, Mapping):
+        return cleaned
+    return [{"name": name, **(fields or {})} for name, fields in cleaned.items()]
 
 
-def check_choice(part: AnswerPart, value: Any, problem: Mapping[str, Any]) -> None:
-    """Refuse anything but the id of one of the problem's options."""
+def check_word(part: str, value: Any, words: Sequence[str]) -> str:
+    """Refuse anything but one of ``words``; return it stripped."""
+    word = value.strip() if isinstance(value, str) else value
+    if word not in words:
+        raise AnswerFormatError(
+            part, _("must be one of: %(choices)s") % {"choices": ", ".join(words)}
+        )
+    return str(word)
+
+
+def check_choice(part: AnswerPart, value: Any, problem: Mapping[str, Any]) -> str:
+    """Refuse anything but the id of one of the problem's options; return it stripped."""
     choices = [
         str(option.get("id")) for option in problem.get("options") or []
         if isinstance(option, Mapping)
     ]
-    if not isinstance(value, str) or value not in choices:
+    choice = value.strip() if isinstance(value, str) else value
+    if choice not in choices:
         raise AnswerFormatError(
             part.name, _("must be one of: %(choices)s") % {"choices": ", ".join(choices)}
         )
+    return str(choice)
 
 
 def validate_answer(
     answer: Any, parts: Sequence[AnswerPart], problem: Mapping[str, Any]
 ) -> dict[str, Any]:
-    """Return the answer's parts once every one is well formed; raise AnswerFormatError if not.
+    """Return the answer normalised once every part is well formed; raise AnswerFormatError if not.
 
     Parts may be left out (they score nothing), but at least one must be given and no unknown
-    part may appear.
+    part may appear. Names come back stripped of surrounding spaces (see the module's doc).
     """
     if not isinstance(answer, Mapping) or not answer:
         raise AnswerFormatError(
@@ -197,34 +286,36 @@ def validate_answer(
             % {"parts": ", ".join(by_name)},
         )
     names = TreeNames.of(problem)
-    for name, value in answer.items():
-        check_part(by_name[name], value, names, problem)
-    return dict(answer)
+    return {
+        name: check_part(by_name[name], value, names, problem) for name, value in answer.items()
+    }
 
 
 def check_part(
     part: AnswerPart, value: Any, names: TreeNames, problem: Mapping[str, Any]
-) -> None:
-    """Check one part's value against the rule for its type."""
+) -> Any:
+    """Check one part's value against the rule for its type; return it normalised."""
     match part.type:
         case PartType.NUMBER:
-            check_number(part.name, value)
+            return check_number(part.name, value)
         case PartType.NAME:
-            check_name(part.name, value, names.nodes)
+            return check_decision(part.name, value, names.nodes)
         case PartType.CHOICE:
-            check_choice(part, value, problem)
+            return check_choice(part, value, problem)
         case PartType.SET:
-            check_names(part.name, value, names.nodes, unique=True)
+            return check_names(part.name, value, names.nodes, unique=True)
         case PartType.SEQUENCE:
-            check_names(part.name, value, names.nodes, unique=False)
+            return check_names(part.name, value, names.nodes, unique=False)
         case PartType.NODE_VALUES:
-            check_node_values(part.name, value, names)
+            return check_node_values(part.name, value, names)
         case PartType.VECTOR:
-            check_vector(part.name, value)
+            return check_vector(part.name, value)
         case PartType.CUTOFFS:
-            check_cutoffs(part.name, value, names)
+            return check_cutoffs(part.name, value, names)
         case PartType.RECORDS:
-            check_records(part.name, value, names)
+            return check_records(part.name, value, names, part.fields,
+                                 part.options.get("choices"))
+    raise AssertionError(f"part type {part.type} has no check")
 
 
 def _shown(value: Any) -> str:

@@ -19,21 +19,23 @@ from drf_spectacular.utils import (
 )
 from rest_framework import renderers, serializers, status
 from rest_framework.permissions import IsAuthenticated
-from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.models import Course
+from accounts.models import Course, User
 from accounts.permissions import IsInstructor
+from accounts.requests import AuthenticatedRequest
 from config.api import ApiError
 from exercises.kinds import get_kind
+from exercises.models import ProblemSet
 from grading import services, webhooks
 from grading.code.apis import code_submission_output
 from grading.feedback import render_results
+from grading.feedback_policy import FEEDBACK_POLICY_SERVED_HELP, served_results
 from grading.models import Regrade, Submission, Webhook
 from grading.selectors import (
-    answers_visible,
     deliveries_of,
+    feedback_view,
     grade_rows,
     problem_set_taught_by,
     regrade_for,
@@ -54,7 +56,7 @@ SUBMISSION_EXAMPLE = {
     "id": 42, "assignment": 7, "item": 1, "attempt_number": 1, "status": "graded",
     "score": 4.0, "raw_score": 4.0, "max_score": 6.0, "is_late": False, "late_penalty": 0.0,
     "error_code": "", "answer": {"value": 3, "move": "B", "pruned_leaves": ["C3"]},
-    "answers_visible": False,
+    "answers_visible": False, "feedback_policy": "full",
     "results": [
         {"part": "value", "label": "minimax value of the root", "type": "number",
          "verdict": "correct", "points": 1.0, "max_points": 1.0, "messages": [],
@@ -97,7 +99,8 @@ class SubmissionOutputSerializer(serializers.Serializer):
             text = serializers.CharField()
 
         part = serializers.CharField()
-        label = serializers.CharField()
+        # A field named like a Field attribute (DRF moves declared fields off the class).
+        label = serializers.CharField()  # type: ignore[assignment]
         type = serializers.CharField()
         verdict = serializers.ChoiceField(choices=["correct", "partial", "wrong", "missing"])
         points = serializers.FloatField()
@@ -112,7 +115,12 @@ class SubmissionOutputSerializer(serializers.Serializer):
         )
         misconception_text = serializers.CharField(allow_null=True)
         trace_step = JsonObjectField(allow_null=True)
-        expected = JsonAnyField(required=False, help_text="only once answers are visible")
+        expected = JsonAnyField(
+            required=False,
+            help_text="only once answers are visible; a name part's key may be a list of "
+            "every accepted name (equally good moves), a cutoff marked optional is a cut "
+            "at a node's last child that may be listed or left out",
+        )
 
     id = serializers.IntegerField()
     assignment = serializers.IntegerField(source="variant_item.variant_id")
@@ -131,6 +139,7 @@ class SubmissionOutputSerializer(serializers.Serializer):
     error_code = serializers.CharField()
     answer = JsonObjectField(allow_null=True)
     answers_visible = serializers.SerializerMethodField()
+    feedback_policy = serializers.SerializerMethodField()
     results = serializers.SerializerMethodField()
     created_at = serializers.DateTimeField()
     graded_at = serializers.DateTimeField(allow_null=True)
@@ -140,25 +149,33 @@ class SubmissionOutputSerializer(serializers.Serializer):
         """Return whether the keys may be shown (due date passed or last attempt used)."""
         return bool(self.context["answers_visible"])
 
+    @extend_schema_field(serializers.ChoiceField(
+        choices=ProblemSet.FeedbackPolicy.choices, help_text=FEEDBACK_POLICY_SERVED_HELP))
+    def get_feedback_policy(self, submission: Submission) -> str:
+        """Return the feedback policy these results are served under."""
+        return str(self.context["feedback_policy"])
+
     @extend_schema_field(ResultSerializer(many=True))
     def get_results(self, submission: Submission) -> list[dict[str, Any]]:
         """Return the part results rendered in the reader's language."""
         return self.context["results"]
 
 
-def submission_output(submission: Submission) -> dict[str, Any]:
-    """Return a submission as the API shows it, feedback rendered, keys hidden if due."""
+def submission_output(submission: Submission, viewer: User) -> dict[str, Any]:
+    """Return a submission as ``viewer`` may see it: feedback rendered under the set's
+    feedback policy, keys hidden until the answers are visible."""
     if submission.kind == Submission.Kind.CODE:
         # Code submissions carry per-test reports, not per-part results.
-        return code_submission_output(submission)
-    variant_item = submission.variant_item
-    item = variant_item.item
-    visible = answers_visible(variant_item.variant, timezone.now())
+        return code_submission_output(submission, viewer)
+    item = submission.variant_item.item
+    view = feedback_view(submission, viewer, timezone.now())
     labels = {part.name: str(part.label) for part in get_kind(item.kind).answer_parts(item.params)}
-    results = render_results(submission.results, labels=labels, show_expected=visible)
-    return SubmissionOutputSerializer(
-        submission, context={"answers_visible": visible, "results": results}
-    ).data
+    results = render_results(served_results(submission.results, view.policy), labels=labels,
+                             show_expected=view.answers_visible)
+    return SubmissionOutputSerializer(submission, context={
+        "answers_visible": view.answers_visible, "feedback_policy": view.policy,
+        "results": results,
+    }).data
 
 
 class SubmissionCreateApi(APIView):
@@ -168,7 +185,8 @@ class SubmissionCreateApi(APIView):
 
     class InputSerializer(serializers.Serializer):
         answer = JsonObjectField(
-            help_text="part name → value, per the item's answer parts (see the assignment)"
+            help_text="part name → value, per the item's answer parts (see the assignment); "
+            "names are stored and graded without surrounding spaces"
         )
 
     @extend_schema(
@@ -178,7 +196,8 @@ class SubmissionCreateApi(APIView):
             "Stores the answer before answering 202; poll `GET /api/v1/submissions/{id}/` "
             "until `status` is `graded` or `error`. Send an `Idempotency-Key` header to make "
             "retries safe: the same key returns the same submission. A malformed answer is "
-            "refused with 400 naming the part and the rule and uses no attempt. 403 codes: "
+            "refused with 400 naming the part and the rule and uses no attempt; names are "
+            "stored without surrounding spaces. 403 codes: "
             "`past_due`, `time_limit_exceeded`, `attempts_exhausted`."
         ),
         parameters=[
@@ -211,7 +230,7 @@ class SubmissionCreateApi(APIView):
                            value=ERROR_EXAMPLE_ANSWER),
         ],
     )
-    def post(self, request: Request, variant_id: int, position: int) -> Response:
+    def post(self, request: AuthenticatedRequest, variant_id: int, position: int) -> Response:
         """Validate and store the answer, enqueue its grading, answer 202."""
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -227,8 +246,10 @@ class SubmissionCreateApi(APIView):
         )
         if not created:
             # Loaded by its key alone; load what the output shows.
-            submission = submission_for(request.user, submission.pk)
-        response = Response(submission_output(submission), status=status.HTTP_202_ACCEPTED)
+            # The student's own submission, just stored: never None.
+            submission = submission_for(request.user, submission.pk)  # type: ignore[assignment]
+        response = Response(submission_output(submission, request.user),
+                            status=status.HTTP_202_ACCEPTED)
         response["Location"] = f"/api/v1/submissions/{submission.pk}/"
         if not created:
             response["Idempotent-Replayed"] = "true"
@@ -238,7 +259,7 @@ class SubmissionCreateApi(APIView):
 class SubmissionDetailApi(APIView):
     """Show a submission to its student or to an instructor of its course."""
 
-    permission_classes = [IsAuthenticated, HasScope("grades:read")]
+    permission_classes = [IsAuthenticated, HasScope("grades:read")]  # type: ignore[list-item]
 
     @extend_schema(
         tags=["submissions"],
@@ -246,12 +267,24 @@ class SubmissionDetailApi(APIView):
         responses={200: SubmissionOutputSerializer, 404: OpenApiResponse(description="not found")},
         examples=[OpenApiExample("graded", value=SUBMISSION_EXAMPLE, response_only=True)],
     )
-    def get(self, request: Request, submission_id: int) -> Response:
+    def get(self, request: AuthenticatedRequest, submission_id: int) -> Response:
         """Return the submission; anyone else gets 404, as if it did not exist."""
         submission = submission_for(request.user, submission_id)
         if submission is None:
             raise ApiError("no such submission", code="not_found", status_code=404)
-        return Response(submission_output(submission))
+        return Response(submission_output(submission, request.user))
+
+
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_text(text: str) -> str:
+    """Return ``text`` as a CSV cell a spreadsheet shows as text, never runs as a formula.
+
+    A cell starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return is a formula
+    to Excel, LibreOffice and Google Sheets (CSV injection); a leading ``'`` keeps it text.
+    """
+    return "'" + text if text.startswith(FORMULA_PREFIXES) else text
 
 
 class CsvRenderer(renderers.BaseRenderer):
@@ -270,7 +303,7 @@ class CsvRenderer(renderers.BaseRenderer):
 class ProblemSetGradesCsvApi(APIView):
     """Export a problem set's grades: one row per student, one column per item."""
 
-    permission_classes = [IsInstructor, HasScope("grades:read")]
+    permission_classes = [IsInstructor, HasScope("grades:read")]  # type: ignore[list-item]
     renderer_classes = [renderers.JSONRenderer, CsvRenderer]
 
     @extend_schema(
@@ -291,7 +324,7 @@ class ProblemSetGradesCsvApi(APIView):
                   "tomas,,,,,2.0000,2.0000,8.0000,yes\r\n",
         )],
     )
-    def get(self, request: Request, problem_set_id: int) -> HttpResponse:
+    def get(self, request: AuthenticatedRequest, problem_set_id: int) -> HttpResponse:
         """Return the CSV; other instructors' and unknown sets are 404."""
         problem_set = problem_set_taught_by(request.user, problem_set_id)
         if problem_set is None:
@@ -305,7 +338,8 @@ class ProblemSetGradesCsvApi(APIView):
         max_total = sum((item.points for item in items), 0)
         for row in grade_rows(problem_set):
             writer.writerow([
-                row.username, row.name, row.email, " ".join(row.lms_user_ids),
+                spreadsheet_text(row.username), spreadsheet_text(row.name),
+                spreadsheet_text(row.email), spreadsheet_text(" ".join(row.lms_user_ids)),
                 *("" if score is None else score for score in row.item_scores),
                 row.total, max_total, "yes" if row.late else "no",
             ])
@@ -377,7 +411,7 @@ class ProblemSetRegradeApi(APIView):
                    "finished_at": None},
         )],
     )
-    def post(self, request: Request, problem_set_id: int) -> Response:
+    def post(self, request: AuthenticatedRequest, problem_set_id: int) -> Response:
         """Queue the regrade and answer 202 with its id."""
         problem_set = problem_set_taught_by(request.user, problem_set_id)
         if problem_set is None:
@@ -399,7 +433,7 @@ class RegradeDetailApi(APIView):
         responses={200: RegradeOutputSerializer, 404: OpenApiResponse(description="not found")},
         examples=[OpenApiExample("done", value=REGRADE_REPORT_EXAMPLE, response_only=True)],
     )
-    def get(self, request: Request, regrade_id: int) -> Response:
+    def get(self, request: AuthenticatedRequest, regrade_id: int) -> Response:
         """Return the regrade if the caller teaches its course."""
         regrade = regrade_for(request.user, regrade_id)
         if regrade is None:
@@ -424,7 +458,7 @@ WEBHOOK_EXAMPLE = {"id": 5, "url": "https://lms.example.edu/cutoff/events", "cou
 class WebhookListCreateApi(APIView):
     """List the caller's webhooks, or register a new one."""
 
-    permission_classes = [IsInstructor, HasScope("webhooks:write")]
+    permission_classes = [IsInstructor, HasScope("webhooks:write")]  # type: ignore[list-item]
 
     class InputSerializer(serializers.Serializer):
         url = serializers.URLField(max_length=500)
@@ -443,7 +477,7 @@ class WebhookListCreateApi(APIView):
         responses={200: WebhookOutputSerializer(many=True)},
         examples=[OpenApiExample("one", value=[WEBHOOK_EXAMPLE], response_only=True)],
     )
-    def get(self, request: Request) -> Response:
+    def get(self, request: AuthenticatedRequest) -> Response:
         """Return the caller's webhooks."""
         return Response(WebhookOutputSerializer(webhooks_of(request.user), many=True).data)
 
@@ -465,7 +499,7 @@ class WebhookListCreateApi(APIView):
                            value={**WEBHOOK_EXAMPLE, "secret": "whsec_3q2-…"}),
         ],
     )
-    def post(self, request: Request) -> Response:
+    def post(self, request: AuthenticatedRequest) -> Response:
         """Register the webhook and return it with its secret."""
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -480,7 +514,7 @@ class WebhookListCreateApi(APIView):
         return Response(self.CreatedSerializer(webhook).data, status=status.HTTP_201_CREATED)
 
 
-def owned_webhook(request: Request, webhook_id: int) -> Webhook:
+def owned_webhook(request: AuthenticatedRequest, webhook_id: int) -> Webhook:
     """Return the caller's webhook ``webhook_id``; 404 for anyone else's."""
     webhook = webhooks_of(request.user).filter(pk=webhook_id).first()
     if webhook is None:
@@ -491,11 +525,11 @@ def owned_webhook(request: Request, webhook_id: int) -> Webhook:
 class WebhookDeleteApi(APIView):
     """Remove one of the caller's webhooks."""
 
-    permission_classes = [IsInstructor, HasScope("webhooks:write")]
+    permission_classes = [IsInstructor, HasScope("webhooks:write")]  # type: ignore[list-item]
 
     @extend_schema(tags=["webhooks"], summary="Delete a webhook",
                    responses={204: None, 404: OpenApiResponse(description="not found")})
-    def delete(self, request: Request, webhook_id: int) -> Response:
+    def delete(self, request: AuthenticatedRequest, webhook_id: int) -> Response:
         """Delete the webhook and its delivery log."""
         webhooks.delete_webhook(owned_webhook(request, webhook_id))
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -504,7 +538,7 @@ class WebhookDeleteApi(APIView):
 class WebhookDeliveryListApi(APIView):
     """Show the delivery log of one of the caller's webhooks, newest first."""
 
-    permission_classes = [IsInstructor, HasScope("webhooks:write")]
+    permission_classes = [IsInstructor, HasScope("webhooks:write")]  # type: ignore[list-item]
     MAX_LIMIT = 200
 
     class OutputSerializer(serializers.Serializer):
@@ -538,7 +572,7 @@ class WebhookDeliveryListApi(APIView):
             "delivered_at": "2026-11-29T22:00:10Z",
         }])],
     )
-    def get(self, request: Request, webhook_id: int) -> Response:
+    def get(self, request: AuthenticatedRequest, webhook_id: int) -> Response:
         """Return the latest deliveries."""
         webhook = owned_webhook(request, webhook_id)
         try:

@@ -26,8 +26,10 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from exercises.kinds.base import AnswerPart, PartType
+from grading.feedback_policy import WITHHELD_MESSAGES
 from grading.scoring import PartScore, format_number, to_number
 
 if TYPE_CHECKING:
@@ -35,25 +37,72 @@ if TYPE_CHECKING:
 
 CORRECT, PARTIAL, WRONG, MISSING = "correct", "partial", "wrong", "missing"
 
-MESSAGES = {
+
+@dataclass(frozen=True)
+class Plural:
+    """A message worded by a count: the ``number`` param, or the length of a list param."""
+
+    singular: str
+    plural: str
+    number: str
+
+    def render(self, params: Mapping[str, Any]) -> str:
+        """Return the message for ``params`` in the active language, singular or plural."""
+        raw = params[self.number]
+        count = len(raw) if isinstance(raw, list | tuple) else int(raw)
+        return ngettext(self.singular, self.plural, count) % {
+            key: _shown(value) for key, value in params.items()
+        }
+
+
+MESSAGES: dict[str, Any] = {
     "part_missing": _("You did not answer this part."),
     "value_wrong": _("%(given)s is not the right value."),
+    "value_inexact": _(
+        "%(given)s is close but not exact: this part wants the exact value; write it exactly, "
+        "for example as a fraction."
+    ),
     "name_wrong": _("%(given)s is not the right answer."),
     "set_extra": _("These should not be included: %(names)s."),
     "set_missing": _("Names missing from your answer: %(count)s."),
     "sequence_diverges": _(
         "Your list departs from the correct order at position %(position)s (you wrote %(given)s)."
     ),
-    "sequence_too_short": _("Your list stops after %(count)s entries; it is too short."),
-    "sequence_too_long": _("Your list goes on after %(count)s entries; it is too long."),
+    "sequence_too_short": Plural(
+        "Your list stops after %(count)s entry; it is too short.",
+        "Your list stops after %(count)s entries; it is too short.", "count",
+    ),
+    "sequence_too_long": Plural(
+        "Your list goes on after %(count)s entry; it is too long.",
+        "Your list goes on after %(count)s entries; it is too long.", "count",
+    ),
     "node_values_wrong": _("Wrong values at: %(nodes)s."),
+    "node_values_inexact": _(
+        "Close but not exact at: %(nodes)s; write those values exactly, for example as "
+        "fractions."
+    ),
     "node_values_missing": _("No value given for: %(nodes)s."),
     "node_values_extra": _("Not asked, so not graded: %(nodes)s."),
     "vector_wrong": _("%(given)s is not the right payoff vector."),
     "cutoff_wrong_node": _("Your cutoff %(number)s at %(given)s does not happen there."),
-    "cutoff_count": _("The search makes %(expected)s cutoffs; you listed %(given)s."),
+    "cutoff_count": Plural(
+        "The search makes %(expected)s cutoff; you listed %(given)s.",
+        "The search makes %(expected)s cutoffs; you listed %(given)s.", "expected",
+    ),
+    # Results graded before cutoffs named the wrong child still carry this code.
     "cutoff_wrong_pruned": _("The cutoff at %(node)s skips other children than the ones you list."),
+    "cutoff_pruned_extra": Plural(
+        "The cutoff at %(node)s does not skip %(names)s: it is searched.",
+        "The cutoff at %(node)s does not skip %(names)s: they are searched.", "names",
+    ),
+    "cutoff_pruned_missing": Plural(
+        "The cutoff at %(node)s skips %(count)s more child than you list.",
+        "The cutoff at %(node)s skips %(count)s more children than you list.", "count",
+    ),
     "records_wrong": _("Wrong entries: %(cells)s."),
+    "records_inexact": _(
+        "Close but not exact: %(cells)s; write those values exactly, for example as fractions."
+    ),
     "pruned_too_early_min": _(
         "You pruned %(pruned)s, but at %(node)s the window was α=%(alpha)s, β=%(beta)s and "
         "%(child)s=%(value)s does not reach α; MIN only stops when its value ≤ α."
@@ -76,9 +125,11 @@ MESSAGES = {
         "You pruned %(pruned)s, but it is the first child of %(node)s: a node always examines "
         "its first child before it can stop."
     ),
-    "missed_cutoff": _(
+    "missed_cutoff": Plural(
         "You evaluated %(leaf)s, but cutoff %(number)s happens before it at %(node)s: there "
-        "α=%(alpha)s and β=%(beta)s meet, so %(pruned)s are skipped."
+        "α=%(alpha)s and β=%(beta)s meet, so %(pruned)s is skipped.",
+        "You evaluated %(leaf)s, but cutoff %(number)s happens before it at %(node)s: there "
+        "α=%(alpha)s and β=%(beta)s meet, so %(pruned)s are skipped.", "pruned",
     ),
     "node_value_max": _(
         "%(node)s is a MAX node: its value is the largest of its children's values "
@@ -152,6 +203,14 @@ MISCONCEPTIONS = {
     "largest_leaf_branch": _(
         "You picked the branch holding the largest leaf, as if every node were MAX's choice."
     ),
+    "tt_every_entry_exact": _(
+        "You stored every table entry as exact: a node whose value is at or below alpha "
+        "only gives an upper bound, one at or above beta only a lower bound."
+    ),
+    "tt_bounds_swapped": _(
+        "You swapped the bounds: a value at or below alpha is an upper bound (the true value "
+        "is at most it), a value at or above beta a lower bound."
+    ),
 }
 """Misconception code (``engine.misconceptions``) → what it tells the student."""
 
@@ -219,9 +278,12 @@ def fact_messages(part: AnswerPart, scored: PartScore, given: Any, expected: Any
     facts = scored.facts
     match part.type:
         case PartType.NUMBER:
+            if facts.get("inexact"):
+                # As written: 6.3333 read as a fraction would print as 63333/10000.
+                return [message("value_inexact", given=str(given).strip())]
             return [message("value_wrong", given=format_number(given))]
         case PartType.NAME | PartType.CHOICE:
-            return [message("name_wrong", given=str(given))]
+            return [message("name_wrong", given=_shown(given))]
         case PartType.VECTOR:
             return [message("vector_wrong", given=format_number(given))]
         case PartType.SET:
@@ -237,19 +299,27 @@ def fact_messages(part: AnswerPart, scored: PartScore, given: Any, expected: Any
             return [
                 message(code, nodes=facts[key])
                 for code, key in (("node_values_wrong", "wrong"),
+                                  ("node_values_inexact", "inexact"),
                                   ("node_values_missing", "missing"),
                                   ("node_values_extra", "extra"))
-                if facts[key]
+                if facts.get(key)
             ]
         case PartType.CUTOFFS:
             return cutoff_messages(given, expected, facts)
         case PartType.RECORDS:
-            cells = [
-                cell["name"] if cell["field"] is None else f"{cell['name']}.{cell['field']}"
-                for cell in facts["wrong"]
-            ]
-            return [message("records_wrong", cells=cells)]
+            found = [message("records_wrong", cells=_cells(facts["wrong"]))]
+            if facts.get("inexact"):
+                found.append(message("records_inexact", cells=_cells(facts["inexact"])))
+            return found
     return []
+
+
+def _cells(cells: Iterable[Mapping[str, Any]]) -> list[str]:
+    """Return record cells as "name.field" (a whole row as its name)."""
+    return [
+        cell["name"] if cell["field"] is None else f"{cell['name']}.{cell['field']}"
+        for cell in cells
+    ]
 
 
 def sequence_messages(given: list, expected: list, divergence: int | None) -> list[dict]:
@@ -264,16 +334,22 @@ def sequence_messages(given: list, expected: list, divergence: int | None) -> li
 
 
 def cutoff_messages(given: list, expected: list, facts: Mapping[str, Any]) -> list[dict]:
-    """Say which listed cutoff is first out of place, and where skipped children differ."""
+    """Say which listed cutoff is first out of place, how many there are, and which listed
+    skipped child is searched (or how many skipped children are missing) at each cutoff."""
     found = []
-    divergence = facts["first_divergence"]
-    if divergence is not None and divergence < len(given):
-        found.append(message("cutoff_wrong_node", number=divergence + 1,
-                             given=str(given[divergence]["node"])))
-    if len(given) != len(expected):
-        found.append(message("cutoff_count", expected=len(expected), given=len(given)))
-    for node in facts["wrong_pruned"]:
-        found.append(message("cutoff_wrong_pruned", node=node))
+    if facts["unmatched"]:
+        first = facts["unmatched"][0]
+        found.append(message("cutoff_wrong_node", number=first + 1,
+                             given=str(given[first]["node"])))
+    if len(given) != facts["expected_count"]:
+        found.append(message("cutoff_count", expected=facts["expected_count"],
+                             given=len(given)))
+    for wrong in facts["wrong_pruned"]:
+        if wrong["extra"]:
+            found.append(message("cutoff_pruned_extra", node=wrong["node"], names=wrong["extra"]))
+        if wrong["missing"]:
+            found.append(message("cutoff_pruned_missing", node=wrong["node"],
+                                 count=wrong["missing"]))
     return found
 
 
@@ -376,7 +452,7 @@ class ReferenceTrace:
         if start is None:
             return []
         earlier = set(children[: children.index(child)])
-        found = []
+        found: list[tuple[Any, Any]] = []
         for event in self.events[start:]:
             name = event.get("node")
             if event.get("event") in ("exit", "leaf") and name in earlier:
@@ -512,12 +588,15 @@ def _number(value: Any) -> Fraction | float:
 
 def render_message(data: Mapping[str, Any]) -> str:
     """Return one message in the active language (unknown codes fall back to the code)."""
-    template = MESSAGES.get(data.get("code", ""))
+    code = data.get("code", "")
+    template = MESSAGES.get(code) or WITHHELD_MESSAGES.get(code)
     if template is None:
         return str(data.get("code", ""))
-    params = {key: _shown(value) for key, value in (data.get("params") or {}).items()}
+    raw = data.get("params") or {}
     try:
-        return str(template) % params
+        if isinstance(template, Plural):
+            return template.render(raw)
+        return str(template) % {key: _shown(value) for key, value in raw.items()}
     except (KeyError, TypeError, ValueError):
         return str(data.get("code", ""))
 

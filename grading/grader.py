@@ -217,9 +217,10 @@ def agrees(
     """
     given = answer[part.name]
     if part.type is PartType.CHOICE:
-        part, given = context.asked_part, context.option_value(given)
-        if part is None or given is None:
+        asked, given = context.asked_part, context.option_value(given)
+        if asked is None or given is None:
             return None
+        part = asked
     claim = produced.get(part.name)
     if part.type is PartType.NODE_VALUES and isinstance(claim, Mapping):
         # A misconception may leave a node without an exact value; it claims the others.

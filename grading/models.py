@@ -179,3 +179,20 @@ class WebhookDelivery(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["webhook", "event_id"], name="one_delivery_per_event")
         ]
+
+
+class WorkerHeartbeat(models.Model):
+    """A Celery worker process's sign of life: when it last beat and which submissions it
+    holds (running, prefetched or waiting for their ETA).
+
+    Written by ``config.heartbeat``; ``/healthz`` counts the recent ones, and the stale-work
+    sweep sends again the submissions of a worker whose heartbeat stopped (it was killed).
+    """
+
+    name = models.CharField(max_length=255, unique=True, help_text="node name and process id")
+    beat_at = models.DateTimeField(db_index=True)
+    broker_connected = models.BooleanField(default=False)
+    holding = models.JSONField(default=list, blank=True, help_text="ids of submissions held")
+
+    def __str__(self) -> str:
+        return f"{self.name} at {self.beat_at:%H:%M:%S}"

@@ -5,7 +5,10 @@ Every scorer returns the fraction of the part's points earned (an exact ``Fracti
 wrong). Points come later: :func:`part_points` spreads an item's points over its parts.
 
 Numbers are compared exactly ("7/2", "3.5" and 3.5 are the same number) unless the part
-states a tolerance, which is then absolute.
+states a tolerance, which is then absolute. A decimal that is wrong only because it was
+rounded (6.3333 for 19/3) is flagged ``inexact`` so feedback can ask for the exact value.
+
+A name part's key is one name, or the list of every name accepted (equally good moves).
 """
 
 from __future__ import annotations
@@ -77,6 +80,39 @@ def numbers_equal(given: Any, expected: Any, tolerance: Fraction | None = None) 
     return abs(Fraction(a) - Fraction(b)) <= tolerance
 
 
+def decimal_places(raw: Any) -> int | None:
+    """Return how many digits follow the decimal point of a written number (None: not a decimal).
+
+    ``"6.3333"`` and ``6.3333`` have 4; integers, fractions and exponents are not decimals.
+    """
+    if isinstance(raw, float) and math.isfinite(raw):
+        raw = str(raw)
+    if not isinstance(raw, str):
+        return None
+    text = raw.strip().replace(" ", "").lower()
+    _, point, digits = text.partition(".")
+    if not point or not digits.isdigit() or "/" in text or "e" in text:
+        return None
+    return len(digits)
+
+
+def rounded_from(given: Any, expected: Any) -> bool:
+    """Return whether decimal ``given`` misses ``expected`` by under one unit of its last digit.
+
+    That is what rounding or cutting an exact value short gives: 6.3333 or 6.33 for 19/3.
+    """
+    places = decimal_places(given)
+    if places is None:
+        return False
+    try:
+        a, b = to_number(given), to_number(expected)
+    except ValueError:
+        return False
+    if isinstance(a, float) or isinstance(b, float) or a == b:
+        return False
+    return abs(Fraction(a) - Fraction(b)) < Fraction(1, 10**places)
+
+
 def format_number(value: Any) -> str:
     """Return a number as people write it: 3, 7/2, ∞, -∞ (lists as [a, b])."""
     if isinstance(value, list | tuple):
@@ -111,6 +147,25 @@ def lcs_length(a: Sequence[Any], b: Sequence[Any]) -> int:
     return previous[-1]
 
 
+def lcs_pairs(a: Sequence[Any], b: Sequence[Any]) -> list[tuple[int, int]]:
+    """Return the index pairs ``(i, j)`` of one longest common subsequence, ``a[i] == b[j]``."""
+    table = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
+    for i in range(len(a) - 1, -1, -1):
+        for j in range(len(b) - 1, -1, -1):
+            table[i][j] = (table[i + 1][j + 1] + 1 if a[i] == b[j]
+                           else max(table[i + 1][j], table[i][j + 1]))
+    pairs, i, j = [], 0, 0
+    while i < len(a) and j < len(b):
+        if a[i] == b[j]:
+            pairs.append((i, j))
+            i, j = i + 1, j + 1
+        elif table[i + 1][j] >= table[i][j + 1]:
+            i += 1
+        else:
+            j += 1
+    return pairs
+
+
 def first_divergence(given: Sequence[Any], expected: Sequence[Any]) -> int | None:
     """Return the first index where two sequences differ (None when they are equal)."""
     for index, (g, e) in enumerate(zip(given, expected, strict=False)):
@@ -120,13 +175,29 @@ def first_divergence(given: Sequence[Any], expected: Sequence[Any]) -> int | Non
 
 
 def score_number(given: Any, expected: Any, part: AnswerPart) -> PartScore:
-    """Give full credit for the same number (within the part's tolerance), none otherwise."""
-    return PartScore(Fraction(int(numbers_equal(given, expected, part.tolerance))))
+    """Give full credit for the same number (within the part's tolerance), none otherwise.
+
+    Without a tolerance the number must be exact; a rounded decimal is flagged ``inexact``.
+    """
+    right = numbers_equal(given, expected, part.tolerance)
+    inexact = not right and part.tolerance is None and rounded_from(given, expected)
+    return PartScore(Fraction(int(right)), {"inexact": inexact})
+
+
+def accepted_names(expected: Any) -> list[str]:
+    """Return the names of a name part's key (or answer): one name, or each of a list."""
+    return [str(name) for name in expected] if isinstance(expected, list) else [str(expected)]
 
 
 def score_name(given: Any, expected: Any, part: AnswerPart) -> PartScore:
-    """Give full credit for the same name or option, none otherwise."""
-    return PartScore(Fraction(int(str(given).strip() == str(expected))))
+    """Give full credit for the name or option the key names (or any of those it lists).
+
+    A decision may also be given as a list of names: right when every one is accepted, so
+    naming all the equally good moves is right and naming a worse one among them is not.
+    """
+    accepted = accepted_names(expected)
+    chosen = [name.strip() for name in accepted_names(given)]
+    return PartScore(Fraction(int(bool(chosen) and all(name in accepted for name in chosen))))
 
 
 def score_set(given: Any, expected: Any, part: AnswerPart, rule: str) -> PartScore:
@@ -168,7 +239,9 @@ def score_node_values(given: Any, expected: Any, part: AnswerPart) -> PartScore:
     ]
     missing = [name for name in expected if name not in given]
     extra = [name for name in given if name not in expected]
-    facts = {"wrong": wrong, "missing": missing, "extra": extra}
+    inexact = [name for name in wrong
+               if part.tolerance is None and rounded_from(given[name], expected[name])]
+    facts = {"wrong": wrong, "missing": missing, "extra": extra, "inexact": inexact}
     if not expected:
         return PartScore(Fraction(1), facts)
     right = len(expected) - len(wrong) - len(missing)
@@ -181,16 +254,43 @@ def score_vector(given: Any, expected: Any, part: AnswerPart) -> PartScore:
 
 
 def score_cutoffs(given: Any, expected: Any, part: AnswerPart) -> PartScore:
-    """Score the numbered cutoffs by the LCS of the nodes where they happen, in order."""
+    """Score numbered cutoffs: each is worth half for its node and half for what it skips.
+
+    Listed and real cutoffs are matched in order (the longest common subsequence of their
+    nodes). A matched cutoff earns half its share, and the other half when it names exactly
+    the children the key says it skips. Each share is one over the longer of the two lists,
+    so a cutoff listed where none happens costs as much as one left out. A key entry marked
+    ``"optional": true`` (a cut at a node's last child, which skips nothing) counts only
+    when the student lists it.
+    """
     given_nodes = [entry["node"] for entry in given]
     expected_nodes = [entry["node"] for entry in expected]
-    score = score_sequence(given_nodes, expected_nodes, part)
-    wrong_pruned = [
-        g["node"] for g, e in zip(given, expected, strict=False)
-        if g["node"] == e["node"] and set(g.get("pruned", [])) != set(e.get("pruned", []))
-    ]
-    score.facts["wrong_pruned"] = wrong_pruned
-    return score
+    pairs = lcs_pairs(given_nodes, expected_nodes)
+    matched = {i for i, _ in pairs}
+    required = sum(not entry.get("optional") for entry in expected)
+    counted = required + sum(bool(expected[j].get("optional")) for _, j in pairs)
+    wrong_pruned = []
+    earned = Fraction(0)
+    for i, j in pairs:
+        listed, skipped = list(given[i].get("pruned", [])), list(expected[j].get("pruned", []))
+        if set(listed) == set(skipped):
+            earned += 1
+            continue
+        earned += Fraction(1, 2)
+        wrong_pruned.append({
+            "node": given_nodes[i],
+            "extra": [name for name in listed if name not in skipped],
+            "missing": sum(name not in listed for name in skipped),
+        })
+    facts = {
+        "unmatched": [i for i in range(len(given)) if i not in matched],
+        "expected_count": counted,
+        "wrong_pruned": wrong_pruned,
+    }
+    longest = max(counted, len(given))
+    if longest == 0:
+        return PartScore(Fraction(1), facts)
+    return PartScore(earned / longest, facts)
 
 
 def records_by_name(rows: Any) -> dict[str, dict[str, Any] | None]:
@@ -207,10 +307,14 @@ def records_by_name(rows: Any) -> dict[str, dict[str, Any] | None]:
 def score_records(given: Any, expected: Any, part: AnswerPart) -> PartScore:
     """Score rows of numbers cell by cell (e.g. each node's window, or visits and reward).
 
+    A field the part lists in ``options["choices"]`` holds a word (e.g. a table entry's flag)
+    and is right only when it is that word.
+
     An expected null row is one cell, right when the student also leaves that row null.
     """
     given_rows, expected_rows = records_by_name(given), records_by_name(expected)
     wrong: list[dict[str, Any]] = []
+    inexact: list[dict[str, Any]] = []
     cells = 0
     for name, fields in expected_rows.items():
         row = given_rows.get(name)
@@ -221,11 +325,18 @@ def score_records(given: Any, expected: Any, part: AnswerPart) -> PartScore:
             continue
         for field_name, value in fields.items():
             cells += 1
-            if not numbers_equal((row or {}).get(field_name), value, part.tolerance):
+            written = (row or {}).get(field_name)
+            if field_name in part.options.get("choices", {}):
+                if written != value:  # a word such as an entry's flag, not a number
+                    wrong.append({"name": name, "field": field_name})
+            elif not numbers_equal(written, value, part.tolerance):
                 wrong.append({"name": name, "field": field_name})
+                if part.tolerance is None and rounded_from(written, value):
+                    inexact.append({"name": name, "field": field_name})
+    facts = {"wrong": wrong, "inexact": inexact}
     if not cells:
-        return PartScore(Fraction(1), {"wrong": wrong})
-    return PartScore(Fraction(cells - len(wrong), cells), {"wrong": wrong})
+        return PartScore(Fraction(1), facts)
+    return PartScore(Fraction(cells - len(wrong), cells), facts)
 
 
 def score_part(part: AnswerPart, given: Any, expected: Any, *, set_rule: str) -> PartScore:

@@ -18,6 +18,7 @@ from accounts.selectors import (
 )
 from exercises.models import ProblemSet, Variant, VariantItem
 from exercises.selectors import answers_visible as due_date_passed
+from grading.feedback_policy import policy_in_force
 from grading.models import Regrade, Submission, Webhook, WebhookDelivery
 
 
@@ -51,6 +52,30 @@ def answers_visible(variant: Variant, now: datetime) -> bool:
     Extends :func:`exercises.selectors.answers_visible` (the due date) with the attempts rule.
     """
     return due_date_passed(variant, now) or last_attempt_used(variant)
+
+
+@dataclass(frozen=True)
+class FeedbackView:
+    """How a submission's feedback is served to one reader: keys shown or not, and the policy."""
+
+    answers_visible: bool
+    policy: str
+
+
+def feedback_view(submission: Submission, viewer: User | None, now: datetime) -> FeedbackView:
+    """Return how ``viewer`` sees ``submission``'s feedback at ``now`` (``None``: as its student).
+
+    The set's feedback policy holds while the student's answers are hidden; instructors and
+    graders of the course read the full feedback (see :mod:`grading.feedback_policy`).
+    """
+    variant = submission.variant_item.variant
+    visible = answers_visible(variant, now)
+    course_staff = (
+        viewer is not None and viewer.pk != submission.student_id
+        and is_course_grader(viewer, variant.problem_set.course_id)
+    )
+    policy = policy_in_force(variant.problem_set, answers_visible=visible, instructor=course_staff)
+    return FeedbackView(visible, policy)
 
 
 VARIANT_ITEM_BULK = ("problem", "prompt", "answer_key", "trace")

@@ -18,13 +18,14 @@ from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
 from typing import Any
 
-from django.db import IntegrityError, transaction
+from django.db import DataError, IntegrityError, transaction
 from django.db.models import Count, Max, Q
 from django.utils import timezone
 from rest_framework import status
 
 from accounts.models import User
 from config.api import ApiError
+from config.jsonsafe import storable
 from exercises.kinds import get_kind
 from exercises.kinds.engine_bridge import engine_version
 from exercises.models import ProblemSet, Variant, VariantItem
@@ -32,12 +33,15 @@ from exercises.selectors import variants_of
 from exercises.services import open_variant, resolve_item
 from grading.answers import AnswerFormatError, validate_answer
 from grading.grader import GradingContext, grade_answer
-from grading.models import Regrade, ScoreChange, Submission
+from grading.models import Regrade, ScoreChange, Submission, WorkerHeartbeat
 from grading.selectors import student_variant_item, submission_by_idempotency_key
 from grading.signals import score_recorded
 from grading.webhooks import queue_webhook_events
 
 logger = logging.getLogger(__name__)
+UNSAVABLE_ERRORS = (DataError, UnicodeEncodeError)
+"""What the database driver raises for results it cannot store (storable() prevents them;
+a grade that still fails is ended, not retried forever)."""
 
 QUIZ_GRACE = timedelta(seconds=5)
 """Time past a quiz's limit still accepted: an answer sent at the last second is in flight."""
@@ -104,7 +108,7 @@ def submit_answer(
     except IntegrityError:
         # A concurrent request with the same key (to another item) won the race; or, on a
         # database without row locks (SQLite), another attempt took the same number.
-        replay = replay_of(student, idempotency_key, variant_item, {"answer": answer})
+        replay = replay_of(student, idempotency_key, variant_item, {"answer": cleaned})
         if replay is None:
             raise ApiError(
                 "another submission to this item was stored at the same moment; send it again",
@@ -121,6 +125,9 @@ def replay_of(
     ``sent`` holds the fields the request carried (``answer`` or ``source``); a stored
     submission under the same key with other values is a reused key, refused with 409.
     """
+    if "\x00" in key:  # PostgreSQL cannot store (or even compare) it
+        raise ApiError("Idempotency-Key: may not contain NUL characters",
+                       details={"Idempotency-Key": ["contains a NUL character"]})
     existing = submission_by_idempotency_key(student, key)
     if existing is None:
         return None
@@ -145,6 +152,7 @@ def check_deadlines(variant: Variant, now: datetime) -> tuple[bool, Decimal]:
     problem_set = variant.problem_set
     if problem_set.time_limit_minutes:
         open_variant(variant, now)
+        assert variant.opened_at is not None  # open_variant started the clock
         ends = variant.opened_at + timedelta(minutes=problem_set.time_limit_minutes)
         if now > ends + QUIZ_GRACE:
             raise ApiError(
@@ -214,12 +222,12 @@ def enqueue_submission(submission_id: int, kind: str = Submission.Kind.ANSWER) -
     :func:`requeue_stale_submissions` to send later; the request that stored it still
     succeeds.
     """
-    from config.celery_app import app
+    from grading.code.scheduling import send_code_task
     from grading.tasks import grade_submission_task
 
     try:
         if kind == Submission.Kind.CODE:
-            app.send_task(CODE_SUBMISSION_TASK, args=[submission_id])
+            send_code_task(submission_id)
         else:
             grade_submission_task.apply_async(args=[submission_id])
     except Exception:  # kombu raises transport-specific errors; every one means "not sent"
@@ -230,22 +238,58 @@ def enqueue_submission(submission_id: int, kind: str = Submission.Kind.ANSWER) -
     return True
 
 
-def requeue_stale_submissions(now: datetime | None = None) -> list[int]:
+def requeue_stale_submissions(
+    now: datetime | None = None, broker_lost_at: datetime | None = None
+) -> list[int]:
     """Enqueue again the submissions whose grading task was never sent or was lost.
 
-    That is queued ones never accepted by the broker, queued ones accepted long ago, and
-    running ones whose worker died long ago. Return their ids.
+    That is queued ones never accepted by the broker, queued ones accepted long ago, running
+    ones whose worker died long ago, those held by a worker whose heartbeat stopped
+    (:func:`requeue_stranded_submissions`) and, given ``broker_lost_at`` (a worker just got
+    the broker back), every queued one accepted before that loss. Return their ids.
     """
     now = now or timezone.now()
-    stale = Submission.objects.filter(
-        Q(status=Submission.Status.QUEUED, enqueued_at__isnull=True,
-          created_at__lt=now - UNSENT_GRACE)
-        | Q(status=Submission.Status.QUEUED, enqueued_at__lt=now - STALE_QUEUED)
-        | Q(status=Submission.Status.RUNNING, started_at__lt=now - STALE_RUNNING)
-    ).values_list("pk", "kind")
+    lost = Q(status=Submission.Status.QUEUED, enqueued_at__isnull=True,
+             created_at__lt=now - UNSENT_GRACE)
+    lost |= Q(status=Submission.Status.QUEUED, enqueued_at__lt=now - STALE_QUEUED)
+    lost |= Q(status=Submission.Status.RUNNING, started_at__lt=now - STALE_RUNNING)
+    if broker_lost_at is not None:
+        # The outage may have taken the messages sent before it; those stored during it were
+        # never sent (no grace needed: their requests failed to send them).
+        lost |= Q(status=Submission.Status.QUEUED, enqueued_at__lt=broker_lost_at)
+        lost |= Q(status=Submission.Status.QUEUED, enqueued_at__isnull=True)
+    stale = Submission.objects.filter(lost).values_list("pk", "kind")
     sent = [pk for pk, kind in stale if enqueue_submission(pk, kind)]
+    sent += [pk for pk in requeue_stranded_submissions(now) if pk not in sent]
     if sent:
-        logger.info("requeued %d stale submissions", len(sent))
+        logger.info("requeued stale submissions %s", sorted(sent))
+    return sent
+
+
+def requeue_stranded_submissions(now: datetime | None = None) -> list[int]:
+    """Enqueue again the unfinished submissions held by workers whose heartbeat stopped.
+
+    A worker killed outright (``kill -9``, out of memory, a lost machine) leaves its running
+    and prefetched submissions behind; its heartbeat lists them
+    (:mod:`config.heartbeat`). Once every one of them is sent again its heartbeat is
+    deleted; if the broker refuses some, the heartbeat stays for the next sweep. Return the
+    ids sent.
+    """
+    from config.heartbeat import ALIVE_WITHIN
+
+    now = now or timezone.now()
+    sent: list[int] = []
+    for gone in WorkerHeartbeat.objects.filter(beat_at__lt=now - ALIVE_WITHIN):
+        stranded = Submission.objects.filter(
+            pk__in=gone.holding,
+            status__in=[Submission.Status.QUEUED, Submission.Status.RUNNING],
+        ).values_list("pk", "kind")
+        resent = [pk for pk, kind in stranded if enqueue_submission(pk, kind)]
+        if len(resent) == len(stranded):
+            gone.delete()
+        if resent:
+            logger.info("worker %s is gone; requeued its submissions %s", gone.name, resent)
+        sent += resent
     return sent
 
 
@@ -298,18 +342,26 @@ def record_grade(submission: Submission) -> bool:
     """
     submission.status = Submission.Status.GRADED
     submission.graded_at = timezone.now()
-    with transaction.atomic():
-        recorded = Submission.objects.filter(
-            pk=submission.pk, status=Submission.Status.RUNNING
-        ).update(
-            status=submission.status, graded_at=submission.graded_at,
-            raw_score=submission.raw_score, score=submission.score,
-            max_score=submission.max_score, results=submission.results,
-            graded_engine_version=submission.graded_engine_version,
-        )
-        if recorded:
-            queue_webhook_events(submission, "submission.graded")
-            announce_score(submission)
+    try:
+        with transaction.atomic():
+            recorded = Submission.objects.filter(
+                pk=submission.pk, status=Submission.Status.RUNNING
+            ).update(
+                status=submission.status, graded_at=submission.graded_at,
+                raw_score=submission.raw_score, score=submission.score,
+                max_score=submission.max_score, results=submission.results,
+                graded_engine_version=submission.graded_engine_version,
+            )
+            if recorded:
+                queue_webhook_events(submission, "submission.graded")
+                announce_score(submission)
+    except UNSAVABLE_ERRORS:
+        # Re-running would fail the same way: end it as an error (which uses no attempt).
+        logger.exception("the grade of submission %s cannot be stored", submission.pk)
+        Submission.objects.filter(pk=submission.pk, status=Submission.Status.RUNNING).update(
+            status=Submission.Status.ERROR, error_code="results_unsavable")
+        submission.status = Submission.Status.ERROR
+        return False
     return bool(recorded)
 
 
@@ -328,7 +380,7 @@ def _apply_grade(submission: Submission, result: Any, key_version: str) -> None:
     submission.raw_score = as_decimal(result.raw_score)
     submission.score = as_decimal(result.raw_score * (1 - penalty))
     submission.max_score = as_decimal(result.max_score)
-    submission.results = result.results
+    submission.results = storable(result.results)
     submission.graded_engine_version = key_version
 
 
@@ -451,11 +503,10 @@ def enqueue_code_regrade(submission_id: int, regrade_id: int) -> bool:
     any score change in a :class:`ScoreChange` of ``regrade_id`` and reports back with
     :func:`finish_code_regrade`. Return whether the broker accepted the task.
     """
-    from grading.code.tasks import run_code_submission
+    from grading.code.scheduling import send_code_task
 
     try:
-        run_code_submission.apply_async(args=[submission_id],
-                                        kwargs={"regrade_id": regrade_id})
+        send_code_task(submission_id, regrade_id=regrade_id)
     except Exception:  # kombu raises transport-specific errors; every one means "not sent"
         logger.warning("broker unavailable; code submission %s not sent for regrade %s",
                        submission_id, regrade_id, exc_info=True)
@@ -540,24 +591,30 @@ def replace_grade(submission_id: int, apply: Callable[[Submission], None],
     and the LMS hear of it; otherwise return None. A submission no longer graded is left
     alone. Typed answers and code submissions are regraded through here alike.
     """
-    with transaction.atomic():
-        locked = Submission.objects.select_for_update().select_related(
-            "variant_item__variant").get(pk=submission_id)
-        if locked.status != Submission.Status.GRADED:
-            return None
-        old = (locked.score, locked.max_score, locked.results)
-        apply(locked)
-        locked.save(update_fields=["raw_score", "score", "max_score", "results",
-                                   "graded_engine_version"])
-        if (locked.score, locked.max_score) == old[:2]:
-            return None
-        change = ScoreChange.objects.create(
-            submission=locked, regrade=regrade, old_score=old[0], new_score=locked.score,
-            old_max_score=old[1], new_max_score=locked.max_score, old_results=old[2],
-            reason="regrade",
-        )
-        queue_webhook_events(locked, "submission.regraded")
-        announce_score(locked)
+    try:
+        with transaction.atomic():
+            locked = Submission.objects.select_for_update().select_related(
+                "variant_item__variant").get(pk=submission_id)
+            if locked.status != Submission.Status.GRADED:
+                return None
+            old = (locked.score, locked.max_score, locked.results)
+            apply(locked)
+            locked.save(update_fields=["raw_score", "score", "max_score", "results",
+                                       "graded_engine_version"])
+            if (locked.score, locked.max_score) == old[:2]:
+                return None
+            change = ScoreChange.objects.create(
+                submission=locked, regrade=regrade, old_score=old[0], new_score=locked.score,
+                old_max_score=old[1], new_max_score=locked.max_score, old_results=old[2],
+                reason="regrade",
+            )
+            queue_webhook_events(locked, "submission.regraded")
+            announce_score(locked)
+    except UNSAVABLE_ERRORS:
+        # The old grade stays; the regrade goes on with the next submission.
+        logger.exception("the new grade of submission %s cannot be stored; the old one stays",
+                         submission_id)
+        return None
     return change
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from celery import shared_task
 
 from grading import services, webhooks
@@ -21,12 +23,15 @@ def run_regrade_task(regrade_id: int) -> None:
 
 
 @shared_task(name="grading.tasks.requeue_stale_submissions")
-def requeue_stale_submissions() -> int:
+def requeue_stale_submissions(broker_lost_at: str | None = None) -> int:
     """Send again the grading, regrade and delivery tasks the broker never got or lost.
 
-    Meant for Celery beat, every minute; returns how many tasks were sent.
+    Meant for Celery beat (every ``STALE_WORK_SWEEP_SECONDS``) and for a worker that got
+    the broker back after losing it at ``broker_lost_at`` (ISO 8601); returns how many
+    tasks were sent.
     """
-    return (len(services.requeue_stale_submissions())
+    lost_at = datetime.fromisoformat(broker_lost_at) if broker_lost_at else None
+    return (len(services.requeue_stale_submissions(broker_lost_at=lost_at))
             + len(services.requeue_stale_code_regrades())
             + len(webhooks.requeue_overdue_deliveries()))
 

@@ -13,12 +13,11 @@ non-2xx answer, timeout or connection error is retried with exponential backoff 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
-import ipaddress
 import json
 import logging
-import socket
 import time
 from datetime import datetime, timedelta
 from typing import Any
@@ -26,13 +25,14 @@ from urllib.parse import urlsplit
 
 import requests
 from celery.exceptions import SoftTimeLimitExceeded
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import Course, User
 from accounts.selectors import is_course_instructor
 from config.api import ApiError
+from config.outbound import check_url_host, guarded_session, refusal_in
+from grading.feedback_policy import served_results, served_tests
 from grading.models import Submission, Webhook, WebhookDelivery
 
 SIGNATURE_HEADER = "X-Cutoff-Signature"
@@ -83,30 +83,19 @@ def backoff_seconds(attempt: int) -> int:
 # --- registration -------------------------------------------------------------------------
 
 
-def is_public_host(hostname: str) -> bool:
-    """Return whether every address ``hostname`` resolves to is a public one."""
-    try:
-        infos = socket.getaddrinfo(hostname, None, proto=socket.IPPROTO_TCP)
-    except (socket.gaierror, UnicodeError):
-        return False
-    return all(ipaddress.ip_address(info[4][0]).is_global for info in infos)
-
-
 def create_webhook(*, owner: User, url: str, course: Course | None = None) -> Webhook:
     """Register ``url`` for events about the courses ``owner`` teaches (or just ``course``).
 
-    Unless ``WEBHOOK_ALLOW_PRIVATE_URLS`` is set (development, tests), the URL must resolve
-    to public addresses only, so a webhook cannot reach services inside Cutoff's network.
+    Unless ``CUTOFF_ALLOW_PRIVATE_URLS`` is set (development, tests), every address the URL's
+    host resolves to must be public, so a webhook cannot reach services inside Cutoff's
+    network; each delivery checks again (:mod:`config.outbound`).
     """
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ApiError("url: must be an http or https URL", details={"url": [url]})
-    allow_private = getattr(settings, "WEBHOOK_ALLOW_PRIVATE_URLS", False)
-    if not allow_private and not is_public_host(parts.hostname):
-        raise ApiError(
-            "url: must resolve to a public internet address (private, loopback and "
-            "link-local addresses are refused)", details={"url": [url]},
-        )
+    refusal = check_url_host(parts.hostname)
+    if refusal is not None:
+        raise ApiError(f"url: {refusal}", details={"url": [refusal]})
     if course is not None and not is_course_instructor(owner, course):
         raise ApiError("course: no such course among the courses you teach",
                        details={"course": ["not one of your courses"]})
@@ -125,9 +114,16 @@ def delete_webhook(webhook: Webhook) -> None:
 
 
 def submission_event_data(submission: Submission) -> dict[str, Any]:
-    """Return what an event says about a submission (feedback as data, keys left out)."""
+    """Return what an event says about a submission: feedback as data, as its student is
+    served it now (under the set's feedback policy), keys always left out."""
+    from grading.selectors import feedback_view
+
     variant_item = submission.variant_item
     variant = variant_item.variant
+    policy = feedback_view(submission, None, timezone.now()).policy
+    served = (served_tests if submission.kind == Submission.Kind.CODE else served_results)(
+        submission.results, policy
+    )
     return {
         "id": submission.pk,
         "status": submission.status,
@@ -143,9 +139,10 @@ def submission_event_data(submission: Submission) -> dict[str, Any]:
         "is_late": submission.is_late,
         "late_penalty": float(submission.late_penalty),
         "graded_at": submission.graded_at.isoformat() if submission.graded_at else None,
+        "feedback_policy": policy,
         "results": [
             {key: value for key, value in result.items() if key != "expected"}
-            for result in submission.results
+            for result in served
         ],
     }
 
@@ -174,7 +171,7 @@ def queue_webhook_events(submission: Submission, event_type: str) -> list[Webhoo
         deliveries.append(delivery)
     WebhookDelivery.objects.bulk_create(deliveries)
     for delivery in deliveries:
-        transaction.on_commit(lambda pk=delivery.pk: send_delivery(pk))
+        transaction.on_commit(functools.partial(send_delivery, delivery.pk))
     return deliveries
 
 
@@ -227,15 +224,18 @@ def attempt_delivery(delivery_id: int) -> WebhookDelivery | None:
     started = time.monotonic()
     status_code, error = None, ""
     try:
-        response = requests.post(
-            delivery.webhook.url, data=body, headers=headers, allow_redirects=False,
-            timeout=(CONNECT_TIMEOUT_SECONDS, READ_TIMEOUT_SECONDS),
-        )
+        with guarded_session() as session:
+            response = session.post(
+                delivery.webhook.url, data=body, headers=headers, allow_redirects=False,
+                timeout=(CONNECT_TIMEOUT_SECONDS, READ_TIMEOUT_SECONDS),
+            )
         status_code = response.status_code
         if not 200 <= status_code < 300:
             error = f"HTTP {status_code}"
     except requests.RequestException as exc:
-        error = f"{exc.__class__.__name__}: {str(exc)[:300]}"
+        refused = refusal_in(exc)
+        error = (f"refused: {refused}"[:300] if refused is not None
+                 else f"{exc.__class__.__name__}: {str(exc)[:300]}")
     except SoftTimeLimitExceeded:
         error = f"timed out: no complete answer within {ATTEMPT_SECONDS} s"
     now = timezone.now()

@@ -18,11 +18,11 @@ from drf_spectacular.utils import (
     extend_schema_field,
 )
 from rest_framework import serializers, status
-from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.permissions import IsInstructor
+from accounts.requests import AuthenticatedRequest
 from config.api import ApiError
 from exercises.selectors import problem_sets_taught_by
 from lti import clients, exports, services
@@ -172,7 +172,7 @@ class PlatformCreateApi(APIView):
             OpenApiExample("Registered", value=PLATFORM_OUTPUT_EXAMPLE, response_only=True),
         ],
     )
-    def post(self, request: Request) -> Response:
+    def post(self, request: AuthenticatedRequest) -> Response:
         """Register the platform; a new key pair is made for it."""
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -214,7 +214,7 @@ class RegistrationUrlCreateApi(APIView):
             )
         ],
     )
-    def post(self, request: Request) -> Response:
+    def post(self, request: AuthenticatedRequest) -> Response:
         """Return a new registration URL for me."""
         token = services.registration_token_for(request.user)
         url = request.build_absolute_uri(reverse("lti-register", args=[token]))
@@ -235,7 +235,7 @@ class PlatformListApi(APIView):
         tags=["lti"],
         examples=[OpenApiExample("Platforms", value=[PLATFORM_OUTPUT_EXAMPLE])],
     )
-    def get(self, request: Request) -> Response:
+    def get(self, request: AuthenticatedRequest) -> Response:
         """Return my platforms, oldest first."""
         platforms = platforms_owned_by(request.user)
         return Response(
@@ -257,7 +257,7 @@ class PlatformDeactivateApi(APIView):
             OpenApiExample("Deactivated", value={**PLATFORM_OUTPUT_EXAMPLE, "is_active": False})
         ],
     )
-    def post(self, request: Request, platform_id: int) -> Response:
+    def post(self, request: AuthenticatedRequest, platform_id: int) -> Response:
         """Deactivate one of my platforms; others' platforms are 404."""
         platform = get_object_or_404(platforms_owned_by(request.user), pk=platform_id)
         platform = services.deactivate_platform(platform=platform)
@@ -288,7 +288,8 @@ class PlatformUpdateApi(APIView):
         description=(
             "Changes the fields given (the others stay). The issuer and client id identify "
             "the platform and cannot change: register the other client id as a platform of "
-            "its own."
+            "its own. New URLs must resolve to public addresses, as at registration (400 "
+            "naming the field otherwise, unless CUTOFF_ALLOW_PRIVATE_URLS is set)."
         ),
         request=InputSerializer,
         responses={200: PlatformOutputSerializer},
@@ -306,7 +307,7 @@ class PlatformUpdateApi(APIView):
             ),
         ],
     )
-    def post(self, request: Request, platform_id: int) -> Response:
+    def post(self, request: AuthenticatedRequest, platform_id: int) -> Response:
         """Update one of my platforms; others' platforms are 404."""
         platform = get_object_or_404(platforms_owned_by(request.user), pk=platform_id)
         data = self.InputSerializer(data=request.data)
@@ -341,7 +342,7 @@ class PlatformKeyRotateApi(APIView):
             )
         ],
     )
-    def post(self, request: Request, platform_id: int) -> Response:
+    def post(self, request: AuthenticatedRequest, platform_id: int) -> Response:
         """Rotate the key of one of my platforms; others' platforms are 404."""
         platform = get_object_or_404(platforms_owned_by(request.user), pk=platform_id)
         platform = services.rotate_tool_key(platform=platform)
@@ -360,7 +361,7 @@ class PlatformActivateApi(APIView):
         tags=["lti"],
         examples=[OpenApiExample("Active again", value=PLATFORM_OUTPUT_EXAMPLE)],
     )
-    def post(self, request: Request, platform_id: int) -> Response:
+    def post(self, request: AuthenticatedRequest, platform_id: int) -> Response:
         """Reactivate one of my platforms; others' platforms are 404."""
         platform = get_object_or_404(platforms_owned_by(request.user), pk=platform_id)
         platform = services.activate_platform(platform=platform)
@@ -403,7 +404,7 @@ class ContextListApi(APIView):
         tags=["lti"],
         examples=[OpenApiExample("LMS courses", value=[CONTEXT_EXAMPLE])],
     )
-    def get(self, request: Request) -> Response:
+    def get(self, request: AuthenticatedRequest) -> Response:
         """Return the LMS courses, oldest first."""
         contexts = contexts_visible_to(request.user)
         return Response(ContextOutputSerializer(contexts, many=True).data)
@@ -415,7 +416,8 @@ class RosterSyncApi(APIView):
     permission_classes = [IsInstructor]
 
     class OutputSerializer(serializers.Serializer):
-        context = serializers.IntegerField()
+        # A field named like a Field attribute (DRF moves declared fields off the class).
+        context = serializers.IntegerField()  # type: ignore[assignment]
         status = serializers.CharField()
 
     @extend_schema(
@@ -433,7 +435,7 @@ class RosterSyncApi(APIView):
             OpenApiExample("Queued", value={"context": 7, "status": "queued"}, status_codes=["202"])
         ],
     )
-    def post(self, request: Request, context_id: int) -> Response:
+    def post(self, request: AuthenticatedRequest, context_id: int) -> Response:
         """Queue a roster sync; 400 when the LMS offered no roster service."""
         context = get_object_or_404(contexts_visible_to(request.user), pk=context_id)
         if not context.memberships_url:
@@ -471,7 +473,7 @@ class PassbackListApi(APIView):
     API clients with the ``grades:read`` scope may read it too.
     """
 
-    permission_classes = [IsInstructor, HasScope(ApiClient.Scope.GRADES_READ)]
+    permission_classes = [IsInstructor, HasScope(ApiClient.Scope.GRADES_READ)]  # type: ignore[list-item]
 
     @extend_schema(
         operation_id="lti_passback_list",
@@ -503,12 +505,12 @@ class PassbackListApi(APIView):
             )
         ],
     )
-    def get(self, request: Request) -> Response:
+    def get(self, request: AuthenticatedRequest) -> Response:
         """Return the passbacks, filtered by problem set and status when asked."""
         passbacks = passbacks_visible_to(request.user)
         problem_set = request.query_params.get("problem_set", "")
         if problem_set:
-            if not problem_set.isdigit():
+            if not (problem_set.isascii() and problem_set.isdigit()) or len(problem_set) > 18:
                 raise ApiError("problem_set: must be a whole number", code="invalid")
             passbacks = passbacks.filter(resource_link__problem_set_id=int(problem_set))
         wanted_status = request.query_params.get("status", "")
@@ -561,7 +563,7 @@ class PassbackResendApi(APIView):
             )
         ],
     )
-    def post(self, request: Request, passback_id: int) -> Response:
+    def post(self, request: AuthenticatedRequest, passback_id: int) -> Response:
         """Queue the passback again; 404 for passbacks of courses I do not teach."""
         passback = get_object_or_404(passbacks_visible_to(request.user), pk=passback_id)
         passback = services.resend_score_passback(passback=passback)
@@ -629,7 +631,7 @@ class ApiClientCreateApi(APIView):
             ),
         ],
     )
-    def post(self, request: Request) -> Response:
+    def post(self, request: AuthenticatedRequest) -> Response:
         """Create the client and return its token, once."""
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -649,7 +651,7 @@ class ApiClientListApi(APIView):
         tags=["api-clients"],
         examples=[OpenApiExample("Clients", value=[API_CLIENT_EXAMPLE])],
     )
-    def get(self, request: Request) -> Response:
+    def get(self, request: AuthenticatedRequest) -> Response:
         """Return my clients, newest first."""
         return Response(
             ApiClientOutputSerializer(api_clients_owned_by(request.user), many=True).data
@@ -672,7 +674,7 @@ class ApiClientRevokeApi(APIView):
             )
         ],
     )
-    def post(self, request: Request, client_id: int) -> Response:
+    def post(self, request: AuthenticatedRequest, client_id: int) -> Response:
         """Revoke one of my clients; others' clients are 404."""
         client = get_object_or_404(api_clients_owned_by(request.user), pk=client_id)
         client = clients.revoke_api_client(client=client)
@@ -682,7 +684,9 @@ class ApiClientRevokeApi(APIView):
 # --- exports -------------------------------------------------------------------------------
 
 
-def _exported(request: Request, problem_set_id: int, build: Any, suffix: str) -> HttpResponse:
+def _exported(
+    request: AuthenticatedRequest, problem_set_id: int, build: Any, suffix: str
+) -> HttpResponse:
     problem_set = get_object_or_404(problem_sets_taught_by(request.user), pk=problem_set_id)
     try:
         content = build(problem_set)
@@ -737,7 +741,7 @@ class MoodleXmlExportApi(APIView):
             EXPORT_CONFLICT,
         ],
     )
-    def get(self, request: Request, problem_set_id: int) -> HttpResponse:
+    def get(self, request: AuthenticatedRequest, problem_set_id: int) -> HttpResponse:
         """Return the XML file (409 before the variants are generated)."""
         return _exported(request, problem_set_id, exports.moodle_xml, "xml")
 
@@ -759,6 +763,6 @@ class QtiZipExportApi(APIView):
         tags=["exports"],
         examples=[EXPORT_CONFLICT],
     )
-    def get(self, request: Request, problem_set_id: int) -> HttpResponse:
+    def get(self, request: AuthenticatedRequest, problem_set_id: int) -> HttpResponse:
         """Return the zip file (409 before the variants are generated)."""
         return _exported(request, problem_set_id, exports.qti_zip, "zip")

@@ -37,7 +37,8 @@ class HasScope(BasePermission):
     """Require an API client token to carry ``scope``; person tokens and sessions pass.
 
     An instance goes straight into ``permission_classes`` (calling it returns itself, which
-    is what DRF does with each entry).
+    is what DRF does with each entry); drf-stubs types the entries as classes only, hence the
+    ``# type: ignore[list-item]`` where it is used.
     """
 
     def __init__(self, scope: str) -> None:

@@ -3,6 +3,7 @@ sync rosters (NRPS) and send scores back to the LMS (AGS)."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -10,8 +11,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any
-from urllib.parse import urlparse
+from typing import Any, cast
+from urllib.parse import urlparse, urlsplit
 
 import requests
 from cryptography.hazmat.primitives import serialization
@@ -32,8 +33,10 @@ from pylti1p3.names_roles import NamesRolesProvisioningService
 from accounts.models import Course, Enrollment, Role, User
 from accounts.services import create_account, create_course, enroll
 from config.api import ApiError
+from config.jsonsafe import clean_text
+from config.outbound import check_url_host, guarded_session, refusal_in
 from exercises.models import ProblemSet
-from exercises.services import generate_late_variants
+from exercises.services import fail_problem_set, generate_late_variants
 from lti.models import (
     LineItem,
     LtiContext,
@@ -115,6 +118,8 @@ def register_platform(
     """Register an LMS, with a key pair of its own for the messages we sign for it.
 
     The owner must be an instructor: the courses created for the LMS's courses are theirs.
+    The platform's URLs must resolve to public addresses unless ``CUTOFF_ALLOW_PRIVATE_URLS``
+    is set; every service call checks again (:mod:`config.outbound`).
     """
     if not owner.is_instructor:
         raise ApiError(
@@ -122,6 +127,8 @@ def register_platform(
             code="permission_denied",
             status_code=403,
         )
+    check_platform_urls({"auth_login_url": auth_login_url, "auth_token_url": auth_token_url,
+                         "key_set_url": key_set_url})
     with transaction.atomic():
         existing = Platform.objects.filter(issuer=issuer, client_id=client_id).first()
         if existing is not None:
@@ -157,6 +164,20 @@ def register_platform(
         )
 
 
+PLATFORM_URL_FIELDS = ("auth_login_url", "auth_token_url", "key_set_url")
+"""A platform's URLs Cutoff calls (or sends browsers to): public addresses only."""
+
+
+def check_platform_urls(urls: dict[str, str]) -> None:
+    """Raise a 400 :class:`ApiError` naming each of ``urls`` (field name to URL) whose host
+    may not be called server-side (:func:`config.outbound.check_url_host`)."""
+    refused = {name: [refusal] for name, url in urls.items()
+               if (refusal := check_url_host(urlsplit(url).hostname or "")) is not None}
+    if refused:
+        name, reasons = next(iter(refused.items()))
+        raise ApiError(f"{name}: {reasons[0]}", details=refused)
+
+
 PLATFORM_EDITABLE_FIELDS = (
     "name",
     "deployment_ids",
@@ -170,7 +191,8 @@ PLATFORM_EDITABLE_FIELDS = (
 
 def update_platform(*, platform: Platform, **changes: Any) -> Platform:
     """Change what Cutoff knows of ``platform`` (its issuer and client id identify it and
-    stay); a new key set URL is fetched at the next launch."""
+    stay); a new key set URL is fetched at the next launch. New URLs are checked as at
+    registration (:func:`check_platform_urls`)."""
     unknown = sorted(set(changes) - set(PLATFORM_EDITABLE_FIELDS))
     if unknown:
         raise ApiError(
@@ -178,6 +200,8 @@ def update_platform(*, platform: Platform, **changes: Any) -> Platform:
             code="invalid",
             details={"fields": unknown},
         )
+    check_platform_urls({name: str(changes[name]) for name in PLATFORM_URL_FIELDS
+                         if name in changes})
     for name, value in changes.items():
         setattr(platform, name, value)
     if changes:
@@ -272,7 +296,11 @@ def register_dynamically(
 ) -> Platform:
     """Register Cutoff with the platform that opened a registration URL: read its OpenID
     configuration, send it our client registration, and store the platform it answers
-    with (its client id and deployment id) as ``owner``'s."""
+    with (its client id and deployment id) as ``owner``'s.
+
+    Both requests go through :func:`config.outbound.guarded_session`: a configuration or
+    registration endpoint on a private address is refused (400) before any connection.
+    """
     config = _fetch_json("GET", openid_configuration)
     issuer = str(config.get("issuer") or "")
     issuer_origin = urlparse(issuer)
@@ -342,15 +370,22 @@ def register_dynamically(
 def _fetch_json(
     method: str, url: str, *, json_body: Any = None, token: str = ""
 ) -> dict[str, Any]:
-    """Return the JSON object ``url`` answers, or raise LtiLaunchError saying why not."""
+    """Return the JSON object ``url`` answers, or raise LtiLaunchError saying why not (400
+    when its address is refused, 502 when the platform did not answer as expected)."""
     headers = {"Accept": "application/json"}
     if token:
         headers["Authorization"] = f"Bearer {token}"
     try:
-        response = requests.request(method, url, json=json_body, headers=headers, timeout=10)
+        with guarded_session() as session:
+            response = session.request(
+                method, url, json=json_body, headers=headers, timeout=10
+            )
         response.raise_for_status()
         body = response.json()
     except (requests.RequestException, ValueError) as error:
+        refused = refusal_in(error)
+        if refused is not None:
+            raise LtiLaunchError(f"the platform's address is refused: {refused}", 400) from None
         message = f"the platform did not answer {url} as expected: {error}"
         raise LtiLaunchError(message, 502) from None
     if not isinstance(body, dict):
@@ -446,14 +481,15 @@ def link_user(*, platform: Platform, subject: str, role: str, profile: dict[str,
 def _update_profile(user: User, profile: dict[str, Any]) -> None:
     """Keep the name and e-mail the platform sends (launch claims or NRPS member fields):
     ``given_name``/``family_name``, else the whole ``name`` as the first name."""
-    given = str(profile.get("given_name") or "")
-    family = str(profile.get("family_name") or "")
+    # They come from the LMS unchecked: text PostgreSQL refuses is replaced.
+    given = clean_text(str(profile.get("given_name") or ""), None)
+    family = clean_text(str(profile.get("family_name") or ""), None)
     if not given and not family:
-        given = str(profile.get("name") or "")
+        given = clean_text(str(profile.get("name") or ""), None)
     fields = {
         "first_name": given[:150],
         "last_name": family[:150],
-        "email": str(profile.get("email") or "")[:254],
+        "email": clean_text(str(profile.get("email") or ""), None)[:254],
     }
     changed = [name for name, value in fields.items() if value and getattr(user, name) != value]
     for name in changed:
@@ -591,9 +627,17 @@ def generate_missing_variants(problem_set: ProblemSet, student: User | None = No
     ``student``'s; return whether it is being generated.
 
     Only a published set is extended (idempotently, also while it is generating for
-    others): a draft stays the instructor's to publish.
+    others): a draft stays the instructor's to publish. When a newcomer's variant cannot be
+    generated the set turns ``failed`` with the reason (for its instructors to see) and the
+    launch or sync goes on.
     """
-    return generate_late_variants(problem_set, None if student is None else [student.pk])
+    try:
+        return generate_late_variants(problem_set, None if student is None else [student.pk])
+    except ApiError as refused:
+        if refused.error_code != "generation_failed":
+            raise
+        fail_problem_set(problem_set.pk, refused.message)
+        return False
 
 
 def scores_for_platform(
@@ -636,7 +680,8 @@ def deep_link_response_jwt(
     """Return (the platform's return URL, our signed LtiDeepLinkingResponse JWT) placing
     each of ``problem_sets`` as a graded resource link; several only when the request
     accepts multiple items."""
-    claims = message_launch.get_launch_data()
+    # A dict at run time (pylti1p3 types it as a TypedDict of the claims it knows).
+    claims = cast(dict[str, Any], message_launch.get_launch_data())
     if len(problem_sets) > 1 and not accepts_multiple(claims):
         raise LtiLaunchError("the LMS accepts one item here: pick one problem set", status=400)
     resources = [_deep_link_resource(platform, chosen, launch_url) for chosen in problem_sets]
@@ -720,7 +765,8 @@ def sync_roster(*, context: LtiContext) -> RosterSync:
     for member in members:
         role = role_for_claims({CLAIM + "roles": member.get("roles") or []})
         subject = str(member.get("user_id") or "")
-        if member.get("status", "Active") != "Active" or role is None or not subject:
+        if (member.get("status", "Active") != "Active" or role is None or not subject
+                or clean_text(subject, 255) != subject):  # no id a launch could carry
             skipped += 1
             continue
         active.add(subject)
@@ -769,7 +815,7 @@ def queue_score_passbacks(*, problem_set_id: int, student_id: int) -> list[Score
         for link in resource_links_for_passback(problem_set_id, student_id)
     ]
     for passback in passbacks:
-        transaction.on_commit(lambda pk=passback.pk: send_score_passback_task.delay(pk))
+        transaction.on_commit(functools.partial(send_score_passback_task.delay, passback.pk))
     return passbacks
 
 
@@ -888,7 +934,9 @@ def _post_score(passback: ScorePassback) -> None:
     connector = CachedTokenConnector(link.platform)
     try:
         with_token_retry(
-            connector, lambda: _put_grade(connector, link, grade, passback.score_maximum)
+            connector,
+            # score_maximum was checked above; the check does not reach into the lambda.
+            lambda: _put_grade(connector, link, grade, passback.score_maximum),  # type: ignore[arg-type]
         )
     except LtiServiceException as error:
         status = error.response.status_code
@@ -896,6 +944,9 @@ def _post_score(passback: ScorePassback) -> None:
             raise PassbackRetryableError(str(error)) from error
         raise
     except requests.RequestException as error:
+        refused = refusal_in(error)
+        if refused is not None:
+            raise LtiException(f"the LMS's address is refused: {refused}") from error
         raise PassbackRetryableError(f"could not reach the LMS: {error}") from error
 
 

@@ -3,12 +3,14 @@ in the shared LTI cache, and a nonce is accepted once only."""
 
 from __future__ import annotations
 
+import base64
+import binascii
 import contextlib
 import hashlib
 import hmac
 import secrets
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 from urllib.parse import urlparse
 
 from django.conf import settings
@@ -28,15 +30,39 @@ from pylti1p3.service_connector import ServiceConnector
 from pylti1p3.tool_config.abstract import ToolConfAbstract
 from redis.exceptions import RedisError
 
+from config import jsonsafe
+from config.outbound import guarded_session
 from lti.models import Platform
 
 T = TypeVar("T")
+
+LAUNCH_CLAIMS_DEPTH = 32
+"""Deepest nesting accepted in a launch's claims (real ones nest a few levels)."""
 
 # Seconds during which one unknown kid of a platform makes us refetch its keys only once.
 KEY_REFETCH_INTERVAL = 60
 # Refetches of one platform's keys allowed per interval, whatever the kids.
 KEY_REFETCHES_PER_INTERVAL = 5
 TARGET_LINK_URI_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/target_link_uri"
+
+
+def check_id_token_claims(id_token: str) -> None:
+    """Raise :class:`config.jsonsafe.UnsafeJson` when the id_token's claims nest deeper than
+    :data:`LAUNCH_CLAIMS_DEPTH` or carry text the database cannot store.
+
+    Checked before pylti1p3 reads the token, which would recurse through (and cache) such
+    claims; a token that is not even well formed is left for pylti1p3 to refuse.
+    """
+    parts = id_token.split(".")
+    if len(parts) != 3:
+        return
+    try:
+        payload = base64.urlsafe_b64decode(parts[1] + "=" * (-len(parts[1]) % 4))
+        jsonsafe.loads(payload, max_depth=LAUNCH_CLAIMS_DEPTH)
+    except jsonsafe.UnsafeJson:
+        raise
+    except (ValueError, binascii.Error):
+        return
 
 
 def registration_for(platform: Platform) -> Registration:
@@ -46,7 +72,8 @@ def registration_for(platform: Platform) -> Registration:
     registration.set_client_id(platform.client_id)
     registration.set_auth_login_url(platform.auth_login_url)
     registration.set_auth_token_url(platform.auth_token_url)
-    registration.set_auth_audience(platform.auth_audience or None)
+    # pylti1p3 types it str but reads None as "no audience: the token URL".
+    registration.set_auth_audience(platform.auth_audience or None)  # type: ignore[arg-type]
     registration.set_key_set_url(platform.key_set_url)
     registration.set_tool_private_key(platform.tool_key.private_key_pem)
     registration.set_tool_public_key(platform.tool_key.public_key_pem)
@@ -249,14 +276,18 @@ class RotationAwareMessageLaunch(DjangoMessageLaunch):
         except LtiException:
             if not self._refetch_allowed():
                 raise
-            self._registration.set_key_set(None)
+            # Set by the validation that got this far, before any key was looked up.
+            self._registration.set_key_set(None)  # type: ignore[union-attr]
             return super().get_public_key()
 
     def _refetch_allowed(self) -> bool:
         storage = self._public_key_cache_data_storage
         registration = self._registration
         key_set_url = registration.get_key_set_url() if registration else None
-        if not isinstance(storage, SharedCacheLaunchStorage) or not key_set_url:
+        if (
+            registration is None or not isinstance(storage, SharedCacheLaunchStorage)
+            or not key_set_url
+        ):
             return False
         platform = f"{registration.get_issuer()}|{registration.get_client_id()}"
         scope = hashlib.sha256(platform.encode()).hexdigest()[:32]
@@ -311,6 +342,7 @@ def message_launch(request: HttpRequest) -> RotationAwareMessageLaunch:
         PlatformToolConf(),
         session_service=session_service,
         launch_data_storage=storage,
+        requests_session=guarded_session(),
     )
     launch.set_launch_data_lifetime(settings.LTI_LAUNCH_LIFETIME)
     launch.set_public_key_caching(SharedCacheLaunchStorage(), settings.LTI_PLATFORM_KEYS_LIFETIME)
@@ -321,13 +353,15 @@ def message_launch(request: HttpRequest) -> RotationAwareMessageLaunch:
 def cached_launch(request: HttpRequest, launch_id: str) -> RotationAwareMessageLaunch:
     """Return the already validated launch ``launch_id`` (e.g. to answer a deep link)."""
     storage, session_service = _storage_and_session(request)
-    return RotationAwareMessageLaunch.from_cache(
+    # pylti1p3 types from_cache as returning MessageLaunch; it builds ``cls``.
+    return cast(RotationAwareMessageLaunch, RotationAwareMessageLaunch.from_cache(
         launch_id,
         request,
         PlatformToolConf(),
         session_service=session_service,
         launch_data_storage=storage,
-    )
+        requests_session=guarded_session(),
+    ))
 
 
 ACCESS_TOKEN_SECONDS = 300
@@ -344,7 +378,8 @@ class CachedTokenConnector(ServiceConnector):
     """
 
     def __init__(self, platform: Platform) -> None:
-        super().__init__(registration_for(platform))
+        # Every call reaches only checked addresses (config.outbound).
+        super().__init__(registration_for(platform), requests_session=guarded_session())
         # A platform whose token URL or client id is edited gets new tokens.
         self._identity = f"{platform.pk}|{platform.auth_token_url}|{platform.client_id}|"
         self._keys_used: set[str] = set()

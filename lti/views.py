@@ -8,7 +8,7 @@ import functools
 import hashlib
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 from urllib.parse import parse_qs, urlencode, urlparse
 
 import jwt
@@ -27,6 +27,7 @@ from pylti1p3.exception import LtiException, OIDCException
 from redis.exceptions import RedisError
 
 from accounts.models import Role, User
+from config.jsonsafe import UnsafeJson
 from exercises.models import ProblemSet, Variant
 from lti import services, tool
 from lti.models import LtiContext, LtiResourceLink
@@ -219,6 +220,10 @@ def launch_view(request: HttpRequest) -> HttpResponse:
         return error_page(
             request, "This launch carries no id_token or state; start it from the LMS.", 400
         )
+    try:
+        tool.check_id_token_claims(request.POST["id_token"])
+    except UnsafeJson as error:
+        return error_page(request, f"The LMS launch was refused: the claims' {error}.", 400)
     message_launch = tool.message_launch(request)
     state = request.POST["state"]
     if not request.COOKIES.get(f"lti1p3-{state}"):
@@ -227,7 +232,8 @@ def launch_view(request: HttpRequest) -> HttpResponse:
             return refusal
         message_launch.state_proven_by_storage = True
     try:
-        claims = message_launch.get_launch_data()
+        # A dict at run time (pylti1p3 types it as a TypedDict of the claims it knows).
+        claims = cast(dict[str, Any], message_launch.get_launch_data())
     except LtiException as error:
         return refused(request, error)
     except (AttributeError, KeyError, TypeError, ValueError):
@@ -394,7 +400,7 @@ def waiting_view(request: HttpRequest, token: str) -> HttpResponse:
             request, "This page has expired; open the activity again from the LMS.", 403
         )
     payload, user = loaded
-    problem_set = ProblemSet.objects.filter(pk=payload.get("problem_set")).first()
+    problem_set = ProblemSet.objects.filter(pk=payload["problem_set"]).first()
     if user is None or problem_set is None:
         return error_page(request, "This activity is no longer available in Cutoff.", 404)
     return render(
@@ -434,7 +440,7 @@ def deep_link_select_view(request: HttpRequest) -> HttpResponse:
         )
     context = (
         LtiContext.objects.select_related("platform__tool_key", "course")
-        .filter(pk=payload.get("context"))
+        .filter(pk=payload["context"])
         .first()
     )
     if context is None:

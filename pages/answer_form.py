@@ -23,13 +23,11 @@ from pages.boards import legal_moves
 from pages.tree_drawing import TreeDrawing
 
 FIELD_PREFIX = "answer"
-WINDOW_FIELDS = ("alpha", "beta")
-RECORD_FIELDS = ("visits", "reward")
 NAME_SEPARATORS = re.compile(r"[\s,;]+")
 FACT_ORDER = ("moved_by", "wins", "visits", "reward")
 COLUMN_LABELS = {
     "alpha": "α", "beta": "β", "value": _("value"), "wins": _("wins"), "visits": _("visits"),
-    "reward": _("reward"), "moved_by": _("moved by"),
+    "reward": _("reward"), "moved_by": _("moved by"), "flag": _("flag (exact, lower or upper)"),
 }
 
 
@@ -69,6 +67,11 @@ class PartField:
                 f"{row.get('node', '')}: {' '.join(row.get('pruned', []))}" for row in self.given
             )
         return str(self.given)
+
+    @property
+    def word_columns(self) -> list[str]:
+        """Return the answer columns that take a word (an entry's flag), not a number."""
+        return list(self.part.options.get("choices", {}))
 
     @property
     def info_headings(self) -> list[str]:
@@ -189,11 +192,8 @@ def part_fields(
             case PartType.CUTOFFS:
                 fields.append(PartField(part, "cutoffs", given=previous))
             case PartType.RECORDS:
-                columns = part.options.get("fields") or (
-                    WINDOW_FIELDS if part.name == "windows" else RECORD_FIELDS
-                )
                 fields.append(PartField(part, "records", rows=asked_names(problem, part, drawing),
-                                        columns=tuple(columns), given=_records_given(previous),
+                                        columns=part.fields, given=_records_given(previous),
                                         info=listed_facts(problem)))
     return fields
 

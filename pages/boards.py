@@ -58,7 +58,8 @@ class BoardPicture:
 
 def tictactoe_picture(board: str, to_move: str = "") -> BoardPicture:
     """Return the picture of a nine-character tic-tac-toe board, free squares numbered."""
-    marks, free = [], []
+    marks: list[Mark] = []
+    free: list[Mark] = []
     for index, cell in enumerate(board[:9].upper().ljust(9)):
         mark = Mark(
             x=(index % 3) * TICTACTOE_CELL + TICTACTOE_CELL // 2,
@@ -73,7 +74,8 @@ def tictactoe_picture(board: str, to_move: str = "") -> BoardPicture:
 
 def connect4_picture(rows: list[str], to_move: str = "") -> BoardPicture:
     """Return the picture of a Connect Four rack given as rows, top row first."""
-    marks, free = [], []
+    marks: list[Mark] = []
+    free: list[Mark] = []
     for row_index, row in enumerate(rows[:CONNECT4_ROWS]):
         for column, cell in enumerate(row[:CONNECT4_COLUMNS]):
             mark = Mark(

@@ -16,6 +16,7 @@ from typing import Any
 from django.http import QueryDict
 from django.utils.translation import gettext as _
 
+from config import jsonsafe
 from exercises.kinds import all_kinds, get_kind
 from exercises.kinds.base import Kind
 from exercises.kinds.params import (
@@ -141,8 +142,10 @@ def read_params(kind: Kind, data: QueryDict) -> dict[str, Any]:
                 raise BuilderError(name, _("must be a whole number")) from None
         elif widget == "json":
             try:
-                params[param.name] = json.loads(text)
-            except json.JSONDecodeError:
+                params[param.name] = jsonsafe.loads(text)
+            except jsonsafe.UnsafeJson as error:
+                raise BuilderError(name, error.rule) from None
+            except ValueError:
                 raise BuilderError(name, _("must be valid JSON")) from None
         else:
             params[param.name] = text

@@ -101,7 +101,7 @@ def dashboard_data(problem_set: ProblemSet) -> dict[str, Any]:
                 misconceptions[result["misconception"]] += 1
     summaries = []
     for index, item in enumerate(items):
-        scores = [row.item_scores[index] for row in rows if row.item_scores[index] is not None]
+        scores = [score for row in rows if (score := row.item_scores[index]) is not None]
         summaries.append(ItemSummary(
             position=item.position,
             title=str(get_kind(item.kind).title),

@@ -12,17 +12,19 @@ from typing import Any
 
 from exercises.kinds.base import AnswerPart
 from grading.feedback import CORRECT, render_results
+from grading.feedback_policy import served_results
 from grading.models import Submission
 from pages.answer_form import PartField
 from pages.tree_drawing import TreeDrawing
 
 
 def rendered_results(
-    submission: Submission, parts: Sequence[AnswerPart], *, show_expected: bool
+    submission: Submission, parts: Sequence[AnswerPart], *, show_expected: bool, policy: str
 ) -> list[dict[str, Any]]:
-    """Return the submission's part results with their texts in the active language."""
+    """Return the submission's part results as ``policy`` serves them, their texts in the
+    active language."""
     return render_results(
-        submission.results or [],
+        served_results(submission.results or [], policy),
         labels={part.name: str(part.label) for part in parts},
         show_expected=show_expected,
     )

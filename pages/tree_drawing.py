@@ -36,6 +36,7 @@ class DrawnNode:
     parent: str | None
     value_text: str = ""  # a leaf's value, shown in its box
     player: str = ""  # the player who moves here (vector games)
+    position: str = ""  # the position key shared by transposed nodes (transposition tables)
     children: list[str] = field(default_factory=list)
     box_width: int = 0  # leaves only
     # Filled in by the page that draws the tree:
@@ -157,6 +158,7 @@ def lay_out(tree: Mapping[str, Any], players: Iterable[str] = ()) -> TreeDrawing
             depth=depth,
             parent=parent,
             player=str(raw.get("player", "")),
+            position=str(raw.get("position", "")),
             children=children,
         )
         if drawn.is_leaf:

@@ -18,8 +18,10 @@ import pytest
 from django.conf import settings
 from rest_framework.test import APIClient
 
+pytest_plugins = ["tests.fake_network"]
+"""The ``fake_network`` fixture (a fake resolver and a loopback-only connector)."""
+
 REPO = Path(__file__).resolve().parent.parent
-SHARED = Path(os.environ.get("CUTOFF_SHARED_DIR", REPO.parent / "shared"))
 IN_CI = os.environ.get("CI", "").lower() == "true"
 
 

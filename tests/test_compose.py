@@ -74,6 +74,7 @@ def test_sandbox_worker_privileges_are_spelled_out_and_minimal() -> None:
     assert sandbox["cap_drop"] == ["ALL"]
     assert set(sandbox["cap_add"]) <= {"SYS_ADMIN", "SETUID", "SETGID", "KILL", "DAC_OVERRIDE"}
     assert "ports" not in sandbox
+    assert sandbox["init"] is True  # pid 1 reaps orphans; Celery as pid 1 would not
     for name in ("worker", "web"):
         assert "cap_add" not in SERVICES[name] and "privileged" not in SERVICES[name]
 

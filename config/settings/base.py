@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
 from kombu import Exchange, Queue
 
-from config.settings.env import env_int, env_str
+from config.settings.env import env_bool, env_int, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 VAR_DIR = Path(env_str("CUTOFF_VAR_DIR", str(BASE_DIR / "var")) or "var")
@@ -92,25 +93,27 @@ STATICFILES_DIRS = [BASE_DIR / "static"] if (BASE_DIR / "static").is_dir() else 
 # Request bodies beyond this are refused before a view sees them (answers and code are small).
 DATA_UPLOAD_MAX_MEMORY_SIZE = 512 * 1024
 
-REST_FRAMEWORK = {
+REST_FRAMEWORK: dict[str, Any] = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.TokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_RENDERER_CLASSES": ["config.jsonsafe.StorableJSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["config.jsonsafe.BoundedJSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "config.api.exception_handler",
     "UNAUTHENTICATED_USER": None,
 }
 
-SPECTACULAR_SETTINGS = {
+SPECTACULAR_SETTINGS: dict[str, Any] = {
     "TITLE": "Cutoff API",
     "DESCRIPTION": (
         "Auto-graded adversarial-search exercises. Errors are always "
         '`{"error": {"code", "message", "details"}}` with a 4xx status. '
-        "Problem, tree and answer JSON follow the `gametree/1` format."
+        "Problem, tree and answer JSON follow the `gametree/1` format. JSON bodies may nest "
+        "at most 500 levels and may hold no NUL characters or unpaired surrogates "
+        "(a 400 `parse_error` names where and the rule)."
     ),
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
@@ -154,12 +157,24 @@ CELERY_TASK_ROUTES = {
     "grading.code.tasks.run_code_submission": {"queue": "sandbox", "routing_key": "sandbox"},
 }
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A broker outage never ends a worker: it reconnects however long the outage lasts (kombu
+# waits 2, 4, 6, ... up to 30 s between attempts). config.broker fixes the kombu crash that
+# used to end it; config.heartbeat resends what the outage lost once it is back.
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+# Tasks running when the connection is lost finish and record their grade (the database is
+# the state); their acknowledgement is dropped (config.broker), and the message Redis still
+# holds comes back after the visibility timeout as a no-op. Cancelling them would only redo
+# the work.
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 # The outbox sweep: re-enqueue submissions and webhook deliveries whose message never reached
-# the broker (it was down) or was lost. Beat runs embedded in the default-queue worker (-B).
+# the broker (it was down) or was lost, and the submissions of workers whose heartbeat stopped
+# (killed outright). Beat runs embedded in the default-queue worker (-B). Every 10 s: a
+# stranded submission is found at most ALIVE_WITHIN (20 s) + 10 s after its worker died.
+STALE_WORK_SWEEP_SECONDS = 10.0
 CELERY_BEAT_SCHEDULE = {
     "requeue-stale-submissions": {
         "task": "grading.tasks.requeue_stale_submissions",
-        "schedule": 60.0,
+        "schedule": STALE_WORK_SWEEP_SECONDS,
     },
     # Grade passbacks whose retries ran out while the LMS was away are sent again.
     "resend-failed-lti-passbacks": {
@@ -251,12 +266,17 @@ SPECTACULAR_SETTINGS.setdefault("ENUM_NAME_OVERRIDES", {}).update(
     }
 )
 
+# --- server-side requests -----------------------------------------------------------------
+# Webhooks and LMS service calls reach public addresses only unless this is true
+# (config.outbound checks every connection).
+CUTOFF_ALLOW_PRIVATE_URLS = env_bool("CUTOFF_ALLOW_PRIVATE_URLS", False)
+
 # --- pages --------------------------------------------------------------------------------
 LOGIN_URL = "pages:login"
 LOGIN_REDIRECT_URL = "pages:home"
 
 # --- sandbox ------------------------------------------------------------------------------
-# Code submissions run under this folder as this unprivileged uid (see grading.sandbox).
+# Code submissions run as these unprivileged uids; the folder holds the uid pool's locks.
 CUTOFF_SANDBOX_DIR = env_str("CUTOFF_SANDBOX_DIR", "/tmp/cutoff-sandbox")
 CUTOFF_SANDBOX_UID = env_int("CUTOFF_SANDBOX_UID", 60000)
 CUTOFF_SANDBOX_UID_COUNT = env_int("CUTOFF_SANDBOX_UID_COUNT", 32)
@@ -266,6 +286,13 @@ CUTOFF_SANDBOX_LIMITS = {
     "wall_seconds": env_int("CUTOFF_SANDBOX_WALL_SECONDS", 10),
     "memory_bytes": env_int("CUTOFF_SANDBOX_MEMORY_MB", 256) * 1024 * 1024,
 }
+# Fair use of the sandbox queue (grading.code.scheduling): a time budget per submission across
+# its runs, and how many runs of one student / one item may be in flight at once (the rest wait
+# in the broker, deferred by CUTOFF_CODE_DEFER_SECONDS, without holding a worker slot).
+CUTOFF_CODE_BUDGET_SECONDS = env_int("CUTOFF_CODE_BUDGET_SECONDS", 30)
+CUTOFF_CODE_RUNS_PER_STUDENT = env_int("CUTOFF_CODE_RUNS_PER_STUDENT", 1)
+CUTOFF_CODE_RUNS_PER_ITEM = env_int("CUTOFF_CODE_RUNS_PER_ITEM", 8)
+CUTOFF_CODE_DEFER_SECONDS = env_int("CUTOFF_CODE_DEFER_SECONDS", 2)
 # Agent items ask for hundreds of moves in one run, so their runs get more time by default.
 CUTOFF_SANDBOX_KIND_LIMITS = {
     "code_tictactoe_agent": {"cpu_seconds": 10, "wall_seconds": 20},

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from typing import overload
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -15,7 +16,7 @@ ENV_VARS: dict[str, str] = {
     "ALLOWED_HOSTS": "comma-separated host names served (production)",
     "CSRF_TRUSTED_ORIGINS": "comma-separated origins trusted for CSRF (production)",
     "CUTOFF_VAR_DIR": "folder for the SQLite database, broker files and artefacts (default var/)",
-    "CUTOFF_SANDBOX_DIR": "folder where sandboxed code runs are laid out",
+    "CUTOFF_SANDBOX_DIR": "folder of the sandbox uid pool's lock files",
     "CUTOFF_SANDBOX_UID": (
         "first of the unprivileged uids student code runs as, one per concurrent run "
         "(default 60000); no account on the host may use the range"
@@ -27,7 +28,20 @@ ENV_VARS: dict[str, str] = {
     "CUTOFF_SANDBOX_CPU_SECONDS": "CPU seconds one sandboxed run may use (default 5)",
     "CUTOFF_SANDBOX_WALL_SECONDS": "wall-clock seconds one sandboxed run may take (default 10)",
     "CUTOFF_SANDBOX_MEMORY_MB": "memory one sandboxed run may use, in MiB (default 256)",
+    "CUTOFF_CODE_BUDGET_SECONDS": (
+        "wall-clock seconds all sandbox runs of one code submission may take together, re-runs "
+        "included (default 30; at most three quarters of the task's soft time limit)"
+    ),
+    "CUTOFF_CODE_RUNS_PER_STUDENT": "code runs of one student in flight at once (default 1)",
+    "CUTOFF_CODE_RUNS_PER_ITEM": "code runs of one item in flight at once (default 8)",
+    "CUTOFF_CODE_DEFER_SECONDS": (
+        "seconds before a code run over those limits is tried again (default 2)"
+    ),
     "LOG_LEVEL": "root log level (default INFO)",
+    "CUTOFF_ALLOW_PRIVATE_URLS": (
+        "true lets webhooks and LMS service calls reach loopback, private and link-local "
+        "addresses (default false; true in local development)"
+    ),
     "CUTOFF_TEST_RUN_ID": (
         "tests only: isolates a run's test database and broker keys (default pid)"
     ),
@@ -51,6 +65,10 @@ ENV_VARS: dict[str, str] = {
 }
 
 
+@overload
+def env_str(name: str, default: str) -> str: ...
+@overload
+def env_str(name: str, default: None = None) -> str | None: ...
 def env_str(name: str, default: str | None = None) -> str | None:
     """Return the environment variable ``name`` (declared in ENV_VARS) or ``default``."""
     if name not in ENV_VARS:
@@ -71,6 +89,18 @@ def env_list(name: str, default: str = "") -> list[str]:
     """Return a comma-separated environment variable as a list of non-empty items."""
     raw = env_str(name, default) or ""
     return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def env_bool(name: str, default: bool) -> bool:
+    """Return a true/false environment variable, naming it when it is neither."""
+    raw = env_str(name)
+    if raw is None:
+        return default
+    if raw.lower() in ("1", "true", "yes", "on"):
+        return True
+    if raw.lower() in ("0", "false", "no", "off"):
+        return False
+    raise ImproperlyConfigured(f"environment variable {name} must be true or false")
 
 
 def env_int(name: str, default: int) -> int:

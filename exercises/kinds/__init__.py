@@ -12,7 +12,10 @@ item and one student's generated copy of it (``Item``, ``VariantItem``):
 * ``kind.misconception_answers(problem)`` asks the engine what each applicable named
   misconception answers; ``kind.project`` turns each into part values comparable with a
   student's. Multiple-choice items store ``trace["option_misconceptions"]`` (option id →
-  misconception code, ``None`` for the key).
+  misconception code, ``None`` for the key and for fallback distractors, which name no
+  misconception) and ``trace["option_sources"]`` (option id → ``key``, ``misconception``
+  or the fallback it came from: ``kind.near_misses`` such as ``other_convention``, or
+  ``near_key``); ``kind.max_options(params)`` caps the ``options`` param.
 * ``kind.convention_names()`` are the params that change keys but not problems;
   ``exercises.services.update_item`` and ``resolve_item`` recompute keys when they change.
 """
@@ -64,6 +67,7 @@ from exercises.kinds import (  # noqa: E402,F401
     minimax,
     move_ordering,
     price_war,
+    transposition_table,
     tree_size,
     vector,
 )

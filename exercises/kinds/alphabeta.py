@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import itertools
+import math
 import random
+from fractions import Fraction
 from typing import Any
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
 
 from exercises.kinds import register
 from exercises.kinds.base import SET_SCORING, AnswerPart, Kind, PartType
 from exercises.kinds.engine_bridge import solve_problem
-from exercises.kinds.minimax import ROOT_PLAYER, tie_issues
+from exercises.kinds.minimax import ROOT_PLAYER, decision_key, minimax_values, tie_issues
 from exercises.kinds.params import BoolParam, IntParam, ParamError
 from exercises.kinds.trees import (
     TREE_PARAMS,
@@ -19,7 +22,9 @@ from exercises.kinds.trees import (
     check_tree_params,
     draw_tree,
     inner_names,
+    leaves,
     pick_names,
+    walk,
 )
 
 TRIVIAL_WINDOW = {"alpha": "-inf", "beta": "inf"}
@@ -31,7 +36,11 @@ CONVENTION_PARAMS = (
         convention=True,
     ),
     BoolParam(
-        "root_raises_alpha", True, "the root raises alpha between its children", convention=True
+        "root_raises_alpha", True,
+        "the root narrows its window (MAX raises alpha, MIN lowers beta) between its children; "
+        "when false every root child is searched with the full window, so a depth-2 tree "
+        "cannot cut at all",
+        convention=True,
     ),
 )
 
@@ -41,16 +50,82 @@ def conventions_of(params: dict[str, Any]) -> dict[str, bool]:
     return {name: params[name] for name in ("cut_on_equality", "root_raises_alpha")}
 
 
+def check_cuts_possible(params: dict[str, Any], field: str, wanted: str) -> None:
+    """Refuse ``field`` when the conventions make every cutoff impossible in such a tree.
+
+    Without the root narrowing its window, the root's children are entered with (-inf, inf);
+    in a depth-2 tree they only see leaves, so nothing ever closes a window.
+    """
+    if not params["root_raises_alpha"] and params["depth"] <= 2:
+        raise ParamError(
+            field,
+            f"with root_raises_alpha false and depth {params['depth']} alpha-beta never cuts "
+            "(every root child is searched with the full window (-inf, inf) and sees only "
+            f"leaves), so {wanted}; set depth to 3 or more, or root_raises_alpha to true",
+        )
+
+
 def render_conventions(problem_params: dict[str, Any]) -> str:
-    """Return the sentence stating the alpha-beta conventions, in the active language."""
+    """Return the sentences stating the cut rule and the root's window, in the active language.
+
+    The order children are searched in is stated by each kind (it differs between them).
+    """
     text = (
-        _("Children are searched left to right; a node is cut off as soon as alpha >= beta.")
+        _("A node stops searching its children (a cutoff) as soon as alpha >= beta, equality "
+          "included.")
         if problem_params["cut_on_equality"]
-        else _("Children are searched left to right; a node is cut off only when alpha > beta.")
+        else _("A node stops searching its children (a cutoff) only when alpha > beta, not on "
+               "equality.")
     )
-    if not problem_params["root_raises_alpha"]:
-        text += " " + _("The root does not raise alpha between its children.")
+    text += " " + (
+        _("The root narrows its window after each child like every other node (MAX raises "
+          "alpha, MIN lowers beta).")
+        if problem_params["root_raises_alpha"]
+        else _("The root does not narrow its window between its children: each root child is "
+               "searched with the full window (-inf, inf).")
+    )
     return text
+
+
+def _bound(raw: Any) -> Fraction | float:
+    """Return a trace's value or bound (an int, "p/q", "inf" or "-inf") as a number."""
+    if isinstance(raw, str) and raw.endswith("inf"):
+        return -math.inf if raw.startswith("-") else math.inf
+    return Fraction(raw)
+
+
+def cutoff_key(problem: dict[str, Any], answer: dict[str, Any]) -> list[dict[str, Any]]:
+    """Return the cutoffs in the order they happen, cuts at a node's last child included.
+
+    The engine reports only cutoffs that skip a child. A node whose last child meets the
+    cut condition skips nothing; the prompt says not to list it, but a student who does
+    (with no skipped children) is right too, so it is keyed as ``"optional": true``. Such
+    a node is one whose exit value meets its entry window: a MAX node's beta and a MIN
+    node's alpha never change while it searches.
+    """
+    nodes = {node["name"]: node for node in walk(problem["tree"])}
+    cut_on_equality = problem["params"]["cut_on_equality"]
+    entered: dict[str, dict[str, Any]] = {}
+    reported: set[str] = set()
+    cuts = []
+    for event in answer.get("trace") or []:
+        name = event["node"]
+        if event["event"] == "enter":
+            entered[name] = event
+        elif event["event"] == "cutoff":
+            reported.add(name)
+            cuts.append({"node": name, "pruned": event["pruned"]})
+        elif event["event"] == "exit" and "children" in nodes[name] and name not in reported:
+            value, window = _bound(event["value"]), entered[name]
+            if nodes[name]["type"] == "max":
+                beta = _bound(window["beta"])
+                cut = value >= beta if cut_on_equality else value > beta
+            else:
+                alpha = _bound(window["alpha"])
+                cut = value <= alpha if cut_on_equality else value < alpha
+            if cut:
+                cuts.append({"node": name, "pruned": [], "optional": True})
+    return cuts
 
 
 def entry_windows(answer: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -74,7 +149,12 @@ class AlphaBetaKind(Kind):
         *TREE_PARAMS,
         ROOT_PLAYER,
         *CONVENTION_PARAMS,
-        IntParam("min_cuts", 1, "fewest cutoffs the tree must cause", minimum=0, maximum=10),
+        IntParam(
+            "min_cuts", 1,
+            "fewest cutoffs the tree must cause (cutoffs that skip at least one child); with "
+            "root_raises_alpha false a depth-2 tree has none, so set 0 there",
+            minimum=0, maximum=10,
+        ),
         IntParam(
             "ask_windows", 1, "inner nodes whose entry window (alpha, beta) is asked",
             minimum=0, maximum=4,
@@ -86,6 +166,8 @@ class AlphaBetaKind(Kind):
     def check_params(self, params: dict[str, Any]) -> None:
         """Check the tree params, and that the cutoffs asked for can happen in such a tree."""
         check_tree_params(params)
+        if params["min_cuts"]:
+            check_cuts_possible(params, "min_cuts", f"min_cuts {params['min_cuts']} cannot be met")
         inner_nodes = sum(params["max_branching"] ** d for d in range(params["depth"]))
         if params["min_cuts"] >= inner_nodes:
             raise ParamError(
@@ -103,12 +185,13 @@ class AlphaBetaKind(Kind):
                 "evaluated_count", PartType.NUMBER, gettext_lazy("number of leaves evaluated")
             ),
             AnswerPart(
-                "pruned_leaves", PartType.SET, gettext_lazy("leaves that are pruned"), points=2
+                "pruned_leaves", PartType.SET, gettext_lazy("leaves that are pruned"),
+                points=Fraction(2),
             ),
             AnswerPart(
                 "cutoffs", PartType.CUTOFFS,
                 gettext_lazy("cutoffs in the order they happen (node and pruned children)"),
-                points=2,
+                points=Fraction(2),
             ),
         ]
         if params["ask_windows"]:
@@ -116,6 +199,7 @@ class AlphaBetaKind(Kind):
                 AnswerPart(
                     "windows", PartType.RECORDS,
                     gettext_lazy("(alpha, beta) when the named nodes are entered"),
+                    fields=("alpha", "beta"),
                 )
             )
         return parts
@@ -132,21 +216,28 @@ class AlphaBetaKind(Kind):
         }
 
     def solve(self, problem: dict[str, Any]) -> dict[str, Any]:
-        """Return the engine's alpha-beta answer plus the window each node was entered with."""
+        """Return the engine's alpha-beta answer plus the window each node was entered with.
+
+        ``root_child_values`` are the root children's exact minimax values (alpha-beta only
+        bounds the ones it prunes), to accept every equally good decision.
+        """
         answer = solve_problem(problem)
         answer["windows"] = entry_windows(answer)
+        answer["root_child_values"] = minimax_values(problem)
         return answer
 
     def project(self, problem: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
         """Return the parts read off the engine's answer."""
+        children = [child["name"] for child in problem["tree"]["children"]]
         key = {
             "value": answer["value"],
-            "move": answer["move"],
+            "move": decision_key(answer["move"], answer.get("root_child_values"), children),
             "evaluated_count": len(answer["evaluated_leaves"]),
             "pruned_leaves": answer["pruned_leaves"],
-            "cutoffs": [
-                {"node": cut["node"], "pruned": cut["pruned"]} for cut in answer["cutoffs"]
-            ],
+            "cutoffs": (
+                cutoff_key(problem, answer) if answer.get("trace") else
+                [{"node": cut["node"], "pruned": cut["pruned"]} for cut in answer["cutoffs"]]
+            ),
         }
         asked = problem["ask"]["windows"]
         if asked:
@@ -156,6 +247,20 @@ class AlphaBetaKind(Kind):
             # A node the search never entered was pruned: its window is "not entered" (None).
             key["windows"] = {name: windows.get(name) for name in asked}
         return key
+
+    def near_misses(
+        self, problem: dict[str, Any], answer: dict[str, Any], params: dict[str, Any]
+    ) -> list[tuple[Any, str]]:
+        """Return the leaves evaluated under the other conventions, then with no pruning."""
+        found = []
+        for cut_on_equality, root_raises_alpha in itertools.product((True, False), repeat=2):
+            other = {**problem, "params": {"cut_on_equality": cut_on_equality,
+                                           "root_raises_alpha": root_raises_alpha}}
+            if other["params"] != problem["params"]:
+                counted = len(solve_problem(other)["evaluated_leaves"])
+                found.append((counted, "other_convention"))
+        found.append((len(leaves(problem["tree"])), "no_pruning"))
+        return found
 
     def quality_issues(
         self, problem: dict[str, Any], answer: dict[str, Any], params: dict[str, Any]
@@ -170,7 +275,9 @@ class AlphaBetaKind(Kind):
         elif asked and all(answer["windows"][name] == TRIVIAL_WINDOW for name in asked):
             issues.append("every asked window is the initial (-inf, inf)")
         if not params["allow_ties"]:
-            issues += tie_issues(answer, [child["name"] for child in problem["tree"]["children"]])
+            # By the exact values: a pruned root child has only a bound, which may hide a tie.
+            exact = {"node_values": answer["root_child_values"], "move": answer["move"]}
+            issues += tie_issues(exact, [child["name"] for child in problem["tree"]["children"]])
         return issues
 
     def prompt_args(self, problem: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
@@ -188,14 +295,26 @@ class AlphaBetaKind(Kind):
             if args["root_player"] == "max"
             else _("Run alpha-beta on this tree; MIN moves at the root.")
         )
+        text += " " + _("Children are searched left to right.")
         text += " " + render_conventions(args["conventions"])
         text += " " + _(
             "Give the root's value and decision, how many leaves are evaluated, which leaves "
-            "are pruned, and each cutoff in order with the children it skips."
+            "are pruned, and each cutoff in order with the children of that node it skips (the "
+            "children themselves, not the leaves below them)."
         )
+        text += " " + _(
+            "A cutoff skips at least one child: when the condition is met at a node's last "
+            "child nothing is left to skip, so it is not a cutoff to list (listing it with no "
+            "skipped children is accepted too)."
+        )
+        text += " " + _("If several moves are equally good, any of them is accepted.")
         if args["windows"]:
-            text += " " + _(
-                "Give also the window (alpha, beta) with which %(nodes)s is entered."
+            text += " " + ngettext(
+                "Give also the window (alpha, beta) with which %(nodes)s is entered; for a "
+                "node that is never entered (it is pruned) give no window (null).",
+                "Give also the windows (alpha, beta) with which %(nodes)s are entered; for a "
+                "node that is never entered (it is pruned) give no window (null).",
+                len(args["windows"]),
             ) % {"nodes": ", ".join(args["windows"])}
         return text
 

@@ -82,7 +82,7 @@ class Ucb1Kind(Kind):
         return [
             AnswerPart(
                 "scores", PartType.NODE_VALUES, gettext_lazy("UCB1 score of each child"),
-                points=2, tolerance=SCORE_TOLERANCE,
+                points=Fraction(2), tolerance=SCORE_TOLERANCE,
             ),
             AnswerPart("selected", PartType.NAME, gettext_lazy("child selected next")),
             AnswerPart(
@@ -121,6 +121,29 @@ class Ucb1Kind(Kind):
             "final_move": answer["final_move"],
         }
 
+    def max_options(self, params: dict[str, Any]) -> int:
+        """Return the number of children: each option names one."""
+        return int(params["children"])
+
+    def near_misses(
+        self, problem: dict[str, Any], answer: dict[str, Any], params: dict[str, Any]
+    ) -> list[tuple[Any, str]]:
+        """Return the other children, the most visited first, then by win rate.
+
+        A child whose score is within the tolerance of the selected one's would be a second
+        right answer, so it is left out (quality constraints already refuse such near-ties).
+        """
+        children = problem["params"]["children"]
+        best = score_value(answer["scores"][answer["selected"]])
+        ranked = sorted(
+            children,
+            key=lambda child: (-child["visits"], -Fraction(child["wins"], child["visits"])),
+        )
+        return [
+            (child["name"], "other_child") for child in ranked
+            if abs(score_value(answer["scores"][child["name"]]) - best) > float(SCORE_TOLERANCE)
+        ]
+
     def quality_issues(
         self, problem: dict[str, Any], answer: dict[str, Any], params: dict[str, Any]
     ) -> list[str]:
@@ -154,10 +177,12 @@ class Ucb1Kind(Kind):
         )
         return _(
             "The root has been visited N = %(n)s times; each child shows its wins w and visits "
-            "n. Use %(formula)s with c = %(c)s (natural logarithm). Give each child's score to "
-            "two decimals, the child selected next, and the move played if the search stopped "
-            "now (the most visited child)."
-        ) % {"n": args["parent_visits"], "formula": formula, "c": args["c"]}
+            "n. Use %(formula)s with c = %(c)s (natural logarithm). Give each child's score "
+            "(any value within %(tolerance)s of the exact score is accepted, e.g. rounded to "
+            "two decimals), the child selected next (the highest score), and the move played "
+            "if the search stopped now (the most visited child)."
+        ) % {"n": args["parent_visits"], "formula": formula, "c": args["c"],
+             "tolerance": f"{float(SCORE_TOLERANCE):g}"}
 
 
 register(Ucb1Kind())
@@ -195,7 +220,7 @@ class MctsBackpropKind(Kind):
             AnswerPart(
                 "path", PartType.RECORDS,
                 gettext_lazy("visits and reward of each node on the path after the update"),
-                points=2,
+                points=Fraction(2), fields=("visits", "reward"),
             )
         ]
 

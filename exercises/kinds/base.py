@@ -14,12 +14,17 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, ClassVar
 
+from django.utils.functional import Promise, lazy
+from django.utils.text import format_lazy
+from django.utils.translation import gettext, gettext_lazy
+
 from engine.misconceptions import applicable
 from exercises.kinds.engine_bridge import as_json
 from exercises.kinds.params import (
     ChoiceParam,
     IntParam,
     Param,
+    ParamError,
     clean_params,
     json_schema,
 )
@@ -29,7 +34,7 @@ class PartType(enum.StrEnum):
     """How an answer part is written and scored (see grading.scoring)."""
 
     NUMBER = "number"  # exact value: int, "7/2", "3.5"; floats only within `tolerance`
-    NAME = "name"  # one node / move / child name, e.g. the decision
+    NAME = "name"  # one node / move / child name; a key may list every accepted name
     CHOICE = "choice"  # one option id of a multiple-choice item
     SET = "set"  # unordered names, e.g. pruned leaves (net-correct or all-or-nothing)
     SEQUENCE = "sequence"  # ordered names, e.g. evaluation order (LCS partial credit)
@@ -39,17 +44,44 @@ class PartType(enum.StrEnum):
     RECORDS = "records"  # list of name → {field: number} rows, e.g. MCTS counts after an update
 
 
+NUMBER_PARTS = frozenset({PartType.NUMBER, PartType.NODE_VALUES, PartType.VECTOR,
+                          PartType.RECORDS})
+"""Part types whose answers are numbers: their labels say how exactly they are graded."""
+
+
+def _within(tolerance: Fraction) -> str:
+    return gettext("within ±%(tolerance)s") % {"tolerance": f"{float(tolerance):g}"}
+
+
+_within_lazy = lazy(_within, str)
+
+
 @dataclass(frozen=True)
 class AnswerPart:
-    """One part of an item's answer: its key, type, default points and scoring options."""
+    """One part of an item's answer: its key, type, default points and scoring options.
+
+    ``title`` says what the part asks; :attr:`label`, which pages, the API and exports show,
+    adds for number parts whether the value must be exact or within the tolerance.
+    """
 
     name: str
     type: PartType
-    label: str
+    title: str | Promise  # often gettext_lazy(...): translated when shown, with str()
     points: Fraction = Fraction(1)
     tolerance: Fraction | None = None  # absolute; only for parts whose key is a float
     key_path: str | None = None  # key in the engine's answer when it differs from `name`
     options: dict[str, Any] = field(default_factory=dict)
+    fields: tuple[str, ...] = ()  # records parts: the fields a row has; others are refused
+
+    @property
+    def label(self) -> Any:
+        """Return the title, with "(exact)" or "(within ±t)" for number parts (lazily)."""
+        if self.type not in NUMBER_PARTS:
+            return self.title
+        precision = gettext_lazy("exact") if self.tolerance is None else _within_lazy(
+            self.tolerance
+        )
+        return format_lazy("{} ({})", self.title, precision)
 
 
 ANSWER_FORMATS = ("open", "multiple_choice")
@@ -85,6 +117,7 @@ class Kind:
     params: ClassVar[tuple[Param, ...]] = ()
     choice_part: ClassVar[str | None] = None
     default_options: ClassVar[int] = 3
+    most_options: ClassVar[int] = 6
     max_attempts: ClassVar[int] = 200
 
     # --- params -------------------------------------------------------------------------
@@ -103,7 +136,7 @@ class Kind:
                 "options", self.default_options,
                 "options of a multiple-choice question (the key and one wrong answer per "
                 "named misconception)",
-                minimum=2, maximum=6,
+                minimum=2, maximum=self.most_options,
             ),
         )
 
@@ -111,6 +144,12 @@ class Kind:
         """Return validated params with every default explicit; raise :class:`ParamError`."""
         params = clean_params(self.declared_params(), raw)
         self.check_params(params)
+        if self.is_multiple_choice(params) and params["options"] > self.max_options(params):
+            raise ParamError(
+                "options",
+                f"these params allow at most {self.max_options(params)} distinct answers, "
+                f"so at most {self.max_options(params)} options; got {params['options']}",
+            )
         return params
 
     def check_params(self, params: dict[str, Any]) -> None:
@@ -134,12 +173,35 @@ class Kind:
         """Return the parts a student answers for an item with ``params``."""
         if self.is_multiple_choice(params):
             asked = next(p for p in self.open_parts(params) if p.name == self.choice_part)
-            return [AnswerPart(CHOICE_PART, PartType.CHOICE, asked.label)]
+            return [AnswerPart(CHOICE_PART, PartType.CHOICE, asked.title)]
         return self.open_parts(params)
 
     def open_parts(self, params: dict[str, Any]) -> list[AnswerPart]:
         """Return the parts of the open (not multiple-choice) form of the item."""
         raise NotImplementedError
+
+    def choice_part_type(self, params: dict[str, Any]) -> PartType:
+        """Return the type of the open part a multiple-choice item asks about."""
+        return next(p.type for p in self.open_parts(params) if p.name == self.choice_part)
+
+    def max_options(self, params: dict[str, Any]) -> int:
+        """Return how many options (key included) an item with ``params`` can always offer.
+
+        Number and vector answers have neighbours without end; kinds whose asked answer is
+        one of a few names say how many there are.
+        """
+        return self.most_options
+
+    def near_misses(
+        self, problem: dict[str, Any], answer: dict[str, Any], params: dict[str, Any]
+    ) -> list[tuple[Any, str]]:
+        """Return (wrong value of the choice part, where it comes from), most plausible first.
+
+        Multiple choice falls back on these when too few named misconceptions give distinct
+        wrong answers: answers under other conventions, other nodes' values. None of them
+        may be a second correct answer; the generator drops those equal to the key.
+        """
+        return []
 
     def project(self, problem: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
         """Return the open parts' expected values read off an engine-format ``answer``.

@@ -12,13 +12,13 @@ import random
 from typing import Any, ClassVar
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
 
 from engine.games.dice import two_dice_rolls
 from exercises.kinds import register
 from exercises.kinds.base import AnswerPart, Kind, PartType
 from exercises.kinds.engine_bridge import solve_problem
-from exercises.kinds.minimax import tie_issues
+from exercises.kinds.minimax import decision_key, tie_issues
 from exercises.kinds.params import BoolParam, ChoiceParam, IntParam, ParamError
 from exercises.kinds.trees import (
     ROOT,
@@ -27,6 +27,7 @@ from exercises.kinds.trees import (
     fill_leaves,
     inner_names,
     leaves,
+    other_node_values,
     pick_names,
     walk,
 )
@@ -69,7 +70,9 @@ class ChanceKind(Kind):
 
     def __init__(self, default_depth: int) -> None:
         """Declare the params, the depth default depending on the kind's layers."""
-        self.params = (
+        self.default_depth = default_depth
+        # Kind.params is a class variable; here it depends on the instance's default depth.
+        self.params = (  # type: ignore[misc]
             IntParam("depth", default_depth, "plies below the root, chance levels included",
                      minimum=2, maximum=4),
             *self.shared_params,
@@ -93,7 +96,7 @@ class ChanceKind(Kind):
     def open_parts(self, params: dict[str, Any]) -> list[AnswerPart]:
         """Return the root value, decision, chance node values and the minimax move if asked."""
         parts = [
-            AnswerPart("value", PartType.NUMBER, gettext_lazy("value of the root (exact)")),
+            AnswerPart("value", PartType.NUMBER, gettext_lazy("value of the root")),
             AnswerPart("move", PartType.NAME, gettext_lazy("decision at the root (child name)")),
         ]
         if params["ask_nodes"]:
@@ -161,15 +164,29 @@ class ChanceKind(Kind):
         return answer
 
     def project(self, problem: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
-        """Return value, move, asked node values and the worst-case move."""
-        key: dict[str, Any] = {"value": answer["value"], "move": answer["move"]}
+        """Return value, move, asked node values and the worst-case move.
+
+        Each decision is keyed with every root child as good as the engine's move.
+        """
+        children = [child["name"] for child in problem["tree"]["children"]]
+        key: dict[str, Any] = {
+            "value": answer["value"],
+            "move": decision_key(answer["move"], answer.get("node_values"), children),
+        }
         if problem["ask"]["node_values"]:
             key["node_values"] = {
                 name: answer["node_values"].get(name) for name in problem["ask"]["node_values"]
             }
         if problem["ask"]["minimax_move"] and "worst_case" in answer:
-            key["minimax_move"] = answer["worst_case"]["move"]
+            worst = answer["worst_case"]
+            key["minimax_move"] = decision_key(worst["move"], worst.get("node_values"), children)
         return key
+
+    def near_misses(
+        self, problem: dict[str, Any], answer: dict[str, Any], params: dict[str, Any]
+    ) -> list[tuple[Any, str]]:
+        """Return the other nodes' values, the root's children first."""
+        return other_node_values(problem, answer)
 
     def quality_issues(
         self, problem: dict[str, Any], answer: dict[str, Any], params: dict[str, Any]
@@ -191,11 +208,15 @@ class ChanceKind(Kind):
             "chance": params["chance"],
             "nodes": problem["ask"]["node_values"],
             "contrast": params["contrast_minimax"],
+            "depth": params["depth"],
         }
 
     def render_prompt(self, args: dict[str, Any]) -> str:
         """Return the prompt in the active language."""
-        text = self.intro()
+        # Variants stored before the depth was kept in the prompt's args: dice trees are
+        # always depth 2, other trees were drawn at the kind's default depth.
+        depth = args.get("depth", 2 if args["chance"] == "dice" else self.default_depth)
+        text = self.intro(depth)
         text += " " + {
             "fair_coin": _("Each chance node tosses a fair coin."),
             "biased": _("Each chance node's probabilities are written on its branches."),
@@ -206,12 +227,16 @@ class ChanceKind(Kind):
             ),
         }[args["chance"]]
         text += " " + _(
-            "Give the exact value of the root (fractions allowed) and the decision."
+            "Give the value of the root and the decision. Give every value exactly: fractions "
+            "such as 19/3 are allowed, rounded decimals such as 6.33 are not."
         )
+        text += " " + _("If several moves are equally good, any of them is accepted.")
         if args["nodes"]:
-            text += " " + _("Give also the values of nodes %(nodes)s.") % {
-                "nodes": ", ".join(args["nodes"])
-            }
+            text += " " + ngettext(
+                "Give also the value of node %(nodes)s.",
+                "Give also the values of nodes %(nodes)s.",
+                len(args["nodes"]),
+            ) % {"nodes": ", ".join(args["nodes"])}
         if args["contrast"]:
             text += " " + _(
                 "Which move would a player choose who treats every chance node as a MIN "
@@ -219,8 +244,8 @@ class ChanceKind(Kind):
             )
         return text
 
-    def intro(self) -> str:
-        """Return the sentence saying who moves where."""
+    def intro(self, depth: int) -> str:
+        """Return the sentence saying who moves where in a tree ``depth`` plies deep."""
         raise NotImplementedError
 
 
@@ -243,8 +268,13 @@ class ExpectiminimaxKind(ChanceKind):
     description = gettext_lazy("MAX, MIN and chance nodes: exact expected values.")
     layer_cycle = ("max", "chance", "min", "chance")
 
-    def intro(self) -> str:
-        """Return the sentence saying who moves where."""
+    def intro(self, depth: int) -> str:
+        """Return the sentence saying who moves where (a depth-2 tree has no MIN level)."""
+        if depth <= 2:
+            return _(
+                "In this tree MAX moves at the root and a chance node follows each move; its "
+                "outcomes are the leaves, so MIN never moves."
+            )
         return _(
             "In this tree MAX moves at the root, chance nodes follow each move, and MIN moves "
             "below them."
@@ -259,7 +289,7 @@ class ExpectimaxKind(ChanceKind):
     description = gettext_lazy("MAX and chance nodes only: maximise the expected value.")
     layer_cycle = ("max", "chance")
 
-    def intro(self) -> str:
+    def intro(self, depth: int) -> str:
         """Return the sentence saying who moves where."""
         return _("In this tree MAX plays against chance: there is no opponent.")
 

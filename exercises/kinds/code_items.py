@@ -29,9 +29,23 @@ from exercises.kinds.params import (
 )
 from grading.code.cases import SEARCH_TEST_SETS
 from grading.code.contract import contract_for, conventions_text
-from grading.sandbox.limits import DEFAULT_LIMITS
+from grading.sandbox.limits import DEFAULT_LIMITS, MIB
 
 CODE_FORMAT = "code/1"
+
+
+LIMIT_MAXIMA: dict[str, int] = {
+    "cpu_seconds": 60,
+    "wall_seconds": 100,
+    "memory_bytes": 2048 * MIB,
+    "max_processes": 64,
+    "max_output_bytes": 16 * MIB,
+    "max_file_bytes": 64 * MIB,
+    "max_open_files": 1024,
+    "max_game_calls": 10_000_000,
+}
+"""The most an item may ask of one sandboxed run: what a worker can give it within a grading
+task's time limit (120 s by default) without starving the runs beside it."""
 
 
 def clean_limits(name: str, value: Any) -> dict[str, Any]:
@@ -42,13 +56,20 @@ def clean_limits(name: str, value: Any) -> dict[str, Any]:
         DEFAULT_LIMITS.override(value)
     except (ValueError, TypeError) as error:
         raise ParamError(name, str(error)) from None
+    for limit, most in LIMIT_MAXIMA.items():
+        if limit in value and value[limit] > most:
+            raise ParamError(f"{name}.{limit}", f"must be at most {most} (what the sandbox "
+                                                f"serves), got {value[limit]}")
     return dict(value)
 
 
 LIMITS_PARAM = JsonParam(
     "limits", {}, "sandbox limits overriding the site's for this item, e.g. {\"cpu_seconds\": 10}",
     validator=clean_limits,
-    json_schema={"type": "object", "additionalProperties": {"type": "number", "minimum": 0}},
+    json_schema={"type": "object", "additionalProperties": False, "properties": {
+        limit: {"type": "number", "exclusiveMinimum": 0, "maximum": most}
+        for limit, most in LIMIT_MAXIMA.items()
+    }},
 )
 
 

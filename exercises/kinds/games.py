@@ -16,6 +16,7 @@ from engine.search.trace import Bound, NodeCounter, RecordingTracer, TeeTracer
 from exercises.kinds import register
 from exercises.kinds.alphabeta import CONVENTION_PARAMS, render_conventions
 from exercises.kinds.base import AnswerPart, Kind, PartType
+from exercises.kinds.minimax import decision_key
 from exercises.kinds.params import BoolParam, ChoiceParam, IntParam, ParamError
 
 NODE_COUNTINGS = ("root_excluded", "root_included")
@@ -37,6 +38,15 @@ def node_counter(root_included: bool) -> NodeCounter:
 def _child_values(game: Any, state: Any, values: dict[Hashable, Any]) -> list[Any]:
     """Return the searched values of ``state``'s children, in action order."""
     return [values.get(game.result(state, action)) for action in game.actions(state)]
+
+
+def _move_values(game: Any, state: Any, values: dict[Hashable, Any], name: Any) -> dict[str, Any]:
+    """Return move name → the searched value of the position it leads to, in action order."""
+    return {
+        name(action): value
+        for action, value in zip(game.actions(state), _child_values(game, state, values),
+                                 strict=True)
+    }
 
 
 def _tied(values: list[Any], maximising: bool) -> bool:
@@ -125,13 +135,14 @@ class TicTacToePositionKind(Kind):
             "nodes_alphabeta": pruned_counter.nodes,
             "alphabeta_move": str(pruned.move),
             "child_values": _child_values(game, state, recorder.node_values()),
+            "move_values": _move_values(game, state, recorder.node_values(), str),
         }
 
     def project(self, problem: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
-        """Return move, value and node counts."""
-        return {
-            name: answer[name] for name in ("move", "value", "nodes_minimax", "nodes_alphabeta")
-        }
+        """Return the move (every equally good one), value and node counts."""
+        key = {name: answer[name] for name in ("value", "nodes_minimax", "nodes_alphabeta")}
+        moves = answer.get("move_values")
+        return {"move": decision_key(answer["move"], moves, list(moves or ())), **key}
 
     def quality_issues(
         self, problem: dict[str, Any], answer: dict[str, Any], params: dict[str, Any]
@@ -154,12 +165,13 @@ class TicTacToePositionKind(Kind):
             "best move and the position's value for X (+1 win, 0 draw, -1 loss) with perfect "
             "play, and how many nodes minimax and alpha-beta visit."
         ) % {"player": args["to_move"]}
+        text += " " + _("If several moves are equally good, any of them is accepted.")
         text += " " + (
-            _("Both searches try squares in index order 0-8.")
+            _("Both searches try the empty squares in index order 0-8.")
             if args["order"] == "index"
             else _(
-                "Both searches try the centre first, then corners, then edges "
-                "(4,0,2,6,8,1,3,5,7)."
+                "Both searches try the empty squares in the order 4, 0, 2, 6, 8, 1, 3, 5, 7: "
+                "the centre, then the corners, then the edges."
             )
         )
         text += " " + (
@@ -239,15 +251,20 @@ class Connect4EvalKind(Kind):
             recorder = RecordingTracer()
             result = minimax(game, state, max_player=player, depth_limit=1,
                              evaluator=connect4.window_score, tracer=recorder)
+            assert result.move is not None  # a state that is not terminal has a move
             answer["move"] = str(int(result.move) + 1)
             answer["child_values"] = _child_values(game, state, recorder.node_values())
+            answer["move_values"] = _move_values(
+                game, state, recorder.node_values(), lambda column: str(int(column) + 1)
+            )
         return answer
 
     def project(self, problem: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
-        """Return the value, and the column if asked."""
+        """Return the value, and the column (every equally good one) if asked."""
         key = {"value": answer["value"]}
         if "move" in answer:
-            key["move"] = answer["move"]
+            moves = answer.get("move_values")
+            key["move"] = decision_key(answer["move"], moves, list(moves or ()))
         return key
 
     def quality_issues(
@@ -289,6 +306,7 @@ class Connect4EvalKind(Kind):
                 "Which column (1-7) should %(player)s play, looking one move ahead with this "
                 "score?"
             ) % {"player": args["player"]}
+            text += " " + _("If several moves are equally good, any of them is accepted.")
         return text
 
 

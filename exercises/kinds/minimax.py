@@ -6,7 +6,7 @@ import random
 from typing import Any
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
 
 from exercises.kinds import register
 from exercises.kinds.base import AnswerPart, Kind, PartType
@@ -18,6 +18,7 @@ from exercises.kinds.trees import (
     check_tree_params,
     draw_tree,
     inner_names,
+    other_node_values,
     pick_names,
 )
 
@@ -27,6 +28,27 @@ ROOT_PLAYER = ChoiceParam(
 ASK_NODES = IntParam(
     "ask_nodes", 2, "how many inner nodes' values are asked", minimum=0, maximum=8
 )
+
+
+def minimax_values(problem: dict[str, Any]) -> dict[str, Any]:
+    """Return each root child's exact minimax value in ``problem``'s tree, by the engine."""
+    answer = solve_problem({"format": "gametree/1", "kind": "minimax", "tree": problem["tree"],
+                            "params": {}})
+    return {child["name"]: answer["node_values"][child["name"]]
+            for child in problem["tree"]["children"]}
+
+
+def decision_key(move: str, values: dict[str, Any] | None, children: list[str]) -> Any:
+    """Return a decision's key: ``move``, or the list of every child as good as it.
+
+    Prompts that accept any of several equally good moves key them all (grading accepts
+    any name of a listed key); ``values`` are the children's values, absent for answers
+    that lack them (a misconception's), which then key ``move`` alone.
+    """
+    if not values or move not in values:
+        return move
+    tied = [child for child in children if values.get(child) == values[move]]
+    return tied if len(tied) > 1 else move
 
 
 def tie_issues(answer: dict[str, Any], children: list[str]) -> list[str]:
@@ -90,6 +112,12 @@ class MinimaxKind(Kind):
             key["node_values"] = {name: answer["node_values"].get(name) for name in asked}
         return key
 
+    def near_misses(
+        self, problem: dict[str, Any], answer: dict[str, Any], params: dict[str, Any]
+    ) -> list[tuple[Any, str]]:
+        """Return the other nodes' minimax values, the root's children first."""
+        return other_node_values(problem, answer)
+
     def quality_issues(
         self, problem: dict[str, Any], answer: dict[str, Any], params: dict[str, Any]
     ) -> list[str]:
@@ -113,9 +141,11 @@ class MinimaxKind(Kind):
             "Compute the minimax value of the root and the decision (the leftmost best child)."
         )
         if args["nodes"]:
-            text += " " + _("Give also the minimax values of nodes %(nodes)s.") % {
-                "nodes": ", ".join(args["nodes"])
-            }
+            text += " " + ngettext(
+                "Give also the minimax value of node %(nodes)s.",
+                "Give also the minimax values of nodes %(nodes)s.",
+                len(args["nodes"]),
+            ) % {"nodes": ", ".join(args["nodes"])}
         return text
 
 

@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import random
+from fractions import Fraction
 from typing import Any
 
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from exercises.kinds import register
-from exercises.kinds.alphabeta import CONVENTION_PARAMS, conventions_of, render_conventions
+from exercises.kinds.alphabeta import (
+    CONVENTION_PARAMS,
+    check_cuts_possible,
+    conventions_of,
+    render_conventions,
+)
 from exercises.kinds.base import AnswerPart, Kind, PartType
 from exercises.kinds.engine_bridge import solve_problem
 from exercises.kinds.minimax import ROOT_PLAYER
@@ -33,19 +39,26 @@ class MoveOrderingKind(Kind):
         *CONVENTION_PARAMS,
         ChoiceParam(
             "second_order", "best-first",
-            "the second search's order: best-first (each node tries its best child first) or "
-            "reverse (right to left)",
+            "the second search's order: best-first (each node searches all its children from "
+            "best to worst by their true minimax value, equal values left to right) or reverse "
+            "(right to left)",
             choices=SECOND_ORDERS,
         ),
         IntParam(
-            "min_difference", 2, "fewest leaves by which the two searches must differ",
+            "min_difference", 2,
+            "fewest leaves by which the two searches must differ (with root_raises_alpha false "
+            "a depth-2 tree never cuts, so both searches evaluate every leaf: use depth 3)",
             minimum=1, maximum=40,
         ),
     )
 
     def check_params(self, params: dict[str, Any]) -> None:
-        """Check the shared tree params."""
+        """Check the shared tree params, and that the two orders can evaluate other leaves."""
         check_tree_params(params)
+        check_cuts_possible(
+            params, "min_difference",
+            "both searches evaluate every leaf and cannot differ by min_difference",
+        )
 
     def open_parts(self, params: dict[str, Any]) -> list[AnswerPart]:
         """Return the value and the evaluation sequences under both orders."""
@@ -53,11 +66,13 @@ class MoveOrderingKind(Kind):
             AnswerPart("value", PartType.NUMBER, gettext_lazy("minimax value of the root")),
             AnswerPart(
                 "evaluated_first", PartType.SEQUENCE,
-                gettext_lazy("leaves evaluated, in order, searching left to right"), points=2,
+                gettext_lazy("leaves evaluated, in order, searching left to right"),
+                points=Fraction(2),
             ),
             AnswerPart(
                 "evaluated_second", PartType.SEQUENCE,
-                gettext_lazy("leaves evaluated, in order, under the second ordering"), points=2,
+                gettext_lazy("leaves evaluated, in order, under the second ordering"),
+                points=Fraction(2),
             ),
         ]
 
@@ -108,10 +123,13 @@ class MoveOrderingKind(Kind):
         text = _("Run alpha-beta on this tree twice.") + " " + render_conventions(
             args["conventions"]
         )
+        text += " " + _("The first time, every node searches its children left to right.")
         text += " " + (
-            _("The second time, every node tries its best child first (by true minimax value).")
+            _("The second time, every node searches all its children from best to worst by "
+              "their true minimax value: MAX from the highest value down, MIN from the lowest "
+              "up, children of equal value left to right.")
             if args["second_order"] == "best-first"
-            else _("The second time, every node tries its children right to left.")
+            else _("The second time, every node searches its children right to left.")
         )
         text += " " + _(
             "Give the root's value and, for each search, the leaves evaluated in order."

@@ -8,10 +8,18 @@ publishes the same declarations as a JSON Schema for the kinds listing.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
+
+MAX_DECIMALS = 9
+MAX_DENOMINATOR = 10**MAX_DECIMALS
+"""Finest exact number a decimal parameter takes: prompts print it, the engine computes with it."""
+DECIMAL_TEXT = re.compile(r"-?\d{1,12}(\.\d{1,9})?(/\d{1,12})?")
+"""A decimal parameter given as text: ``"1.5"``, ``"-2"``, ``"7/2"`` (no exponents)."""
 
 
 class ParamError(ValueError):
@@ -101,7 +109,9 @@ class ChoiceParam(Param):
 class DecimalParam(Param):
     """Accept an exact number, given as a JSON number or a string like "1.5" or "7/2".
 
-    Stored as the shortest exact string (``"3/2"``, ``"2"``) so the params stay exact JSON.
+    Stored as an exact string in the form it was given, so prompts print it as the
+    instructor wrote it: a decimal stays a decimal (``1.41`` → ``"1.41"``, ``"2.50"`` →
+    ``"2.5"``), a fraction a fraction in lowest terms (``"6/4"`` → ``"3/2"``).
     """
 
     minimum: Fraction = Fraction(0)
@@ -109,11 +119,13 @@ class DecimalParam(Param):
 
     def clean(self, value: Any) -> str:
         """Return ``value`` as an exact fraction string within bounds."""
-        if isinstance(value, bool) or not isinstance(value, int | float | str):
+        if isinstance(value, bool) or not isinstance(value, int | float | str) or (
+            isinstance(value, str) and not DECIMAL_TEXT.fullmatch(value)
+        ):
             raise ParamError(self.name, f"must be a number like 1.5 or \"3/2\", got {value!r}")
         try:
             number = Fraction(str(value))
-        except (ValueError, ZeroDivisionError):
+        except (ValueError, ZeroDivisionError, OverflowError):
             raise ParamError(
                 self.name, f"must be a number like 1.5 or \"3/2\", got {value!r}"
             ) from None
@@ -121,12 +133,21 @@ class DecimalParam(Param):
             raise ParamError(
                 self.name, f"must be between {self.minimum} and {self.maximum}, got {number}"
             )
-        return str(number)
+        if number.denominator > MAX_DENOMINATOR:
+            raise ParamError(
+                self.name, f"must be exact to at most {MAX_DECIMALS} decimal places (a "
+                f"denominator of at most {MAX_DENOMINATOR}), got {value!r}"
+            )
+        if "/" in str(value) or number.denominator == 1:
+            return str(number)
+        # The number is exact, so its decimal form ends: print it with no exponent.
+        return format(Decimal(str(value).strip()).normalize(), "f")
 
     def schema(self) -> dict[str, Any]:
         """Return a number-or-string schema."""
         return {
-            "oneOf": [{"type": "number"}, {"type": "string", "pattern": r"^-?\d+(\.\d+)?(/\d+)?$"}],
+            "oneOf": [{"type": "number"},
+                      {"type": "string", "pattern": f"^{DECIMAL_TEXT.pattern}$"}],
             "minimum": float(self.minimum),
             "maximum": float(self.maximum),
         }

@@ -11,7 +11,7 @@ import random
 from typing import Any
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
 
 from exercises.kinds import register
 from exercises.kinds.base import AnswerPart, Kind, PartType
@@ -132,11 +132,16 @@ class TreeSizeKind(Kind):
 
     def render_prompt(self, args: dict[str, Any]) -> str:
         """Return the prompt in the active language."""
-        text = _(
+        text = ngettext(
+            "A game tree has branching factor b = %(b)s everywhere, and the search looks "
+            "%(moves)s move ahead for each of the two players. How many plies deep is it "
+            "(the root is at depth 0)? How many leaves and how many nodes does the full tree "
+            "have? How many leaves does alpha-beta evaluate with perfect move ordering?",
             "A game tree has branching factor b = %(b)s everywhere, and the search looks "
             "%(moves)s moves ahead for each of the two players. How many plies deep is it "
             "(the root is at depth 0)? How many leaves and how many nodes does the full tree "
-            "have? How many leaves does alpha-beta evaluate with perfect move ordering?"
+            "have? How many leaves does alpha-beta evaluate with perfect move ordering?",
+            args["moves"],
         ) % {"b": args["branching"], "moves": args["moves"]}
         text += " " + (
             _("Count the root as a node.")

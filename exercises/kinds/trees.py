@@ -179,3 +179,21 @@ def _trim(tree: dict[str, Any], max_leaves: int, min_branching: int) -> dict[str
         while len(node["children"]) > min_branching and len(leaves(tree)) > max_leaves:
             node["children"].pop()
     return tree
+
+
+def other_node_values(problem: dict[str, Any], answer: dict[str, Any]) -> list[tuple[Any, str]]:
+    """Return node values as wrong answers for the root's: its children's first, then the rest.
+
+    A student who backs up to the wrong child, or stops a level early, answers one of these;
+    the multiple-choice generator drops the ones equal to the root's value.
+    """
+    values = answer["node_values"]
+    children = [child["name"] for child in problem["tree"].get("children", [])]
+    deeper = [
+        node["name"] for node in walk(problem["tree"])
+        if node["name"] != ROOT and node["name"] not in children
+    ]
+    return [
+        *((values[name], "root_child_value") for name in children if name in values),
+        *((values[name], "node_value") for name in deeper if name in values),
+    ]

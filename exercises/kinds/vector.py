@@ -12,7 +12,14 @@ from exercises.kinds import register
 from exercises.kinds.base import AnswerPart, Kind, PartType
 from exercises.kinds.engine_bridge import solve_problem
 from exercises.kinds.params import BoolParam, IntParam, JsonParam, ParamError
-from exercises.kinds.trees import ROOT, child_name, draw_values, leaves, walk
+from exercises.kinds.trees import (
+    ROOT,
+    child_name,
+    draw_values,
+    leaves,
+    other_node_values,
+    walk,
+)
 
 PLAYER_NAMES = ("A", "B", "C", "D")
 
@@ -121,6 +128,12 @@ class VectorKind(Kind):
     def project(self, problem: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
         """Return the root vector and the decision."""
         return {"value": answer["value"], "move": answer["move"]}
+
+    def near_misses(
+        self, problem: dict[str, Any], answer: dict[str, Any], params: dict[str, Any]
+    ) -> list[tuple[Any, str]]:
+        """Return the other nodes' payoff vectors, the root's children first."""
+        return other_node_values(problem, answer)
 
     def quality_issues(
         self, problem: dict[str, Any], answer: dict[str, Any], params: dict[str, Any]

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from django.http import HttpResponse
+from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiExample,
@@ -15,17 +16,20 @@ from drf_spectacular.utils import (
     extend_schema_field,
 )
 from rest_framework import renderers, serializers, status
-from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.models import User
+from accounts.requests import AuthenticatedRequest
 from config.api import ApiError
+from exercises.models import ProblemSet
 from grading.code import services
 from grading.code.feedback import render_tests
 from grading.code.grader import summarise
+from grading.feedback_policy import FEEDBACK_POLICY_SERVED_HELP, SCORE_ONLY, served_tests
 from grading.models import Submission
 from grading.sandbox import VERDICTS
-from grading.selectors import submission_for
+from grading.selectors import feedback_view, submission_for
 
 MAX_IDEMPOTENCY_KEY_LENGTH = 255
 TEST_VERDICTS = ("passed", "wrong", *(v for v in VERDICTS if v not in ("ok", "sandbox_error")))
@@ -48,7 +52,7 @@ TEST_EXAMPLE = {
 CODE_SUBMISSION_EXAMPLE = {
     "id": 43, "assignment": 7, "item": 2, "kind": "code", "attempt_number": 1,
     "status": "graded", "score": 2.4, "raw_score": 2.4, "max_score": 3.0, "is_late": False,
-    "late_penalty": 0.0, "error_code": "",
+    "late_penalty": 0.0, "error_code": "", "feedback_policy": "full",
     "source": "def alphabeta_decision(game, state, depth):\n    ...\n",
     "summary": {
         "passed": 4, "tests": 6, "verdicts": {"passed": 4, "wrong": 1, "runtime_error": 1},
@@ -125,24 +129,41 @@ class CodeSubmissionOutputSerializer(serializers.Serializer):
     late_penalty = serializers.DecimalField(max_digits=4, decimal_places=3,
                                             coerce_to_string=False)
     error_code = serializers.CharField()
-    source = serializers.CharField()
+    # A field named like a Field attribute (DRF moves declared fields off the class).
+    source = serializers.CharField()  # type: ignore[assignment]
     summary = serializers.SerializerMethodField()
+    feedback_policy = serializers.SerializerMethodField()
     tests = TestSerializer(many=True, source="results")
     created_at = serializers.DateTimeField()
     graded_at = serializers.DateTimeField(allow_null=True)
 
     @extend_schema_field({"type": "object", "nullable": True})
     def get_summary(self, submission: Submission) -> dict[str, Any] | None:
-        """Return verdict counts and the main misconception once graded (else null)."""
-        if submission.status != Submission.Status.GRADED:
-            return None
-        return summarise(submission.results)
+        """Return verdict counts and the main misconception once graded (else null; null
+        too under the ``score_only`` feedback policy)."""
+        summary: dict[str, Any] | None = self.context["summary"]
+        return summary
+
+    @extend_schema_field(serializers.ChoiceField(
+        choices=ProblemSet.FeedbackPolicy.choices, help_text=FEEDBACK_POLICY_SERVED_HELP))
+    def get_feedback_policy(self, submission: Submission) -> str:
+        """Return the feedback policy these tests are served under."""
+        return str(self.context["feedback_policy"])
 
 
-def code_submission_output(submission: Submission) -> dict[str, Any]:
-    """Return a code submission as the API shows it, feedback in the reader's language."""
-    submission.results = render_tests(submission.results)
-    return CodeSubmissionOutputSerializer(submission).data
+def code_submission_output(submission: Submission, viewer: User) -> dict[str, Any]:
+    """Return a code submission as ``viewer`` may see it: the tests' feedback in the reader's
+    language, under the set's feedback policy while the answers are hidden."""
+    view = feedback_view(submission, viewer, timezone.now())
+    stored = submission.results
+    submission.results = render_tests(served_tests(stored, view.policy))
+    summary = (
+        summarise(stored) if submission.status == Submission.Status.GRADED
+        and view.policy != SCORE_ONLY else None
+    )
+    return CodeSubmissionOutputSerializer(
+        submission, context={"feedback_policy": view.policy, "summary": summary}
+    ).data
 
 
 class PythonSourceRenderer(renderers.BaseRenderer):
@@ -184,7 +205,7 @@ class StarterFileApi(APIView):
                   "def alphabeta_decision(game, state, depth):\n    raise NotImplementedError\n",
         )],
     )
-    def get(self, request: Request, variant_id: int, position: int) -> HttpResponse:
+    def get(self, request: AuthenticatedRequest, variant_id: int, position: int) -> HttpResponse:
         """Return the starter file as ``text/x-python``."""
         source = services.starter_file(request.user, variant_id, position)
         response = HttpResponse(source, content_type="text/x-python; charset=utf-8")
@@ -198,7 +219,8 @@ class CodeSubmissionCreateApi(APIView):
     throttle_scope = "code_runs"
 
     class InputSerializer(serializers.Serializer):
-        source = serializers.CharField(
+        # A field named like a Field attribute (DRF moves declared fields off the class).
+        source = serializers.CharField(  # type: ignore[assignment]
             trim_whitespace=False, max_length=services.MAX_SOURCE_CHARACTERS,
             help_text="the whole Python file defining the item's function",
         )
@@ -251,7 +273,7 @@ class CodeSubmissionCreateApi(APIView):
             ),
         ],
     )
-    def post(self, request: Request, variant_id: int, position: int) -> Response:
+    def post(self, request: AuthenticatedRequest, variant_id: int, position: int) -> Response:
         """Check and store the code, enqueue its run, answer 202."""
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
@@ -265,7 +287,9 @@ class CodeSubmissionCreateApi(APIView):
             student=request.user, variant_id=variant_id, position=position,
             source=data.validated_data["source"], idempotency_key=key,
         )
-        response = Response(code_submission_output(submission_for(request.user, submission.pk)),
+        # The student's own submission, just stored: never None.
+        stored = submission_for(request.user, submission.pk)
+        response = Response(code_submission_output(stored, request.user),  # type: ignore[arg-type]
                             status=status.HTTP_202_ACCEPTED)
         response["Location"] = f"/api/v1/code-submissions/{submission.pk}/"
         if not created:
@@ -284,9 +308,9 @@ class CodeSubmissionDetailApi(APIView):
                    404: OpenApiResponse(description="not found")},
         examples=[OpenApiExample("graded", value=CODE_SUBMISSION_EXAMPLE, response_only=True)],
     )
-    def get(self, request: Request, submission_id: int) -> Response:
+    def get(self, request: AuthenticatedRequest, submission_id: int) -> Response:
         """Return the submission; anyone else gets 404, as if it did not exist."""
         submission = submission_for(request.user, submission_id)
         if submission is None or submission.kind != Submission.Kind.CODE:
             raise ApiError("no such code submission", code="not_found", status_code=404)
-        return Response(code_submission_output(submission))
+        return Response(code_submission_output(submission, request.user))

@@ -14,6 +14,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from grading.code.reference import explain
+from grading.feedback_policy import WITHHELD_MESSAGES
 
 MESSAGES: dict[str, Any] = {
     # How a run ended (grading.sandbox.RUN_ENDINGS; "run_ended" is the English text that
@@ -123,7 +124,8 @@ def ordinal(n: int) -> str:
 
 def render_message(data: Mapping[str, Any]) -> str:
     """Return one message in the active language (unknown codes show the code)."""
-    template = MESSAGES.get(str(data.get("code", "")))
+    code = str(data.get("code", ""))
+    template = MESSAGES.get(code) or WITHHELD_MESSAGES.get(code)
     if template is None:
         return str(data.get("code", ""))
     params = dict(data.get("params") or {})

@@ -108,7 +108,8 @@ def run_reference(case: SearchCase, method: Method) -> Trace:
     else:
         result = minimax(game, case.root, **options)
     entered = tracer.entered()
-    root_values = tuple((game.root_moves[event.state], Fraction(event.value))
+    # Two-player games: every value is a number, never a vector.
+    root_values = tuple((game.root_moves[event.state], Fraction(event.value))  # type: ignore[arg-type]
                         for event in tracer.events
                         if isinstance(event, Exit) and event.depth == 1)
     return Trace(

@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from config.api import ApiError
+from config.jsonsafe import storable
 from exercises.kinds.engine_bridge import engine_version
 from exercises.models import Variant, VariantItem
 from exercises.selectors import variant_of
@@ -25,6 +26,7 @@ from grading.code.contract import CONTRACTS, starter_source
 from grading.code.grader import CodeGrade, grade_code
 from grading.code.runs import SandboxFailed
 from grading.code.sandboxing import grading_budget_seconds, limits_for, sandbox_config
+from grading.code.scheduling import Claim, claim_run
 from grading.models import Regrade, ScoreChange, Submission
 from grading.sandbox import SandboxUnavailable
 from grading.selectors import attempts_used
@@ -150,14 +152,13 @@ def grade_code_submission(submission_id: int) -> Submission | None:
 
     Safe to run again for the same submission (a redelivered task): a graded or failed
     submission is left alone, and of two concurrent runs only the first records the grade
-    (each transition is one conditional UPDATE). A sandbox that cannot run marks it
+    (each transition is one conditional UPDATE). While its student or item has too many runs
+    in flight it stays queued and its task is sent again later
+    (:func:`grading.code.scheduling.claim_run`). A sandbox that cannot run marks it
     ``error`` (``sandbox_unavailable`` or ``sandbox_failed``), which uses no attempt.
     """
-    unfinished = Submission.objects.filter(
-        pk=submission_id, kind=Submission.Kind.CODE,
-        status__in=[Submission.Status.QUEUED, Submission.Status.RUNNING],
-    )
-    if not unfinished.update(status=Submission.Status.RUNNING, started_at=timezone.now()):
+    if claim_run(submission_id) is not Claim.CLAIMED:
+        # Graded already, or deferred: its student or item has too many runs in flight.
         return Submission.objects.filter(pk=submission_id).first()
     submission = Submission.objects.select_related(
         "student", "variant_item__item", "variant_item__variant__problem_set__course"
@@ -186,7 +187,7 @@ def _apply_code_grade(submission: Submission, item_points: object, grade: CodeGr
     submission.raw_score = as_decimal(raw)
     submission.score = as_decimal(raw * (1 - Fraction(str(submission.late_penalty))))
     submission.max_score = as_decimal(points)
-    submission.results = grade.tests
+    submission.results = storable(grade.tests)
     submission.graded_engine_version = engine_version()
 
 

@@ -7,7 +7,7 @@ the reference game, the answer and the call record all live in the grader proces
 here can be tampered with by the student's code; the grader trusts none of it and validates
 every frame it receives.
 
-Usage: ``python3 -I -S bootstrap.pyc READ_FD WRITE_FD``
+Usage: ``python3 -I -S bootstrap.pyc READ_FD WRITE_FD NOTE_FD``
 """
 
 from __future__ import annotations
@@ -296,7 +296,7 @@ def student_traceback(exc: BaseException) -> str:
     return text if len(text) <= MAX_TEXT else text[:MAX_TEXT] + "\n... (truncated)\n"
 
 
-def run(channel: Channel) -> None:
+def run(channel: Channel, note_fd: int) -> None:
     # Tell the grader the sandbox is up; the start frame is already waiting in the pipe.
     channel.send({"op": "hello"})
     start = channel.receive()
@@ -319,7 +319,14 @@ def run(channel: Channel) -> None:
     except BaseException as exc:  # SystemExit and KeyboardInterrupt are student errors too
         payload = {"op": "error", "type": type(exc).__name__, "traceback": student_traceback(exc)}
     if os.getpid() != MAIN_PID:
-        # A process the student forked got here: only the original process reports.
+        # A process the student forked got here: only the original process reports. One that
+        # ran out of memory says so on the note pipe: without a cgroup the grader has no
+        # other way to know, and the main process sees at most that a child is gone.
+        if payload.get("type") == "MemoryError":
+            try:
+                os.write(note_fd, b"M")
+            except OSError:
+                pass
         os._exit(0)
     for stream in (sys.stdout, sys.stderr):
         try:
@@ -334,7 +341,7 @@ def run(channel: Channel) -> None:
 
 
 def main() -> NoReturn:
-    run(Channel(int(sys.argv[1]), int(sys.argv[2])))
+    run(Channel(int(sys.argv[1]), int(sys.argv[2])), int(sys.argv[3]))
     # Skip interpreter shutdown: student atexit hooks, threads and finalizers do not run.
     os._exit(0)
 

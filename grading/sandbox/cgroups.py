@@ -119,18 +119,20 @@ class RunCgroup:
                 return int((cpuacct / "cpuacct.usage").read_text()) / 1e9
         return None
 
-    def oom_killed(self) -> bool:
-        """Return whether the kernel's OOM killer fired inside the run's cgroup."""
+    def memory_limit_reached(self) -> bool:
+        """Return whether the run's memory use reached its limit (an allocation was refused or
+        the OOM killer fired), in any of its processes."""
         memory = self.dirs.get("memory")
         if memory is None:
             return False
-        name = "memory.events" if self.version == 2 else "memory.oom_control"
         try:
-            text = (memory / name).read_text()
-        except OSError:
+            if self.version == 1:
+                return int((memory / "memory.failcnt").read_text()) > 0
+            text = (memory / "memory.events").read_text()
+        except (OSError, ValueError):
             return False
         counters = dict(line.split() for line in text.splitlines() if len(line.split()) == 2)
-        return int(counters.get("oom_kill", "0")) > 0
+        return any(int(counters.get(name, "0")) > 0 for name in ("max", "oom", "oom_kill"))
 
     def kill_all(self) -> None:
         """SIGKILL every process left in the cgroup (even ones that escaped the process group)."""

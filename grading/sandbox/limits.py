@@ -57,7 +57,8 @@ DEFAULT_LIMITS = SandboxLimits()
 
 @dataclass(frozen=True)
 class SandboxConfig:
-    """Say where the sandbox's tools live, which unprivileged ids it runs as, and where runs go.
+    """Say where the sandbox's tools live, which unprivileged ids it runs as, and where the
+    uid pool's lock files go (``base_dir``).
 
     Each run (when the worker is root) takes one uid of ``uid`` … ``uid + uid_count - 1`` for
     itself: RLIMIT_NPROC counts all processes of a uid on the host, so runs sharing a uid

@@ -3,18 +3,25 @@
 The process chain, each link exec'ing the next so they share one pid and process group:
 ``sh`` (joins the run's cgroup, only when there is one) -> ``prlimit`` -> ``setpriv`` (drops
 to the unprivileged sandbox uid/gid with no groups, capabilities or bounding set) -> ``bwrap``
-(new namespaces of every kind, read-only ``/usr``, only the run directory, seccomp) ->
+(new namespaces of every kind, read-only ``/usr``, the run's two files, seccomp) ->
 ``/usr/bin/python3 -I -S -B bootstrap.pyc``. bubblewrap is never started as root because it
 would keep capabilities inside the sandbox; a grader that is not root itself skips ``setpriv``
 and the sandbox runs as the grader's own uid.
 
 Safe to call from a Celery worker running as root: nothing here changes the worker's own
-credentials, signal handlers or cgroup, and the run directory is removed afterwards.
+credentials, signal handlers or cgroup. The run's files (the student's source and the
+compiled bootstrap) are copied into the sandbox's own read-only root from memory, so no host
+path or run id shows in its ``/proc/self/mountinfo`` and nothing is left on disk. The
+worker does become a child subreaper (``PR_SET_CHILD_SUBREAPER``): a killed run's
+interpreter, orphaned when bwrap dies, is then the worker's child, which reaps it, instead
+of a zombie of the container's pid 1 (Celery, which never reaps it) counting against the
+sandbox uid's process limit for good.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import dataclasses
 import fcntl
 import functools
@@ -116,34 +123,56 @@ def run_in_sandbox(source: str, entry_point: str, args: Sequence[object], game: 
     """
     config = config or SandboxConfig()
     tools = check_host(config)
+    _become_subreaper()
     server = GameServer(game, evaluator=evaluator, players=players, recorder=recorder)
     start = {"entry": entry_point, "args": server.start_args(args)}
     run_id = secrets.token_hex(8)
     base_dir = _prepare_base_dir(config.base_dir.absolute())
-    sweep_stale_runs(base_dir)
     if config.use_cgroup:
         _sweep_stale_cgroups_now_and_then(config.cgroup_parent)
-    run_dir = base_dir / f"run-{run_id}"
     cgroup: cgroups.RunCgroup | str = "unavailable: disabled in SandboxConfig"
     usage = _Usage()
     with _run_uid(config, base_dir) as uid:
         config = dataclasses.replace(config, uid=uid)
         try:
-            _make_run_dir(run_dir, config, source)
             if config.use_cgroup:
                 cgroup = cgroups.create_run_cgroup(f"{cgroups.RUN_CGROUP_PREFIX}{run_id}",
                                                     limits, config.cgroup_parent)
             session = _Session(server, start, limits,
                                cgroup if isinstance(cgroup, cgroups.RunCgroup) else None)
-            session.run(_command(tools, config, limits, run_dir, cgroup))
+            session.run(_command(tools, config, limits, cgroup),
+                        {"solution.py": source.encode("utf-8"),
+                         BOOTSTRAP_PYC: _compiled_bootstrap(config.python)})
         finally:
             if isinstance(cgroup, cgroups.RunCgroup):
                 cgroup.kill_all()
-                usage = _Usage(cgroup.cpu_seconds(), cgroup.peak_memory(), cgroup.oom_killed())
+                usage = _Usage(cgroup.cpu_seconds(), cgroup.peak_memory(),
+                               cgroup.memory_limit_reached())
                 cgroup.remove()
-            shutil.rmtree(run_dir, ignore_errors=True)
     return session.record(usage, cgroup.status if isinstance(cgroup, cgroups.RunCgroup)
                           else cgroup)
+
+
+PR_SET_CHILD_SUBREAPER = 36
+_subreaper_pid: int | None = None
+"""The process that made itself a subreaper: a forked child (a Celery pool process) does not
+inherit the attribute, so it sets it again."""
+
+
+def _become_subreaper() -> None:
+    """Make this process the reaper of its orphaned descendants, once per process.
+
+    bwrap and the interpreter it starts are parent and child; when a run is killed, bwrap may
+    die first and its child would otherwise be re-parented to pid 1 of the host or container.
+    """
+    global _subreaper_pid
+    if _subreaper_pid == os.getpid():
+        return
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+        error = ctypes.get_errno()
+        raise SandboxUnavailable(f"cannot become a child subreaper: {os.strerror(error)}")
+    _subreaper_pid = os.getpid()
 
 
 @dataclass(frozen=True)
@@ -152,29 +181,7 @@ class _Usage:
 
     cpu_seconds: float | None = None
     peak_memory: int | None = None
-    oom_killed: bool = False
-
-
-STALE_RUN_SECONDS = 3600.0
-"""Age beyond any run's wall limit: only a killed worker's leftovers get this old."""
-
-
-def sweep_stale_runs(base: Path, now: float | None = None) -> list[str]:
-    """Remove run directories under ``base`` that a killed worker left behind; return names.
-
-    A worker that dies mid-run never reaches its ``finally``; without this sweep each such
-    run's directory (the student's source) would stay on disk for good.
-    """
-    now = time.time() if now is None else now
-    removed = []
-    for entry in base.glob("run-*"):
-        with contextlib.suppress(FileNotFoundError):  # another worker swept it first
-            if entry.is_dir() and not entry.is_symlink() and (
-                now - entry.lstat().st_mtime > STALE_RUN_SECONDS
-            ):
-                shutil.rmtree(entry, ignore_errors=True)
-                removed.append(entry.name)
-    return removed
+    memory_limit_reached: bool = False
 
 
 @contextlib.contextmanager
@@ -223,37 +230,19 @@ def _sweep_stale_cgroups_now_and_then(parent: Path | None) -> None:
 
 
 def _prepare_base_dir(base: Path) -> Path:
-    """Create the base directory if needed and return it; refuse one another user could swap
-    or fill (it may sit in /tmp), or one the sandbox uid cannot reach to bind its run dir."""
-    # Root-owned and not listable, so one run's directory name is not discoverable from another
-    # user on the host; the sandbox uid needs only to traverse it.
-    base.mkdir(mode=0o711, parents=True, exist_ok=True)
+    """Create the base directory (it holds the uid pool's lock files) if needed and return it;
+    refuse one another user could swap or fill (it may sit in /tmp)."""
+    base.mkdir(mode=0o700, parents=True, exist_ok=True)
     info = base.lstat()
     if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o022:
         raise SandboxUnavailable(
             f"sandbox base directory {base} must be a real directory owned by uid "
             f"{os.geteuid()} and writable only by it; remove it or set SandboxConfig.base_dir")
-    for directory in (base, *base.parents):
-        if os.geteuid() == 0 and not directory.stat().st_mode & stat.S_IXOTH:
-            raise SandboxUnavailable(
-                f"the sandbox uid cannot reach {base}: {directory} lacks o+x; "
-                "set SandboxConfig.base_dir to a directory under /tmp or /var")
     return base
 
 
-def _make_run_dir(run_dir: Path, config: SandboxConfig, source: str) -> None:
-    run_dir.mkdir(mode=0o700)
-    (run_dir / "solution.py").write_text(source, encoding="utf-8")
-    (run_dir / BOOTSTRAP_PYC).write_bytes(_compiled_bootstrap(config.python))
-    if os.geteuid() == 0:
-        for path in (run_dir, run_dir / "solution.py", run_dir / BOOTSTRAP_PYC):
-            os.chown(path, config.uid, config.gid)
-    for name in ("solution.py", BOOTSTRAP_PYC):
-        (run_dir / name).chmod(0o400)
-
-
 def _command(tools: dict[str, str], config: SandboxConfig, limits: SandboxLimits,
-             run_dir: Path, cgroup: cgroups.RunCgroup | str) -> list[str]:
+             cgroup: cgroups.RunCgroup | str) -> list[str]:
     cmd: list[str] = []
     if isinstance(cgroup, cgroups.RunCgroup):
         cmd += ["/bin/sh", "-c", JOIN_CGROUP, "sh", *map(str, cgroup.procs_files), "--"]
@@ -292,13 +281,17 @@ def _command(tools: dict[str, str], config: SandboxConfig, limits: SandboxLimits
     cmd += [
         "--proc", "/proc", "--dev", "/dev",
         "--size", str(TMP_FILES * limits.max_file_bytes), "--tmpfs", "/tmp",
-        "--ro-bind", str(run_dir), MOUNT_POINT, "--chdir", MOUNT_POINT,
+        # Copies in the root, made read-only below: a bind mount would show its host path.
+        "--perms", "0500", "--dir", MOUNT_POINT,
+        "--perms", "0400", "--file", "{solution.py}", f"{MOUNT_POINT}/solution.py",
+        "--perms", "0400", "--file", f"{{{BOOTSTRAP_PYC}}}", f"{MOUNT_POINT}/{BOOTSTRAP_PYC}",
+        "--chdir", MOUNT_POINT,
         # bwrap's own root and /dev are tmpfs writable by the sandbox uid: without a memory
         # cgroup they would be an unbounded store, so only the sized /tmp stays writable.
         "--remount-ro", "/dev", "--remount-ro", "/",
         "--seccomp", "{seccomp_fd}",
         "--", config.python, *PYTHON_FLAGS, f"{MOUNT_POINT}/{BOOTSTRAP_PYC}",
-        "{read_fd}", "{write_fd}",
+        "{read_fd}", "{write_fd}", "{note_fd}",
     ]
     return cmd
 
@@ -343,16 +336,26 @@ class _Session:
         self.cpu_seconds = 0.0
         self.max_rss = 0
         self.wall_seconds = 0.0
+        self.out_of_memory = False
+        """Whether a process the student forked reported a MemoryError on the note pipe."""
+        self.orphans: list[int] = []
+        """pidfds of bwrap's children, taken when the run is killed: reaped after bwrap."""
 
-    def run(self, template: list[str]) -> None:
+    def run(self, template: list[str], files: dict[str, bytes]) -> None:
+        """Run ``template`` (placeholders filled with descriptors), with ``files`` (name →
+        content) for bwrap to copy into the sandbox."""
         to_child_r, to_child_w = os.pipe()
         from_child_r, from_child_w = os.pipe()
+        note_r, note_w = os.pipe()
         filter_r, filter_w = os.pipe()
         # The filter (a few hundred bytes) fits in the pipe buffer, so writing cannot block.
         os.write(filter_w, seccomp.build_filter())
         os.close(filter_w)
-        child_fds = (to_child_r, from_child_w, filter_r)
-        fds = {"{seccomp_fd}": filter_r, "{read_fd}": to_child_r, "{write_fd}": from_child_w}
+        fds = {"{seccomp_fd}": filter_r, "{read_fd}": to_child_r, "{write_fd}": from_child_w,
+               "{note_fd}": note_w}
+        for name, content in files.items():
+            fds[f"{{{name}}}"] = _memory_file(name, content)
+        child_fds = tuple(fds.values())
         cmd = [str(fds[arg]) if arg in fds else arg for arg in template]
         # Queued now, so the bootstrap finds it without waiting for a round trip.
         self.outbox += encode_frame(self.start)
@@ -366,24 +369,24 @@ class _Session:
                 os.close(fd)
         assert proc.stdout is not None and proc.stderr is not None
         try:
-            self._loop(proc, began, from_child_r, to_child_w)
+            self._loop(proc, began, from_child_r, to_child_w, note_r)
         finally:
             self._kill(proc)
             self._reap(proc)
             self.wall_seconds = time.monotonic() - began
-            for fd in (from_child_r, to_child_w):
+            for fd in (from_child_r, to_child_w, note_r):
                 with contextlib.suppress(OSError):
                     os.close(fd)
             proc.stdout.close()
             proc.stderr.close()
 
     def _loop(self, proc: subprocess.Popen[bytes], began: float, channel_r: int,
-              channel_w: int) -> None:
+              channel_w: int, note_r: int) -> None:
         assert proc.stdout is not None and proc.stderr is not None
         streams = {proc.stdout.fileno(): self.stdout, proc.stderr.fileno(): self.stderr}
-        readers = {channel_r, *streams}
+        readers = {channel_r, note_r, *streams}
         self.channel_w = channel_w
-        for fd in (channel_r, channel_w, *streams):
+        for fd in (channel_r, channel_w, note_r, *streams):
             os.set_blocking(fd, False)
         # poll, not select: a long-lived worker's descriptors can be numbered past 1024.
         poller = select.poll()
@@ -423,6 +426,8 @@ class _Session:
                         poller.unregister(fd)
                     elif fd == channel_r:
                         self._on_channel(proc, chunk)
+                    elif fd == note_r:
+                        self.out_of_memory = True
                     else:
                         streams[fd].add(chunk)
                         if streams[fd].truncated:
@@ -491,25 +496,51 @@ class _Session:
         self._kill(proc)
 
     def _kill(self, proc: subprocess.Popen[bytes]) -> None:
-        # bwrap and everything it started are in the pid namespace whose init dies with bwrap;
-        # the process group covers the links before bwrap, the cgroup anything else.
+        # The pid namespace's init (bwrap's child, the interpreter) first: its death takes
+        # every process of the namespace with it, and bwrap reaps it if it is still alive.
+        # Then the process group (the links before bwrap and bwrap itself) and the cgroup
+        # (anything else). An init whose bwrap died first is this (subreaper) process's
+        # child, reaped in _reap.
+        for pid in _children(proc.pid):
+            self._kill_orphan(pid, {proc.pid, os.getpid()})
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)
         if self.cgroup is not None:
             self.cgroup.kill_all()
+
+    def _kill_orphan(self, pid: int, parents: set[int]) -> None:
+        """SIGKILL ``pid`` if its parent is one of ``parents``, keeping a pidfd to reap it."""
+        try:
+            pidfd = os.pidfd_open(pid)
+        except ProcessLookupError:
+            return
+        # Checked once the pidfd pins the process: a pid reused before the open has another
+        # parent, and one reused after it is not the process the pidfd signals.
+        if _parent(pid) not in parents:
+            os.close(pidfd)
+            return
+        self.orphans.append(pidfd)
+        with contextlib.suppress(ProcessLookupError):
+            signal.pidfd_send_signal(pidfd, signal.SIGKILL)
 
     def _reap(self, proc: subprocess.Popen[bytes]) -> None:
         _, status, usage = os.wait4(proc.pid, 0)
         proc.returncode = self.exit_status = os.waitstatus_to_exitcode(status)
         self.cpu_seconds = usage.ru_utime + usage.ru_stime
         self.max_rss = usage.ru_maxrss * 1024
+        for pidfd in self.orphans:
+            # ChildProcessError: bwrap reaped it before it died, or it was reaped already.
+            with contextlib.suppress(ChildProcessError):
+                os.waitid(os.P_PIDFD, pidfd, os.WEXITED)
+            os.close(pidfd)
+        self.orphans.clear()
 
     def record(self, usage: _Usage, cgroup: str) -> RunRecord:
         """Return the run's record; ``usage`` (from the cgroup) beats rusage, which misses the
         processes bwrap's init reaps after bwrap itself has exited."""
         if usage.cpu_seconds is not None:
             self.cpu_seconds = usage.cpu_seconds
-        verdict, ending, traceback = self._verdict(usage.oom_killed)
+        verdict, ending, traceback = self._verdict(usage.memory_limit_reached or self.out_of_memory)
         result = self.result or {}
         return RunRecord(
             verdict=verdict, message=RUN_ENDINGS[ending.code].format(**ending.params),
@@ -523,7 +554,9 @@ class _Session:
             else self.max_rss or None,
             cgroup=cgroup, exit_status=self.exit_status, limits=self.limits)
 
-    def _verdict(self, oom_killed: bool) -> tuple[Verdict, _Ending, str | None]:
+    def _verdict(self, out_of_memory: bool) -> tuple[Verdict, _Ending, str | None]:
+        """Return the run's verdict; ``out_of_memory``: some process of the run hit the memory
+        limit (the cgroup says so, or a forked process's bootstrap caught a MemoryError)."""
         if self.killed_for is not None:
             return self.killed_for, self.kill_ending, None
         if not self.said_hello:
@@ -531,23 +564,23 @@ class _Session:
             if self.exit_status == CGROUP_JOIN_FAILED:
                 detail = "could not join the run's cgroup"
             return "sandbox_error", _Ending("not_started", {"detail": detail}), None
+        if self.result is not None and self.result["op"] == "return":
+            return "ok", _Ending("returned", {}), None
+        traceback = self.result["traceback"] if self.result is not None else None
+        if out_of_memory or self.result is not None and self.result["type"] == "MemoryError":
+            # Whatever the main process then did (a ChildProcessError once its children were
+            # killed, a crash), running out of memory is why the run failed.
+            ending = "out_of_memory" if self.result is not None else "memory_killed"
+            return "memory_limit", _Ending(
+                ending, {"limit_bytes": self.limits.memory_bytes}), traceback
         if self.result is not None:
-            if self.result["op"] == "return":
-                return "ok", _Ending("returned", {}), None
-            kind, traceback = self.result["type"], self.result["traceback"]
-            if kind == "MemoryError":
-                return "memory_limit", _Ending(
-                    "out_of_memory", {"limit_bytes": self.limits.memory_bytes}), traceback
-            return "runtime_error", _Ending("raised", {"exception": kind}), traceback
-        return self._verdict_from_exit(oom_killed)
+            return "runtime_error", _Ending("raised", {"exception": self.result["type"]}), traceback
+        return self._verdict_from_exit()
 
-    def _verdict_from_exit(self, oom_killed: bool) -> tuple[Verdict, _Ending, str | None]:
+    def _verdict_from_exit(self) -> tuple[Verdict, _Ending, str | None]:
         status = self.exit_status
         # bwrap reports a child killed by signal N as exit status 128 + N.
         signum = status - 128 if status is not None and status > 128 else None
-        if oom_killed:
-            return "memory_limit", _Ending(
-                "memory_killed", {"limit_bytes": self.limits.memory_bytes}), None
         # Nothing inside the sandbox can SIGKILL its pid 1, so a SIGKILL that was not the OOM
         # killer is RLIMIT_CPU's, provided the measured time agrees.
         if signum == signal.SIGXCPU or (signum == signal.SIGKILL and self.cpu_seconds
@@ -569,6 +602,34 @@ class _Ending:
 
     code: str
     params: dict[str, str | int | float]
+
+
+def _children(pid: int) -> list[int]:
+    """Return the pids of the children of every thread of ``pid`` (none once it has exited)."""
+    children = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        with contextlib.suppress(OSError):
+            children += [int(child) for child in (task / "children").read_text().split()]
+    return children
+
+
+def _memory_file(name: str, content: bytes) -> int:
+    """Return a descriptor of an in-memory file holding ``content``, read from the start."""
+    fd = os.memfd_create(name, os.MFD_CLOEXEC)
+    view = memoryview(content)
+    while view:
+        view = view[os.write(fd, view):]
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+def _parent(pid: int) -> int | None:
+    """Return the parent pid of ``pid``, or None when it is gone."""
+    try:
+        lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+    except OSError:
+        return None
+    return next((int(line.split()[1]) for line in lines if line.startswith("PPid:")), None)
 
 
 def _unread_bytes(pipe_fd: int) -> int:

@@ -6,7 +6,8 @@ bindings are not importable, and a pip wheel would add a C dependency for ~60 in
 The syscall numbers below are checked against the kernel headers by the tests.
 
 Policy: everything is allowed except a denylist of calls that let a process reach outside its
-sandbox (new sockets, namespaces, mounts, tracing, kernel keyrings, BPF, io_uring, modules...).
+sandbox (new sockets, namespaces, mounts, tracing, kernel keyrings, BPF, io_uring, modules...)
+or outgrow its memory limit (anonymous and SysV shared memory, message queues).
 Denied calls fail with EPERM so that Python raises a clean ``PermissionError``; ``clone3`` fails
 with ENOSYS because its flags live in memory BPF cannot read, and glibc then falls back to
 ``clone``, whose namespace flags are checked. A foreign architecture (i386 via ``int 0x80``,
@@ -71,6 +72,12 @@ SYSCALLS: dict[str, tuple[int | None, int | None]] = {
     "bpf": (321, 280),
     "perf_event_open": (298, 241),
     "userfaultfd": (323, 282),
+    # Memory no process's RLIMIT_AS counts: it would let a run outgrow its memory limit where
+    # no cgroup bounds the run (mapping it counts, but the pages stay after unmapping).
+    "memfd_create": (319, 279),
+    "memfd_secret": (447, 447),
+    "shmget": (29, 194),
+    "msgget": (68, 186),
     "io_uring_setup": (425, 425),
     "io_uring_enter": (426, 426),
     "io_uring_register": (427, 427),

@@ -18,14 +18,16 @@ from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from accounts.requests import AuthenticatedHttpRequest
 from accounts.selectors import courses_taught_by
 from config.api import ApiError
 from exercises.generation import GenerationError, derive_seed, generate_item
 from exercises.kinds import get_kind
 from exercises.kinds.params import ParamError
-from exercises.models import ProblemSet
+from exercises.models import MOST_ATTEMPTS, ProblemSet
 from exercises.selectors import problem_sets_taught_by
 from exercises.services import create_problem_set, publish_problem_set
 from grading.code.contract import CONTRACTS, starter_source
@@ -38,7 +40,7 @@ from pages.dashboard import dashboard_data
 from pages.tree_drawing import lay_out
 
 View = Callable[..., HttpResponse]
-MAX_ATTEMPTS = 1000
+MAX_ATTEMPTS = MOST_ATTEMPTS
 
 
 def instructor_required(view: View) -> View:
@@ -54,7 +56,7 @@ def instructor_required(view: View) -> View:
     return guarded
 
 
-def _taught_set(request: HttpRequest, problem_set_id: int) -> ProblemSet:
+def _taught_set(request: AuthenticatedHttpRequest, problem_set_id: int) -> ProblemSet:
     problem_set = problem_set_taught_by(request.user, problem_set_id)
     if problem_set is None:
         raise Http404
@@ -63,7 +65,7 @@ def _taught_set(request: HttpRequest, problem_set_id: int) -> ProblemSet:
 
 @instructor_required
 @require_GET
-def problem_set_list(request: HttpRequest) -> HttpResponse:
+def problem_set_list(request: AuthenticatedHttpRequest) -> HttpResponse:
     """List the problem sets of the courses the instructor teaches."""
     problem_sets = problem_sets_taught_by(request.user).order_by("-created_at")
     return render(request, "pages/problem_sets.html", {"problem_sets": problem_sets})
@@ -92,9 +94,25 @@ def _due_at(data: Any) -> datetime | None:
     return timezone.make_aware(parsed) if timezone.is_naive(parsed) else parsed
 
 
+def _feedback_policy(data: Any) -> str:
+    value = str(data.get("feedback_policy", ProblemSet.FeedbackPolicy.VERDICTS))
+    if value not in ProblemSet.FeedbackPolicy.values:
+        raise BuilderError("feedback_policy", _("choose one of the feedback policies"))
+    return value
+
+
+FEEDBACK_POLICY_LABELS = (
+    (ProblemSet.FeedbackPolicy.VERDICTS, gettext_lazy(
+        "verdicts: which parts are right, the first wrong step, the misconception")),
+    (ProblemSet.FeedbackPolicy.FULL, gettext_lazy("full: every message, expected values too")),
+    (ProblemSet.FeedbackPolicy.SCORE_ONLY, gettext_lazy("score only")),
+)
+"""The builder's feedback policy choices, the default first."""
+
+
 @instructor_required
 @require_http_methods(["GET", "POST"])
-def builder(request: HttpRequest) -> HttpResponse:
+def builder(request: AuthenticatedHttpRequest) -> HttpResponse:
     """Show the builder; on POST create the draft set and go to its publish page."""
     courses = list(courses_taught_by(request.user).order_by("title"))
     error = ""
@@ -106,8 +124,12 @@ def builder(request: HttpRequest) -> HttpResponse:
             if course is None:
                 raise BuilderError("course", _("choose one of your courses"))
             title = request.POST.get("title", "").strip()[:200]
+            seed = request.POST.get("seed", "").strip()[:64]
             if not title:
                 raise BuilderError("title", _("give the problem set a title"))
+            for name, text in (("title", title), ("seed", seed)):
+                if "\x00" in text:  # PostgreSQL cannot store it
+                    raise BuilderError(name, _("may not contain NUL characters"))
             items = read_items(request.POST)
             if not items:
                 raise BuilderError("items", _("include at least one item"))
@@ -116,9 +138,10 @@ def builder(request: HttpRequest) -> HttpResponse:
                 course=course,
                 title=title,
                 items=items,
-                seed=request.POST.get("seed", "").strip()[:64],
+                seed=seed,
                 due_at=_due_at(request.POST),
                 max_attempts=_optional_int(request.POST, "max_attempts"),
+                feedback_policy=_feedback_policy(request.POST),
             )
         except BuilderError as refused:
             error = f"{refused.field}: {refused.message}"
@@ -129,6 +152,7 @@ def builder(request: HttpRequest) -> HttpResponse:
     context = {
         "courses": courses,
         "kinds": kind_inputs(request.POST if request.method == "POST" else None),
+        "feedback_policies": FEEDBACK_POLICY_LABELS,
         "error": error,
         "values": request.POST,
     }
@@ -164,7 +188,7 @@ def preview(request: HttpRequest) -> HttpResponse:
 
 @instructor_required
 @require_GET
-def problem_set_page(request: HttpRequest, problem_set_id: int) -> HttpResponse:
+def problem_set_page(request: AuthenticatedHttpRequest, problem_set_id: int) -> HttpResponse:
     """Show a problem set's items and status, with the publish button and progress bar."""
     problem_set = _taught_set(request, problem_set_id)
     return render(request, "pages/problem_set.html", {
@@ -176,7 +200,7 @@ def problem_set_page(request: HttpRequest, problem_set_id: int) -> HttpResponse:
 
 @instructor_required
 @require_POST
-def publish(request: HttpRequest, problem_set_id: int) -> HttpResponse:
+def publish(request: AuthenticatedHttpRequest, problem_set_id: int) -> HttpResponse:
     """Start generating the variants (via exercises' publish service) and show the progress."""
     problem_set = _taught_set(request, problem_set_id)
     try:
@@ -188,7 +212,7 @@ def publish(request: HttpRequest, problem_set_id: int) -> HttpResponse:
 
 @instructor_required
 @require_GET
-def problem_set_status(request: HttpRequest, problem_set_id: int) -> JsonResponse:
+def problem_set_status(request: AuthenticatedHttpRequest, problem_set_id: int) -> JsonResponse:
     """Return status and progress as JSON, for the progress bar's polling loop."""
     problem_set = _taught_set(request, problem_set_id)
     return JsonResponse({
@@ -201,17 +225,18 @@ def problem_set_status(request: HttpRequest, problem_set_id: int) -> JsonRespons
 
 
 def _status_label(status: str) -> str:
-    return {
+    labels: dict[str, str] = {
         ProblemSet.Status.DRAFT: _("draft"),
         ProblemSet.Status.GENERATING: _("generating"),
         ProblemSet.Status.READY: _("ready"),
         ProblemSet.Status.FAILED: _("failed"),
-    }.get(status, status)
+    }
+    return labels.get(status, status)
 
 
 @instructor_required
 @require_GET
-def dashboard(request: HttpRequest, problem_set_id: int) -> HttpResponse:
+def dashboard(request: AuthenticatedHttpRequest, problem_set_id: int) -> HttpResponse:
     """Show the score histogram, item means and completion, misconceptions and attempts."""
     problem_set = _taught_set(request, problem_set_id)
     return render(request, "pages/dashboard.html", {
@@ -225,7 +250,9 @@ PASSBACKS_SHOWN = 50
 
 @instructor_required
 @require_POST
-def resend_passback(request: HttpRequest, problem_set_id: int, passback_id: int) -> HttpResponse:
+def resend_passback(
+    request: AuthenticatedHttpRequest, problem_set_id: int, passback_id: int
+) -> HttpResponse:
     """Send a failed or refused LMS grade passback of the set again (lti's resend service)."""
     problem_set = _taught_set(request, problem_set_id)
     passback = passbacks_to_look_at(problem_set).filter(pk=passback_id).first()

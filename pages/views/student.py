@@ -12,12 +12,13 @@ from decimal import Decimal
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_http_methods
 
+from accounts.requests import AuthenticatedHttpRequest
 from config.api import ApiError
 from exercises.kinds import get_kind
 from exercises.models import Variant, VariantItem
@@ -27,8 +28,9 @@ from grading.code.contract import CONTRACTS
 from grading.code.feedback import render_tests
 from grading.code.grader import summarise
 from grading.code.services import starter_file, submit_code
+from grading.feedback_policy import FULL, SCORE_ONLY, served_tests
 from grading.models import Submission
-from grading.selectors import answers_visible, counted_submission, submission_for
+from grading.selectors import answers_visible, counted_submission, feedback_view, submission_for
 from grading.services import submit_answer
 from pages.answer_form import WIDGET_HELP, decorate_tree, part_fields, read_answer
 from pages.feedback_view import paint_feedback, rendered_results
@@ -94,7 +96,7 @@ def item_rows(variant: Variant) -> list[ItemRow]:
 
 @login_required
 @require_GET
-def assignment_list(request: HttpRequest) -> HttpResponse:
+def assignment_list(request: AuthenticatedHttpRequest) -> HttpResponse:
     """List the student's assignments with due dates, attempts left and scores."""
     variants = variants_of(request.user).prefetch_related(
         "items__item", "items__submissions"
@@ -103,7 +105,7 @@ def assignment_list(request: HttpRequest) -> HttpResponse:
     return render(request, "pages/assignments.html", {"assignments": rows, "now": timezone.now()})
 
 
-def _variant_item(request: HttpRequest, variant_id: int, position: int
+def _variant_item(request: AuthenticatedHttpRequest, variant_id: int, position: int
                   ) -> tuple[Variant, VariantItem]:
     variant = variant_of(request.user, variant_id)
     if variant is None:
@@ -116,7 +118,7 @@ def _variant_item(request: HttpRequest, variant_id: int, position: int
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def item_page(request: HttpRequest, variant_id: int, position: int) -> HttpResponse:
+def item_page(request: AuthenticatedHttpRequest, variant_id: int, position: int) -> HttpResponse:
     """Show an item's tree with its answer inputs; on POST submit the answer via grading."""
     variant, variant_item = _variant_item(request, variant_id, position)
     now = timezone.now()
@@ -149,7 +151,8 @@ def item_page(request: HttpRequest, variant_id: int, position: int) -> HttpRespo
     visible = answers_visible(variant, now)
     results = []
     if latest is not None and latest.status == Submission.Status.GRADED:
-        results = rendered_results(latest, parts, show_expected=visible)
+        view = feedback_view(latest, request.user, now)
+        results = rendered_results(latest, parts, show_expected=visible, policy=view.policy)
         if drawing is not None:
             paint_feedback(drawing, fields, results)
     if drawing is not None:
@@ -189,7 +192,7 @@ def item_page(request: HttpRequest, variant_id: int, position: int) -> HttpRespo
     return render(request, "pages/item.html", context, status=status)
 
 
-def code_item_page(request: HttpRequest, variant: Variant, variant_item: VariantItem
+def code_item_page(request: AuthenticatedHttpRequest, variant: Variant, variant_item: VariantItem
                    ) -> HttpResponse:
     """Show a code item: the editor with the starter file, submitting, the per-test report."""
     position = variant_item.position
@@ -214,6 +217,10 @@ def code_item_page(request: HttpRequest, variant: Variant, variant_item: Variant
     problem_set = variant.problem_set
     used = sum(1 for s in submissions if s.status != Submission.Status.ERROR)
     graded = latest is not None and latest.status == Submission.Status.GRADED
+    policy = (
+        feedback_view(latest, request.user, timezone.now()).policy  # type: ignore[arg-type]
+        if graded else FULL
+    )
     context: dict[str, Any] = {
         "variant": variant,
         "variant_item": variant_item,
@@ -223,8 +230,15 @@ def code_item_page(request: HttpRequest, variant: Variant, variant_item: Variant
         "source": source,
         "submissions": submissions,
         "latest": latest,
-        "tests": render_tests(latest.results, verdict_labels=True) if graded else [],
-        "summary": summarise(latest.results) if graded else None,
+        # graded implies there is a latest submission.
+        "tests": (
+            render_tests(served_tests(latest.results, policy), verdict_labels=True)  # type: ignore[union-attr]
+            if graded else []
+        ),
+        "summary": (
+            summarise(latest.results)  # type: ignore[union-attr]
+            if graded and policy != SCORE_ONLY else None
+        ),
         "error": error,
         "attempts_used": used,
         "attempts_left": (
@@ -238,7 +252,7 @@ def code_item_page(request: HttpRequest, variant: Variant, variant_item: Variant
 
 @login_required
 @require_GET
-def submission_status(request: HttpRequest, submission_id: int) -> JsonResponse:
+def submission_status(request: AuthenticatedHttpRequest, submission_id: int) -> JsonResponse:
     """Return a submission's status as JSON, for the item page's polling loop."""
     submission = submission_for(request.user, submission_id)
     if submission is None:

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,15 +16,8 @@ from engine.games.cli import register
 from engine.games.tictactoe import EMPTY_BOARD, TicTacToe, open_lines
 from engine.search.minimax import minimax
 from engine.search.trace import NodeCounter
+from tests.seed_examples import seed_examples
 
-REPO = Path(__file__).resolve().parents[2]
-SHARED = Path(os.environ.get("CUTOFF_SHARED_DIR", REPO.parent / "shared"))
-SEEDS: dict[str, dict[str, Any]] = {
-    example["id"]: example
-    for example in json.loads(
-        (SHARED / "examples" / "seed-worked-examples.json").read_text(encoding="utf-8")
-    )["tic_tac_toe"]
-}
 OPENINGS = {"center": 4, "corner": 0, "edge": 1}
 
 
@@ -39,8 +30,13 @@ def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
     return answer
 
 
+def tic_tac_toe_seed(seed_id: str) -> dict[str, Any]:
+    """Return the seed file's tic-tac-toe example ``seed_id``."""
+    return seed_examples("tic_tac_toe")[seed_id]
+
+
 def test_every_tic_tac_toe_seed_is_covered() -> None:
-    assert set(SEEDS) == {
+    assert set(seed_examples("tic_tac_toe")) == {
         "ttt-empty-minimax",
         "ttt-empty-alphabeta",
         "ttt-empty-alphabeta-ordered",
@@ -52,7 +48,7 @@ def test_every_tic_tac_toe_seed_is_covered() -> None:
 
 
 def test_full_minimax_from_the_empty_board(capsys: pytest.CaptureFixture[str]) -> None:
-    expect = SEEDS["ttt-empty-minimax"]["expect"]
+    expect = tic_tac_toe_seed("ttt-empty-minimax")["expect"]
     answer = run_cli(capsys, "game", "tictactoe", "--algorithm", "minimax")
     assert answer["nodes"] == expect["nodes"] == 549945
     assert answer["value"] == expect["value"]
@@ -69,13 +65,13 @@ def test_alphabeta_from_the_empty_board(
     capsys: pytest.CaptureFixture[str], seed: str, order: list[str]
 ) -> None:
     answer = run_cli(capsys, "game", "tictactoe", "--algorithm", "alphabeta", *order)
-    assert answer == SEEDS[seed]["expect"]
+    assert answer == tic_tac_toe_seed(seed)["expect"]
 
 
 @pytest.mark.parametrize("seed", ["ttt-block", "ttt-fork"])
 @pytest.mark.parametrize("algorithm", ["minimax", "alphabeta"])
 def test_positions(capsys: pytest.CaptureFixture[str], seed: str, algorithm: str) -> None:
-    example = SEEDS[seed]
+    example = tic_tac_toe_seed(seed)
     answer = run_cli(
         capsys,
         "game",
@@ -96,15 +92,15 @@ def test_minimax_nodes_under_each_opening(opening: str) -> None:
     counter = NodeCounter()
     minimax(game, game.result(EMPTY_BOARD, OPENINGS[opening]), tracer=counter)
     # The seed counts the opening move's own node as well as everything below it.
-    expected = SEEDS["ttt-openings"]["expect"]["minimax_nodes_under"][opening]
+    expected = tic_tac_toe_seed("ttt-openings")["expect"]["minimax_nodes_under"][opening]
     assert counter.nodes + 1 == expected
 
 
 def test_openings_add_up_to_the_full_tree() -> None:
-    under = SEEDS["ttt-openings"]["expect"]["minimax_nodes_under"]
+    under = tic_tac_toe_seed("ttt-openings")["expect"]["minimax_nodes_under"]
     # By symmetry: 1 centre, 4 corners, 4 edges.
     total = under["center"] + 4 * under["corner"] + 4 * under["edge"]
-    assert total == SEEDS["ttt-empty-minimax"]["expect"]["nodes"]
+    assert total == tic_tac_toe_seed("ttt-empty-minimax")["expect"]["nodes"]
 
 
 @pytest.mark.parametrize(("opening", "lines"), [("center", 4), ("corner", 3), ("edge", 2)])
@@ -113,4 +109,4 @@ def test_open_lines_of_each_opening(opening: str, lines: int) -> None:
 
 
 def test_census(capsys: pytest.CaptureFixture[str]) -> None:
-    assert run_cli(capsys, "census", "tictactoe") == SEEDS["ttt-census"]["expect"]
+    assert run_cli(capsys, "census", "tictactoe") == tic_tac_toe_seed("ttt-census")["expect"]

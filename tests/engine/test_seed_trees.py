@@ -1,28 +1,37 @@
-"""Every public worked tree example (the shared seed file) solved by the engine."""
+"""Every public worked tree example (the repository's copy of the seed file) solved by the
+engine through ``python -m engine solve``, as ``shared/tools/check-seed-examples`` runs them."""
 
 from __future__ import annotations
 
 import json
-import os
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from engine.cli import main
 from engine.solve import solve
+from tests.seed_examples import seed_examples
 
-REPO = Path(__file__).resolve().parents[2]
-SHARED = Path(os.environ.get("CUTOFF_SHARED_DIR", REPO.parent / "shared"))
-SEED = SHARED / "examples" / "seed-worked-examples.json"
 APPROX = 0.0015
-
-
-def _examples() -> list[dict[str, Any]]:
-    if not SEED.exists():
-        return []
-    examples: list[dict[str, Any]] = json.loads(SEED.read_text())["trees"]
-    return examples
+# Spelled out rather than read from the file at collection, so a missing or broken seed file
+# fails these tests instead of collection, and an example dropped from the file is noticed.
+TREE_SEEDS = [
+    "two-by-two",
+    "three-by-three",
+    "exercise-1",
+    "abc-left-to-right",
+    "abc-best-first",
+    "uniform-opponent",
+    "coin-then-min",
+    "three-players",
+    "ucb1-c1",
+    "ucb1-c-half",
+    "ucb1-sqrt-form",
+    "mcts-black-wins",
+    "price-war",
+]
 
 
 def as_number(value: Any) -> Fraction:
@@ -48,17 +57,27 @@ def matches(got: Any, want: Any) -> bool:
         return False
 
 
-EXAMPLES = _examples()
+def solve_with_cli(
+    problem: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> dict[str, Any]:
+    """Return the answer ``python -m engine solve PROBLEM.json`` prints for ``problem``."""
+    problem_file = tmp_path / "problem.json"
+    problem_file.write_text(json.dumps(problem), encoding="utf-8")
+    assert main(["solve", str(problem_file)]) == 0
+    answer: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return answer
 
 
-def test_the_seed_file_is_there() -> None:
-    assert SEED.exists(), f"set CUTOFF_SHARED_DIR; {SEED} is missing"
-    assert len(EXAMPLES) >= 13
+def test_every_tree_seed_is_covered() -> None:
+    assert list(seed_examples("trees")) == TREE_SEEDS
 
 
-@pytest.mark.parametrize("example", EXAMPLES, ids=[e["id"] for e in EXAMPLES])
-def test_seed_example(example: dict[str, Any]) -> None:
-    answer = solve(example["problem"])
+@pytest.mark.parametrize("seed_id", TREE_SEEDS)
+def test_seed_example(
+    seed_id: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    example = seed_examples("trees")[seed_id]
+    answer = solve_with_cli(example["problem"], tmp_path, capsys)
     for key, want in example["expect"].items():
         if key == "node_values_minimax":
             minimax_problem = {**example["problem"], "kind": "minimax"}

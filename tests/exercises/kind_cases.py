@@ -49,6 +49,11 @@ GOOD: dict[str, list[dict[str, Any]]] = {
                        "node_counting": "root_excluded"}],
     "price_war": [{}, {"prices": 2, "responses": 3}],
     "concept_quiz": [{}, {"topics": ["alphabeta", "mcts"]}],
+    "transposition_table": [
+        {},
+        {"depth": 4, "max_leaves": 24, "max_value": 30, "repeats": 3, "min_hits": 2,
+         "cut_on_equality": False},
+    ],
 }
 
 BAD: dict[str, list[tuple[dict[str, Any], str]]] = {
@@ -72,4 +77,5 @@ BAD: dict[str, list[tuple[dict[str, Any], str]]] = {
     "tree_size": [({"max_branching": 10, "max_moves": 3}, "max_branching")],
     "price_war": [({"min_margin": 5, "max_margin": 5}, "max_margin")],
     "concept_quiz": [({"topics": ["chess"]}, "topics"), ({"topics": "mcts"}, "topics")],
+    "transposition_table": [({"depth": 2}, "depth"), ({"repeats": 1, "min_hits": 2}, "min_hits")],
 }

@@ -48,8 +48,8 @@ def test_assignment_prompts_follow_lang_and_accept_language(
     catalan = student[1].get(url, HTTP_ACCEPT_LANGUAGE="ca").json()["items"][0]
     for body, lang in ((english, "en"), (portuguese, "pt"), (catalan, "ca")):
         assert ROOT_WORD[lang] in body["prompt"], body["prompt"]
-    assert portuguese["answer_parts"][0]["label"] == "valor minimax da raiz"
-    assert catalan["answer_parts"][0]["label"] == "valor minimax de l'arrel"
+    assert portuguese["answer_parts"][0]["label"] == "valor minimax da raiz (exato)"
+    assert catalan["answer_parts"][0]["label"] == "valor minimax de l'arrel (exacte)"
     bad = student[1].get(url, {"lang": "xx"})
     assert bad.status_code == 400 and bad.json()["error"]["message"].startswith("lang:")
 

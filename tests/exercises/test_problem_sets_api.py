@@ -129,19 +129,19 @@ def test_republishing_generates_only_the_missing_variants(
     assert ProblemSet.objects.get(pk=problem_set["id"]).status == "ready"
 
 
-def test_impossible_constraints_end_failed_with_the_reason(
+def test_impossible_constraints_are_a_422_with_the_reason(
     instructor: Any, student: Any, course: Any, celery_eager: None,
-    django_capture_on_commit_callbacks: Any,
 ) -> None:
     _, client = instructor
     # In a tree of two MIN nodes with two leaves each only the second MIN node can cut.
     params = {"depth": 2, "min_branching": 2, "max_branching": 2, "min_cuts": 2}
     problem_set = create_set(client, course, items=[{"kind": "alphabeta", "params": params}])
-    publish(client, problem_set["id"], django_capture_on_commit_callbacks)
-    detail = client.get(f"/api/v1/problem-sets/{problem_set['id']}/").json()
-    assert detail["status"] == "failed"
-    assert detail["failure_reason"].startswith("item 1: alphabeta: ")
-    assert "fewer than min_cuts" in detail["failure_reason"]
+    response = client.post(f"/api/v1/problem-sets/{problem_set['id']}/publish/")
+    assert response.status_code == 422
+    error = response.json()["error"]
+    assert error["message"].startswith("items[0].params: item 1: alphabeta: ")
+    assert "fewer than min_cuts" in error["message"]
+    assert client.get(f"/api/v1/problem-sets/{problem_set['id']}/").json()["status"] == "draft"
 
 
 def test_problem_set_is_hidden_from_other_instructors_and_students(
@@ -227,7 +227,8 @@ def test_patch_item_changes_conventions_and_recomputes_keys(
     assert stored.problem["params"]["cut_on_equality"] is False
     from engine.solve import solve
 
-    assert stored.answer_key["cutoffs"] == [
+    # The key adds the cuts at a node's last child, which skip nothing, as optional.
+    assert [cut for cut in stored.answer_key["cutoffs"] if not cut.get("optional")] == [
         {"node": cut["node"], "pruned": cut["pruned"]} for cut in solve(stored.problem)["cutoffs"]
     ]
     assert stored.item.part_points["value"] and stored.item.points == 5
@@ -379,3 +380,14 @@ def make_student(username: str, course: Any) -> Any:
     from tests.conftest import make_account
 
     return make_account(username, "student", course)[0]
+
+
+def test_alphabeta_that_can_never_cut_is_a_400_naming_the_params(instructor: Any,
+                                                                 course: Any) -> None:
+    _, client = instructor
+    body = {"course": course.pk, "title": "No cuts", "seed": "s", "items": [
+        {"kind": "alphabeta", "params": {"depth": 2, "root_raises_alpha": False}}]}
+    response = client.post("/api/v1/problem-sets/", body, format="json")
+    assert response.status_code == 400
+    text = response.json()["error"]["message"]
+    assert "min_cuts" in text and "root_raises_alpha" in text and "depth 2" in text

@@ -99,8 +99,3 @@ def correct_answer(variant_item: VariantItem) -> dict[str, Any]:
     """Return the full-marks answer of a variant item (its projected key)."""
     return copy.deepcopy(variant_item.answer_key)
 
-
-@pytest.fixture(autouse=True)
-def webhooks_may_call_loopback(settings: Any) -> None:
-    """Let tests register webhooks on 127.0.0.1, where their receivers listen."""
-    settings.WEBHOOK_ALLOW_PRIVATE_URLS = True

@@ -8,7 +8,6 @@ reproducing most wins and a tie names none.
 from __future__ import annotations
 
 import copy
-import json
 import random
 from typing import Any
 
@@ -17,35 +16,13 @@ import pytest
 from exercises.kinds import get_kind
 from grading.feedback import render_results
 from grading.grader import GradingContext, grade_answer
-from grading.scoring import score_part
 from tests.grading.conftest import ALPHABETA_PROBLEM, MINIMAX_PROBLEM
-from tests.grading.test_every_kind import generated_context
+from tests.grading.test_every_kind import full_marks, generated_context, says, whole_answer_of
 from tests.grading.test_grader import by_part, context_for
 
 DIAGNOSED_KINDS = ["alphabeta", "expectiminimax", "expectimax", "minimax", "vector", "ucb1",
                    "mcts_backprop", "price_war"]
 SEEDS = [f"diagnosis-{index}" for index in range(8)]
-
-
-def canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, default=str)
-
-
-def says(value: Any) -> bool:
-    """Return whether a projected value says anything (kinds project what they lack as null)."""
-    return value is not None
-
-
-def full_marks(context: GradingContext, part_name: str, given: Any, key: Any) -> bool:
-    part = next(part for part in context.parts if part.name == part_name)
-    return score_part(part, given, key, set_rule=context.item.params.get(
-        "set_scoring", "net_correct")).fraction == 1
-
-
-def whole_answer_of(produced: dict[str, Any], answer: dict[str, Any]) -> bool:
-    """Return whether a misconception's answer is the student's on every part it speaks of."""
-    return all(canonical(produced[name]) == canonical(value)
-               for name, value in answer.items() if says(produced.get(name)))
 
 
 def named(result: Any) -> set[str]:
@@ -80,7 +57,7 @@ def test_a_misconceptions_own_answer_is_diagnosed_as_that_misconception() -> Non
                    for name, value in answer.items()):
                 continue  # this mistake changes nothing on this problem
             twins = {other for other, values in produced_by.items()
-                     if other != code and whole_answer_of(values, answer)}
+                     if other != code and whole_answer_of(context, values, answer)}
             result = grade_answer(context, answer)
             assert named(result) == (set() if twins else {code}), (kind_name, code, twins)
             checked += 1
@@ -100,7 +77,7 @@ def test_the_key_with_one_part_changed_names_only_a_misconception_giving_exactly
                     continue
                 answer = {**context.expected, part.name: value}
                 whole = {code for code, values in produced_by.items()
-                         if whole_answer_of(values, answer)}
+                         if whole_answer_of(context, values, answer)}
                 result = grade_answer(context, answer)
                 assert named(result) == (whole if len(whole) == 1 else set()), (
                     kind_name, part.name, value, whole)
@@ -156,7 +133,10 @@ def test_every_wrong_option_names_the_one_misconception_that_gives_it(kind_name:
         for option, code in generated.trace["option_misconceptions"].items():
             result = grade_answer(context, {"choice": option})
             assert result.results[0]["misconception"] == code, (kind_name, seed, option)
-            assert (result.results[0]["verdict"] == "correct") == (code is None)
+            # Options naming no misconception are the key and, when misconceptions give too
+            # few distinct values, fillers (shared values, near misses): wrong, undiagnosed.
+            assert (result.results[0]["verdict"] == "correct") == (
+                option == generated.trace["correct_option"])
 
 
 # --- the issue's cases, by hand -----------------------------------------------------------

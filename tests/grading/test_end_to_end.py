@@ -38,7 +38,9 @@ def graded(client: Any, submission_id: int) -> dict[str, Any]:
 def test_submit_graded_by_the_worker_with_feedback_and_a_signed_webhook(
     celery_worker_process, alphabeta_set, student, instructor, receiver,  # noqa: F811
 ) -> None:
-    _, variant = alphabeta_set
+    problem_set, variant = alphabeta_set
+    problem_set.feedback_policy = "full"  # the messages quote the reference search
+    problem_set.save(update_fields=["feedback_policy"])
     secret = instructor[1].post("/api/v1/webhooks/", {"url": receiver.url},
                                 format="json").json()["secret"]
     answer = {**correct_answer(VariantItem.objects.get(variant=variant)),

@@ -4,15 +4,18 @@ each named misconception's answer is accepted, loses points and is diagnosed."""
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Any
 
 import pytest
 
 from exercises.generation import generate_item
 from exercises.kinds import get_kind, kind_names
+from exercises.kinds.base import PartType
 from exercises.models import Item
 from exercises.services import split_points
 from grading.answers import validate_answer
 from grading.grader import GradingContext, grade_answer
+from grading.scoring import score_part
 
 ANSWERED_KINDS = [name for name in kind_names()
                   if get_kind(name).answer_parts(get_kind(name).clean_params({}))]
@@ -23,6 +26,50 @@ def informative(value: object) -> bool:
     if isinstance(value, dict):
         return any(entry is not None for entry in value.values())
     return value is not None
+
+
+def says(value: Any) -> bool:
+    """Return whether a projected value says anything (kinds project what they lack as null)."""
+    return value is not None
+
+
+def full_marks(context: GradingContext, part_name: str, given: Any, key: Any) -> bool:
+    part = next(part for part in context.parts if part.name == part_name)
+    return score_part(part, given, key, set_rule=context.item.params.get(
+        "set_scoring", "net_correct")).fraction == 1
+
+
+def agrees_on(context: GradingContext, part_name: str, given: Any, claim: Any) -> bool | None:
+    """Return whether ``given`` earns full marks with a misconception's ``claim`` as the key.
+
+    None when the claim says nothing (null, or node values all null); a null node value is
+    left out of the claim. Full marks is the key's own scoring: an optional last-child
+    cutoff may be listed or not, and any one of several listed moves is right.
+    """
+    part = next(part for part in context.parts if part.name == part_name)
+    if part.type is PartType.NODE_VALUES and isinstance(claim, dict):
+        claim = {node: value for node, value in claim.items() if value is not None}
+        if not claim:
+            return None
+    if not says(claim):
+        return None
+    return full_marks(context, part_name, given, claim)
+
+
+def whole_answer_of(context: GradingContext, produced: dict[str, Any],
+                    answer: dict[str, Any]) -> bool:
+    """Return whether a misconception's answer explains the student's whole answer.
+
+    It agrees with every part it speaks of and speaks of (and so agrees with) every part the
+    student got wrong.
+    """
+    for name, value in answer.items():
+        agreed = agrees_on(context, name, value, produced.get(name))
+        if agreed is False:
+            return False
+        if agreed is None and not full_marks(context, name, value, context.expected[name]):
+            return False
+    return True
 
 
 def generated_context(kind_name: str, seed: str) -> GradingContext:
@@ -59,7 +106,7 @@ def test_each_misconceptions_answer_loses_points_and_is_named(kind_name: str) ->
                  if p["verdict"] in ("wrong", "partial")} - {None}
         # Two mistakes may give the same answer here; then neither explains it better.
         same_answer = {other for other, values in context.misconception_expectations.items()
-                       if all(values.get(k) in (None, v) for k, v in answer.items())}
+                       if whole_answer_of(context, values, answer)}
         assert named == ({code} if same_answer == {code} else set()), (code, same_answer)
 
 

@@ -14,6 +14,7 @@ from exercises.models import Item, VariantItem
 from exercises.services import split_points
 from grading.feedback import render_results
 from grading.grader import GradingContext, grade_answer
+from grading.scoring import NET_CORRECT, score_part
 from tests.grading.conftest import (
     ALPHABETA_NO_CUT_AT_C,
     ALPHABETA_PROBLEM,
@@ -129,13 +130,40 @@ def test_misconceptions_agreeing_on_the_answered_parts_tie_and_none_is_named() -
     # the same answer here: neither explains it better, so neither is named.
     context = context_for("alphabeta", EQUALITY_PROBLEM)
     produced = context.misconception_expectations
-    wrong = {name: value for name, value in produced["no_cut_on_equality"].items()
-             if name != "windows"}
-    assert wrong == {name: value for name, value in produced["root_alpha_not_raised"].items()
-                     if name != "windows"}
-    result = grade_answer(context, wrong)
+    # They differ only by cuts at a node's last child, which the key marks optional: the
+    # answer leaving them out earns full marks with either misconception's as the key.
+    parts = {part.name: part for part in context.parts}
+    cuts_listed = {name: value for name, value in produced["no_cut_on_equality"].items()
+                   if name != "windows"}
+    answer = {name: value for name, value in produced["root_alpha_not_raised"].items()
+              if name != "windows"}
+    assert [cut for cut in cuts_listed["cutoffs"] if not cut.get("optional")] == (
+        answer["cutoffs"])
+    assert all(score_part(parts[name], answer[name], cuts_listed[name],
+                          set_rule=NET_CORRECT).fraction == 1 for name in answer)
+    result = grade_answer(context, answer)
     assert {part["misconception"] for part in result.results} == {None}
     assert all(part["messages"] for part in result.results if part["verdict"] == "wrong")
+
+
+def test_a_misconception_agrees_on_a_decision_only_when_its_own_move_keys_every_name_given(
+) -> None:
+    # B and C tie at the root: the key lists both. Swapping alpha and beta changes only the
+    # windows here; its own answer names the one move B (its search bounds the children it
+    # prunes, so it has no exact values to tie them by) and lists the cut at D's last child.
+    context = context_for("alphabeta", EQUALITY_PROBLEM)
+    assert context.expected["move"] == ["B", "C"]
+    swapped = context.misconception_expectations["alpha_beta_swapped"]
+    assert swapped["move"] == "B"
+    answer = {**context.expected, "windows": swapped["windows"]}
+    # With B alone the swapped search explains everything written: optional cuts left out.
+    parts = by_part(grade_answer(context, {**answer, "move": "B"}))
+    assert parts["windows"]["misconception"] == "alpha_beta_swapped"
+    assert {p["misconception"] for name, p in parts.items() if name != "windows"} == {None}
+    # Writing C too (right: the key lists it) is more than its answer says: not named.
+    parts = by_part(grade_answer(context, answer))
+    assert parts["move"]["verdict"] == "correct"
+    assert {p["misconception"] for p in parts.values()} == {None}
 
 
 def test_minimax_node_values_are_scored_per_node_and_explained_by_the_rule() -> None:

@@ -95,7 +95,7 @@ def test_node_values_are_scored_per_node() -> None:
     assert fraction(PartType.NODE_VALUES, {"B": 3, "C": 4}, expected) == Fraction(1, 3)
     scored = score_part(part(PartType.NODE_VALUES), {"B": 3, "E": 1}, expected,
                         set_rule=NET_CORRECT)
-    assert scored.facts == {"wrong": [], "missing": ["C", "D"], "extra": ["E"]}
+    assert scored.facts == {"wrong": [], "missing": ["C", "D"], "extra": ["E"], "inexact": []}
 
 
 def test_vector_node_values_compare_whole_vectors() -> None:
@@ -114,8 +114,78 @@ def test_cutoffs_earn_the_lcs_of_their_nodes_and_report_wrong_skips() -> None:
     assert fraction(PartType.CUTOFFS, expected, expected) == 1
     scored = score_part(part(PartType.CUTOFFS), [{"node": "C", "pruned": ["C3"]}], expected,
                         set_rule=NET_CORRECT)
-    assert scored.fraction == Fraction(1, 2)
-    assert scored.facts["wrong_pruned"] == ["C"]
+    # One cutoff of two, at the right node but skipping the wrong children: half of a half.
+    assert scored.fraction == Fraction(1, 4)
+    assert scored.facts["wrong_pruned"] == [{"node": "C", "extra": [], "missing": 1}]
+
+
+@pytest.mark.parametrize(("pruned", "earned"), [
+    (["A3b", "A3c"], Fraction(1)),
+    (["A3c", "A3b"], Fraction(1)),
+    ([], Fraction(1, 2)),
+    (["A3a"], Fraction(1, 2)),
+    (["A3b"], Fraction(1, 2)),
+    (["A3b", "A3c", "A3a"], Fraction(1, 2)),
+])
+def test_a_cutoff_earns_half_for_its_node_and_half_for_the_children_it_skips(
+    pruned: list[str], earned: Fraction
+) -> None:
+    expected = [{"node": "A3", "pruned": ["A3b", "A3c"]}]
+    assert fraction(PartType.CUTOFFS, [{"node": "A3", "pruned": pruned}], expected) == earned
+
+
+def test_a_wrong_cutoff_names_the_child_it_does_not_skip() -> None:
+    expected = [{"node": "A3", "pruned": ["A3b", "A3c"]}]
+    scored = score_part(part(PartType.CUTOFFS), [{"node": "A3", "pruned": ["A3a", "A3b"]}],
+                        expected, set_rule=NET_CORRECT)
+    assert scored.facts["wrong_pruned"] == [{"node": "A3", "extra": ["A3a"], "missing": 1}]
+
+
+def test_a_cut_at_a_last_child_may_be_listed_or_left_out() -> None:
+    expected = [{"node": "B", "pruned": [], "optional": True}, {"node": "C", "pruned": ["C2"]}]
+    assert fraction(PartType.CUTOFFS, [{"node": "C", "pruned": ["C2"]}], expected) == 1
+    assert fraction(PartType.CUTOFFS, [{"node": "B", "pruned": []},
+                                       {"node": "C", "pruned": ["C2"]}], expected) == 1
+    assert fraction(PartType.CUTOFFS, [{"node": "B", "pruned": []}], expected) == Fraction(1, 2)
+    assert fraction(PartType.CUTOFFS, [], expected) == 0
+
+
+def test_a_name_key_listing_equally_good_moves_accepts_each_of_them() -> None:
+    assert fraction(PartType.NAME, "6", ["4", "6", "7"]) == 1
+    assert fraction(PartType.NAME, " 7", ["4", "6", "7"]) == 1
+    assert fraction(PartType.NAME, "5", ["4", "6", "7"]) == 0
+    # Naming several moves is right when each is accepted: the key itself is a right answer.
+    assert fraction(PartType.NAME, ["4", "6", "7"], ["4", "6", "7"]) == 1
+    assert fraction(PartType.NAME, ["6", "4"], ["4", "6", "7"]) == 1
+    assert fraction(PartType.NAME, ["4", "5"], ["4", "6", "7"]) == 0
+    assert fraction(PartType.NAME, [], ["4", "6", "7"]) == 0
+
+
+@pytest.mark.parametrize("written", ["6.3333", 6.3333, "6.33", "6.3", 6.34])
+def test_a_rounded_decimal_is_wrong_but_flagged_inexact(written) -> None:
+    scored = score_part(part(PartType.NUMBER), written, "19/3", set_rule=NET_CORRECT)
+    assert scored.fraction == 0 and scored.facts["inexact"] is True
+
+
+@pytest.mark.parametrize("written", ["6", "19/4", 6.5, "7.3333", "6.30001e0"])
+def test_other_wrong_numbers_are_not_flagged_inexact(written) -> None:
+    scored = score_part(part(PartType.NUMBER), written, "19/3", set_rule=NET_CORRECT)
+    assert scored.fraction == 0 and scored.facts["inexact"] is False
+
+
+def test_a_part_with_a_tolerance_never_asks_for_exact_values() -> None:
+    scored = score_part(part(PartType.NUMBER, Fraction(1, 1000)), "6.3", "19/3",
+                        set_rule=NET_CORRECT)
+    assert scored.facts["inexact"] is False
+
+
+def test_rounded_node_values_and_cells_are_flagged_inexact() -> None:
+    values = score_part(part(PartType.NODE_VALUES), {"B": "6.33", "C": 1}, {"B": "19/3", "C": 2},
+                        set_rule=NET_CORRECT)
+    assert values.facts["inexact"] == ["B"]
+    rows = score_part(part(PartType.RECORDS), {"n": {"visits": 3, "reward": 0.67}},
+                      {"n": {"visits": 3, "reward": "2/3"}}, set_rule=NET_CORRECT)
+    assert rows.facts["inexact"] == [{"name": "n", "field": "reward"}]
 
 
 def test_records_are_scored_cell_by_cell_including_unreached_rows() -> None:
@@ -140,3 +210,14 @@ def test_part_points_use_the_items_stored_points_per_part() -> None:
         "a": Fraction(5, 2), "b": Fraction(11, 2)}
     # Parts missing from the stored split: the item's points, split by declared weights.
     assert part_points(parts, Fraction(8), {"a": "1"}) == {"a": Fraction(2), "b": Fraction(6)}
+
+
+def test_a_records_word_field_is_right_only_as_that_word() -> None:
+    entries = AnswerPart("entries", PartType.RECORDS, "entries", fields=("flag", "value"),
+                         options={"choices": {"flag": ("exact", "lower", "upper")}})
+    key = {"p1": {"flag": "lower", "value": 8}, "p2": None}
+    assert score_part(entries, key, key, set_rule=NET_CORRECT).fraction == 1
+    swapped = {"p1": {"flag": "upper", "value": "8.0"}, "p2": None}
+    scored = score_part(entries, swapped, key, set_rule=NET_CORRECT)
+    assert scored.fraction == Fraction(2, 3)
+    assert scored.facts["wrong"] == [{"name": "p1", "field": "flag"}]

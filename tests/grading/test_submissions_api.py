@@ -47,7 +47,9 @@ def test_a_right_answer_is_stored_then_graded(alphabeta_set, student, graded_inl
 
 def test_feedback_is_rendered_in_the_readers_language(alphabeta_set, student,
                                                       graded_inline) -> None:
-    _, variant = alphabeta_set
+    problem_set, variant = alphabeta_set
+    problem_set.feedback_policy = "full"  # the messages quote the reference search
+    problem_set.save(update_fields=["feedback_policy"])
     _, client = student
     answer = {**correct_answer(VariantItem.objects.get(variant=variant)), "pruned_leaves": ["C3"]}
     submission_id = graded_inline(client, submit_url(variant), answer).json()["id"]

@@ -220,7 +220,7 @@ def test_lms_clients_register_webhooks_with_the_webhooks_scope(instructor, db) -
                                  "http://169.254.169.254/latest/meta-data",
                                  "http://no-such-host.invalid/x"])
 def test_private_addresses_are_refused_by_default(instructor, settings, url) -> None:
-    settings.WEBHOOK_ALLOW_PRIVATE_URLS = False
+    settings.CUTOFF_ALLOW_PRIVATE_URLS = False
     response = instructor[1].post("/api/v1/webhooks/", {"url": url}, format="json")
     assert response.status_code == 400
     assert "public internet address" in response.json()["error"]["message"]
@@ -247,7 +247,7 @@ def test_the_sweep_resends_deliveries_whose_task_was_lost(instructor, receiver,
     out = io.StringIO()
     call_command("requeue_stale_submissions", stdout=out)
     assert out.getvalue().strip() == (
-        "requeued 0 submission(s), 0 code regrade run(s), 1 webhook delivery(ies)"
+        f"requeued submissions [], code regrade runs [], webhook deliveries [{lost.pk}]"
     )
     lost.refresh_from_db()
     recent.refresh_from_db()

@@ -206,17 +206,23 @@ class Processes:
             assert service.process.poll() is None, f"gunicorn exited:\n{service.log()}"
             try:
                 requests.get(f"{service.base_url}/api/v1/kinds/", headers=HTTPS, timeout=5)
-            except requests.ConnectionError:
-                return False
+            except (requests.ConnectionError, requests.Timeout):
+                return False  # not listening yet, or still importing on a loaded machine
             return True
 
         assert wait_until(answers, timeout=60, every=0.2), service.log()
         return service
 
     def worker(
-        self, name: str, env: dict[str, str], queues: str = "default,sandbox", concurrency: int = 1
+        self, name: str, env: dict[str, str], queues: str = "default,sandbox", concurrency: int = 1,
+        beat: bool = False,
     ) -> Service:
-        """Start a Celery worker named ``name``; wait until it is ready to take tasks."""
+        """Start a Celery worker named ``name``; wait until it is ready to take tasks.
+
+        With ``beat`` it embeds Celery beat (the stale-work sweep), as the compose worker does.
+        """
+        schedule = str(self.tmp_path / f"{name}-beat")
+        embedded_beat = ["--beat", "--schedule", schedule] if beat else []
         service = self._spawn(
             name,
             [
@@ -236,6 +242,7 @@ class Processes:
                 f"{name}@%h",
                 "--without-gossip",
                 "--without-mingle",
+                *embedded_beat,
             ],
             {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.test", **env},
         )

@@ -17,10 +17,13 @@ EXAMPLE = REPO / "docs" / "api-client-example.py"
 def test_the_example_client_walks_create_publish_submit_grades(
     live_server: Any, celery_eager: None
 ) -> None:
+    from accounts.models import Course
     from accounts.services import create_account
 
-    _, instructor_token = create_account(username="ines", role="instructor")
-    _, student_token = create_account(username="sara", role="student")
+    # The example enrols sara in a new course: instructors enrol members of their courses.
+    first_course = Course.objects.create(slug="first", title="First")
+    _, instructor_token = create_account(username="ines", role="instructor", course=first_course)
+    _, student_token = create_account(username="sara", role="student", course=first_course)
     result = subprocess.run(
         [
             sys.executable,

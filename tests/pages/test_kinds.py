@@ -48,6 +48,23 @@ def test_item_page_renders_every_kind(kind_name: str, instructor: Any, student: 
     assert labelled_inputs_missing(html) == []
 
 
+def test_a_transposition_table_page_shows_positions_and_asks_flags_as_words(
+        instructor: Any, student: Any, course: Any) -> None:
+    from exercises.services import create_problem_set
+
+    problem_set = publish_now(create_problem_set(
+        creator=instructor[0], course=course, title="tt set", seed="kinds",
+        items=[{"kind": "transposition_table", "params": {}, "points": Decimal(1)}],
+    ))
+    variant = problem_set.variants.get(student=student[0])
+    client = Client()
+    client.force_login(student[0])
+    html = client.get(reverse("pages:item", args=[variant.pk, 1])).content.decode()
+    assert 'class="tree-position"' in html and ">[p2]</text>" in html
+    assert 'inputmode="text" size="6" name="answer-entries-p1-flag"' in html
+    assert 'inputmode="decimal" size="6" name="answer-entries-p1-value"' in html
+
+
 def builder_defaults(kind_name: str) -> dict[str, Any]:
     """Return what the builder posts for ``kind_name`` when its defaults are left alone."""
     from pages.builder_form import kind_inputs

@@ -86,3 +86,16 @@ def test_coordinates_are_never_localised() -> None:
     assert "," not in svg.split('viewBox="')[1].split('"')[0]
     for edge in drawing.edges:
         assert f'x1="{edge.x1}" y1="{edge.y1}"' in svg
+
+
+def test_a_transposed_nodes_position_is_drawn_beside_its_name() -> None:
+    tree = {"name": "root", "type": "max", "position": "p1", "children": [
+        {"name": "A", "type": "min", "position": "p2", "children": [{"name": "A1", "value": 3}]},
+        {"name": "B", "type": "min", "position": "p2", "children": [{"name": "B1", "value": 3}]},
+    ]}
+    drawing = lay_out(tree)
+    assert [node.position for node in drawing.nodes] == ["p1", "p2", "", "p2", ""]
+    svg = render_to_string("pages/tree/svg.html", {
+        "drawing": drawing, "prefix": "t", "title": "A tree", "interactive": False})
+    assert svg.count('class="tree-position"') == 3 and ">[p2]</text>" in svg
+    assert "MIN node B (position p2)" in svg

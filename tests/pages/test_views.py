@@ -155,6 +155,16 @@ def test_builder_creates_a_draft_set_through_the_service(instructor: Any, course
     assert problem_set.status == "draft" and problem_set.max_attempts == 3
     assert [item.points for item in problem_set.items.all()] == [2.5, 2.5]
     assert problem_set.items.first().params["cut_on_equality"] is True
+    assert problem_set.feedback_policy == "verdicts"
+
+
+def test_builder_stores_the_chosen_feedback_policy(instructor: Any, course: Any) -> None:
+    from exercises.models import ProblemSet
+
+    client = logged_in(instructor[0])
+    assert 'name="feedback_policy"' in client.get(reverse("pages:builder")).content.decode()
+    client.post(reverse("pages:builder"), builder_post(course, {"feedback_policy": "full"}))
+    assert ProblemSet.objects.get(title="Built in the page").feedback_policy == "full"
 
 
 @pytest.mark.parametrize(("changes", "named"), [
@@ -166,6 +176,15 @@ def test_builder_creates_a_draft_set_through_the_service(instructor: Any, course
     ({"title": ""}, "title"),
     ({"course": "999999"}, "course"),
     ({"due_at": "tomorrow"}, "due_at"),
+    ({"item-code_minimax-count": "1", "item-code_minimax-limits": "[" * 5000 + "]" * 5000},
+     "JSON may be nested at most"),
+    ({"item-code_minimax-count": "1", "item-code_minimax-limits": '{"cpu_seconds": "\\u0000"}'},
+     "NUL characters"),
+    ({"item-code_minimax-count": "1", "item-code_minimax-limits": '{"memory_bytes": 1e30}'},
+     "limits"),
+    ({"title": "Week\x003"}, "title"),
+    ({"seed": "s\x00"}, "seed"),
+    ({"feedback_policy": "keys"}, "feedback_policy"),
 ])
 def test_builder_names_what_is_wrong(instructor: Any, course: Any, changes: dict[str, str],
                                      named: str) -> None:
@@ -268,6 +287,7 @@ def test_code_report_shows_translated_verdicts_and_message_texts(
     problem_set = publish_now(create_problem_set(
         creator=instructor[0], course=course, title="Write minimax", seed="code",
         items=[{"kind": "code_minimax", "params": {}, "points": Decimal(3)}],
+        feedback_policy="full",  # the report quotes the reference
     ))
     variant = variant_of_user(problem_set, student[0])
     reports = [
@@ -291,3 +311,52 @@ def test_code_report_shows_translated_verdicts_and_message_texts(
     assert label in page and text in page
     assert "time_limit" not in page.replace('data-verdict="time_limit"', "")
     assert "evaluated_differs" not in page and "evaluated every leaf" not in page
+
+
+def answered_item_page(instructor: Any, student: Any, course: Any, capture: Any,
+                       **settings: Any) -> tuple[Client, str]:
+    """Return the student's client and item page after an answer that prunes nothing (the
+    search's cutoff skips a leaf it evaluates), graded inline."""
+    from tests.pages.conftest import make_problem_set, publish_now
+
+    problem_set = publish_now(make_problem_set(instructor[0], course, max_attempts=3,
+                                               **settings))
+    variant = variant_of_user(problem_set, student[0])
+    client = logged_in(student[0])
+    url = reverse("pages:item", args=[variant.pk, 1])
+    with capture(execute=True):
+        client.post(url, {"answer-value": "99", "answer-evaluated_count": "0"})
+    return client, client.get(url).content.decode()
+
+
+@pytest.mark.parametrize(("policy", "shown"), [
+    ("verdicts", "A cutoff skips a leaf you evaluated."),
+    ("full", "happens before it at"),
+])
+def test_item_page_serves_feedback_under_the_policy(
+    instructor: Any, student: Any, course: Any, celery_eager: None, policy: str, shown: str,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    client, page = answered_item_page(
+        instructor, student, course, django_capture_on_commit_callbacks,
+        feedback_policy=policy, due_at=timezone.now() + timedelta(days=1))
+    assert f'data-feedback-policy="{policy}"' in page
+    assert shown in page
+    if policy == "verdicts":
+        assert "happens before it at" not in page and "α=" not in page
+    listing = client.get(reverse("pages:assignments")).content.decode()
+    assert f'data-feedback-policy="{policy}"' in listing
+
+
+def test_score_only_pages_show_the_score_alone(
+    instructor: Any, student: Any, course: Any, celery_eager: None,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    _, page = answered_item_page(instructor, student, course,
+                                 django_capture_on_commit_callbacks, feedback_policy="score_only")
+    assert 'id="attempt-score"' in page and 'class="feedback-part"' not in page
+    assert "your score only" in page

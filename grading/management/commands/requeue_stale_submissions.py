@@ -26,11 +26,11 @@ class Command(BaseCommand):
     )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        """Requeue and print how many submissions and deliveries were sent."""
+        """Requeue and print which submissions, code regrade runs and deliveries were sent."""
         submissions = requeue_stale_submissions()
         code_regrades = requeue_stale_code_regrades()
         deliveries = requeue_overdue_deliveries()
         self.stdout.write(
-            f"requeued {len(submissions)} submission(s), {len(code_regrades)} code regrade "
-            f"run(s), {len(deliveries)} webhook delivery(ies)"
+            f"requeued submissions {sorted(submissions)}, code regrade runs "
+            f"{sorted(code_regrades)}, webhook deliveries {sorted(deliveries)}"
         )

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from exercises.models import Variant
+from exercises.models import ProblemSet, Variant
 from grading.code import services
 from grading.code.apis import CodeSubmissionCreateApi
 from grading.models import Submission
@@ -61,6 +61,8 @@ def test_code_is_stored_before_the_202_and_graded_with_a_report(
     sent: list[tuple[int, str]] = []
     monkeypatch.setattr(services, "enqueue_submission",
                         lambda pk, kind: sent.append((pk, kind)) or True)
+    # The report quotes the reference search: today's full feedback.
+    ProblemSet.objects.filter(pk=alphabeta_code.problem_set_id).update(feedback_policy="full")
 
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         response = submit(student[1], alphabeta_code, solutions.ROOT_ALPHA_NOT_RAISED)
@@ -194,3 +196,41 @@ def test_from_problem_set_to_graded_code_through_the_api(
     assert detail["status"] == "graded"
     assert detail["score"] == detail["max_score"] == 2
     assert [test["test"] for test in detail["tests"]] == ["textbook tree", "three-ply tree"]
+
+
+@pytest.mark.parametrize("policy", ["verdicts", "score_only"])
+def test_hidden_tests_reference_values_stay_hidden_while_attempts_remain(
+        student: Any, instructor: Any, alphabeta_code: Variant, sandbox_config: SandboxConfig,
+        monkeypatch: pytest.MonkeyPatch, policy: str) -> None:
+    from tests.grading.test_feedback_policy import leaks
+
+    monkeypatch.setattr(services, "sandbox_config", lambda: sandbox_config)
+    monkeypatch.setattr(services, "enqueue_submission", lambda pk, kind: True)
+    ProblemSet.objects.filter(pk=alphabeta_code.problem_set_id).update(
+        feedback_policy=policy, max_attempts=3)
+    # Hard-codes a decision and a value without searching: full feedback would tell it the
+    # reference's decision and value on every hidden test.
+    submission_id = submit(student[1], alphabeta_code, solutions.HARD_CODED).json()["id"]
+    services.grade_code_submission(submission_id)
+    stored = Submission.objects.get(pk=submission_id).results
+    quoted = [message["params"] for test in stored for message in test["messages"]
+              if message["code"] in ("decision_differs", "value_differs")]
+    references = {str(params["reference"]) for params in quoted} - {
+        str(params["yours"]) for params in quoted}  # what the student returned itself
+    assert references
+
+    detail = student[1].get(f"/api/v1/code-submissions/{submission_id}/").json()
+    assert detail["status"] == "graded" and detail["feedback_policy"] == policy
+    messages = [message for test in detail["tests"] for message in test["messages"]]
+    assert leaks(messages, references) == []
+    assert all(message["text"] != message["code"] for message in messages)
+    if policy == "score_only":
+        assert detail["tests"] == [] and detail["summary"] is None
+    else:
+        assert {"decision_differs_withheld", "value_differs_withheld"} <= {
+            message["code"] for message in messages}
+    generic = student[1].get(f"/api/v1/submissions/{submission_id}/").json()
+    assert generic["tests"] == detail["tests"]
+    full = instructor[1].get(f"/api/v1/code-submissions/{submission_id}/").json()
+    assert full["feedback_policy"] == "full"
+    assert leaks([m for test in full["tests"] for m in test["messages"]], references)

@@ -29,6 +29,11 @@ def test_an_unknown_or_negative_limit_is_refused_when_the_item_is_created() -> N
     assert kind.clean_params({"limits": {"cpu_seconds": 10}})["limits"] == {"cpu_seconds": 10}
 
 
-@override_settings(CELERY_TASK_SOFT_TIME_LIMIT=120)
+@override_settings(CELERY_TASK_SOFT_TIME_LIMIT=120, CUTOFF_CODE_BUDGET_SECONDS=300)
 def test_all_runs_of_a_submission_end_before_the_tasks_soft_time_limit() -> None:
     assert grading_budget_seconds() == 90
+
+
+@override_settings(CELERY_TASK_SOFT_TIME_LIMIT=120, CUTOFF_CODE_BUDGET_SECONDS=30)
+def test_the_budget_of_a_submission_is_the_sites() -> None:
+    assert grading_budget_seconds() == 30

@@ -7,6 +7,7 @@ the operation succeeded), so a failing test shows exactly which door was open.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import platform
 import secrets
@@ -17,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from grading.sandbox import SandboxLimits, StateArg
+from grading.sandbox import SandboxConfig, SandboxLimits, StateArg
 
 from .conftest import FAST, REPO, TEST_BASE, TEST_UID, Runner, leaked, sandbox_processes
 
@@ -66,6 +67,24 @@ def solve(game, state):
 ''')
     assert record.verdict == "ok"
     assert record.return_value == ["connect: PermissionError", "udp: PermissionError"]
+
+
+def test_the_sandbox_has_a_network_namespace_of_its_own(run: Runner,
+                                                       listener: socket.socket) -> None:
+    # Sharing the host's namespace, /proc/net would list the host's interfaces and its
+    # listening Redis, PostgreSQL and web ports (this test's listener among them).
+    record = run('''
+import os
+def solve(game, state):
+    interfaces = [line.split(":")[0].strip() for line in open("/proc/net/dev").readlines()[2:]]
+    sockets = [open(f"/proc/net/{name}").readlines()[1:] for name in ("tcp", "tcp6", "udp")]
+    return [interfaces, sockets, os.readlink("/proc/self/ns/net")]
+''')
+    assert record.verdict == "ok", record.message
+    interfaces, sockets, namespace = record.return_value
+    assert interfaces == ["lo"]
+    assert sockets == [[], [], []]
+    assert namespace != os.readlink("/proc/self/ns/net")
 
 
 def test_cannot_reach_a_web_port(run: Runner, listener: socket.socket) -> None:
@@ -214,6 +233,17 @@ def solve(game, state, base, other):
     assert outcomes[3] == "list sandbox: OK ['bootstrap.pyc', 'solution.py']"
 
 
+def test_mountinfo_shows_no_host_path_or_run_id(run: Runner) -> None:
+    record = run('''
+def solve(game, state):
+    return open("/proc/self/mountinfo").read()
+''')
+    assert record.verdict == "ok", record.message
+    mounted = {line.split()[4]: line.split()[3] for line in record.return_value.splitlines()}
+    assert str(TEST_BASE) not in record.return_value and "run-" not in record.return_value
+    assert "/sandbox" not in mounted  # a bind mount would name its host directory
+
+
 def test_answer_key_next_to_the_harness_is_unreadable(run: Runner) -> None:
     key = Path(__file__).with_name("answer_key.json")
     beside_runs = TEST_BASE / "answer_key.json"
@@ -352,7 +382,11 @@ def solve(game, state):
     assert record.peak_memory_bytes is None or record.peak_memory_bytes <= FAST.memory_bytes
 
 
-def test_memory_bomb_across_processes(run: Runner) -> None:
+@pytest.mark.parametrize("use_cgroup", [True, False], ids=["cgroup", "no-cgroup"])
+def test_memory_bomb_across_processes(run: Runner, sandbox_host: SandboxConfig,
+                                      use_cgroup: bool) -> None:
+    # The children die (OOM-killed, or of MemoryError under RLIMIT_AS); the parent then sees
+    # only ChildProcessError, but running out of memory is why the run failed.
     record = run('''
 import os
 def solve(game, state):
@@ -363,11 +397,34 @@ def solve(game, state):
                 hog.append(bytearray(16 * 1024 * 1024))
     while True:
         os.wait()
-''', limits=FAST.override(memory_bytes=128 * 1024 * 1024))
-    assert record.verdict in ("memory_limit", "runtime_error", "time_limit"), record.message
+''', limits=FAST.override(memory_bytes=128 * 1024 * 1024),
+        config=dataclasses.replace(sandbox_host, use_cgroup=use_cgroup))
+    assert record.verdict == "memory_limit", record.message
+    assert record.ending in ("out_of_memory", "memory_killed")
     if record.cgroup.startswith("v"):
         assert record.peak_memory_bytes is not None
         assert record.peak_memory_bytes <= 128 * 1024 * 1024
+
+
+def test_shared_memory_is_not_offered(run: Runner, sandbox_host: SandboxConfig) -> None:
+    # No RLIMIT_AS counts these pages once unmapped: without a cgroup they would let a run
+    # hold any amount of memory.
+    record = run(ATTEMPT + '''
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+
+def syscall(name, *args):
+    if getattr(libc, name)(*args) == -1:
+        raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+
+def solve(game, state):
+    return [attempt("memfd", lambda: os.memfd_create("hog")),
+            attempt("shmget", lambda: syscall("shmget", 0, 1 << 20, 0o1600)),
+            attempt("msgget", lambda: syscall("msgget", 0, 0o1600))]
+''', config=dataclasses.replace(sandbox_host, use_cgroup=False))
+    assert record.verdict == "ok", record.message
+    assert record.return_value == ["memfd: PermissionError", "shmget: PermissionError",
+                                   "msgget: PermissionError"]
 
 
 def test_filling_the_filesystem_is_bounded(run: Runner) -> None:
@@ -631,7 +688,8 @@ def test_nothing_is_left_on_the_host(run: Runner) -> None:
     record = run("def solve(game, state):\n    open('/tmp/scratch', 'w').write('x')\n"
                  "    return 1\n")
     assert record.verdict == "ok"
-    assert list(TEST_BASE.glob("run-*")) == []
+    assert not TEST_BASE.exists() or [p.name for p in TEST_BASE.iterdir()
+                                      if not p.name.endswith(".lock")] == []
     assert not Path("/tmp/scratch").exists()
     assert sandbox_processes() == []
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import os
 import threading
 import time
 from fractions import Fraction
@@ -329,9 +328,6 @@ def test_missing_bubblewrap_raises_sandbox_unavailable() -> None:
 
 def test_unsafe_base_directories_are_refused(sandbox_host: SandboxConfig,
                                              tmp_path: Path) -> None:
-    hidden = tmp_path / "runs"  # pytest's tmp_path is 0700: the sandbox uid cannot reach it
-    with pytest.raises(SandboxUnavailable, match="lacks o\\+x"):
-        run_in_sandbox("", "solve", [], TreeGame(), config=SandboxConfig(base_dir=hidden))
     link = Path(f"{sandbox_host.base_dir}-link")
     link.symlink_to(tmp_path)
     try:
@@ -379,17 +375,3 @@ def test_huge_return_value_is_a_runtime_error(run: Runner) -> None:
     record = run("def solve(game, state):\n    return ['x' * 1000] * 2000\n")
     assert record.verdict == "runtime_error"
     assert "larger than 1048576 bytes" in (record.traceback or "")
-
-
-def test_a_killed_workers_leftover_run_directory_is_swept(tmp_path: Path) -> None:
-    from grading.sandbox.runner import STALE_RUN_SECONDS, sweep_stale_runs
-
-    stale, fresh = tmp_path / "run-dead", tmp_path / "run-live"
-    for folder in (stale, fresh):
-        folder.mkdir()
-        (folder / "solution.py").write_text("x = 1\n")
-    old = time.time() - STALE_RUN_SECONDS - 5
-    os.utime(stale, (old, old))
-    (tmp_path / "run-not-a-dir").write_text("")
-    assert sweep_stale_runs(tmp_path) == ["run-dead"]
-    assert not stale.exists() and fresh.exists()

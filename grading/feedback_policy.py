@@ -1,0 +1,214 @@
+"""Serve feedback under the problem set's feedback policy, so it never gives the key away.
+
+Grading always stores a submission's full feedback (``Submission.results``): regrades and
+instructors read it unchanged. What a student is shown is decided here, when results are
+served (the REST API, the pages, webhook events), by the set's ``feedback_policy``
+(``ProblemSet.FeedbackPolicy``), the instructor's choice:
+
+* ``full`` — everything grading wrote (the expected values still only once the answers are
+  visible).
+* ``verdicts`` (the default) — which parts are right (verdict, points), the first wrong step
+  and the misconception, but no value, list or count read off the key. Messages that quote
+  the reference search (a window, the cutoff that skips a leaf, the reference's decision or
+  value on a hidden code test, how many cutoffs it makes) are replaced by *withheld*
+  variants (code ``<code>_withheld``) keeping only the parameters taken from the student's
+  own answer; ``trace_step`` (an index into the reference trace) is left out. Messages of
+  codes not listed in :data:`SAFE_MESSAGES` or :data:`WITHHELD_PARAMS` are left out too, so
+  a new message never leaks by default: classify it here.
+* ``score_only`` — the score alone: no per-part results, no test reports, no summary.
+
+The policy applies while the answers are hidden: until the due date passes or every item's
+last attempt is used (:func:`grading.selectors.answers_visible`, which also decides when
+``expected`` is shown). From then on, and for the course's instructors at any time, feedback
+is served ``full``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from django.utils.translation import gettext_lazy as _
+
+from exercises.models import ProblemSet
+
+FULL = ProblemSet.FeedbackPolicy.FULL.value
+VERDICTS = ProblemSet.FeedbackPolicy.VERDICTS.value
+SCORE_ONLY = ProblemSet.FeedbackPolicy.SCORE_ONLY.value
+
+WITHHELD = "_withheld"
+"""Suffix of a message code whose reference values were removed."""
+
+SAFE_MESSAGES = frozenset({
+    # Typed answers (grading.feedback): parameters come from the student's answer or from
+    # what the problem shows (asked nodes, the tree, its probabilities).
+    "part_missing", "value_wrong", "name_wrong", "vector_wrong", "set_extra",
+    "sequence_diverges", "sequence_too_short", "node_values_wrong", "node_values_missing",
+    "node_values_extra", "cutoff_wrong_node", "cutoff_wrong_pruned", "records_wrong",
+    "pruned_first_child", "node_value_leaf", "value_inexact", "node_values_inexact",
+    "records_inexact", "cutoff_pruned_extra",
+    # Code tests (grading.code.feedback): how the student's own run went, what it returned,
+    # the misconception it matches, and games played against the grader's opponents.
+    "run_ended", "run_returned", "run_not_started", "run_out_of_memory", "run_raised",
+    "run_memory_killed", "run_cpu_limit", "run_wall_limit", "run_crashed",
+    "run_crashed_deep_recursion", "run_no_result", "run_output_limit", "run_too_many_calls",
+    "run_protocol_violation", "run_game_failure", "not_run", "return_shape",
+    "value_not_number", "move_not_offered", "generated_extra", "matches_misconception",
+    "selection_not_offered", "backprop_shape", "agent_move_not_offered",
+    "agent_moves_missing", "never_lost", "agent_lost", "series_won", "series_drew",
+    "series_lost",
+})
+"""Message codes whose parameters never carry a value of the key: served as they are."""
+
+WITHHELD_PARAMS: Mapping[str, tuple[str, tuple[str, ...]]] = {
+    # code quoting the key → (withheld code, parameters kept: the student's own)
+    "set_missing": ("set_missing", ()),
+    "sequence_too_long": ("sequence_too_long", ()),
+    "cutoff_count": ("cutoff_count", ("given",)),
+    # How many children a cutoff skips is part of the key's list.
+    "cutoff_pruned_missing": ("cutoff_pruned_missing", ("node",)),
+    "pruned_too_early_min": ("pruned_too_early", ("pruned",)),
+    "pruned_too_early_max": ("pruned_too_early", ("pruned",)),
+    "pruned_too_early_min_strict": ("pruned_too_early", ("pruned",)),
+    "pruned_too_early_max_strict": ("pruned_too_early", ("pruned",)),
+    # The leaf is one the student left out of the pruned ones: naming it would hand over the
+    # key's list one leaf per attempt.
+    "missed_cutoff": ("missed_cutoff", ()),
+    "node_value_max": ("node_value_max", ("node", "given")),
+    "node_value_min": ("node_value_min", ("node", "given")),
+    "node_value_chance": ("node_value_chance", ("node", "given", "probabilities")),
+    "evaluated_differs": ("evaluated_differs", ("n", "yours")),
+    "evaluated_too_many": ("evaluated_differs", ("n", "yours")),
+    "evaluated_too_few": ("evaluated_too_few", ("count",)),
+    "generated_missing": ("generated_missing", ()),
+    "decision_differs": ("decision_differs", ("yours",)),
+    "value_differs": ("value_differs", ("yours",)),
+    "selection_differs": ("selection_differs", ("yours",)),
+    "backprop_differs": ("backprop_differs", ("n", "node", "yours", "your_visits")),
+}
+"""Message codes quoting the key or the reference search, and what is left of them."""
+
+WITHHELD_MESSAGES: Mapping[str, Any] = {
+    "set_missing_withheld": _("Some names are missing from your answer."),
+    "sequence_too_long_withheld": _("Your list goes on too long."),
+    "cutoff_count_withheld": _("The search does not make %(given)s cutoffs."),
+    "cutoff_pruned_missing_withheld": _(
+        "The cutoff at %(node)s skips more children than you list."
+    ),
+    "pruned_too_early_withheld": _("You pruned %(pruned)s, but the search does not skip it."),
+    "missed_cutoff_withheld": _("A cutoff skips a leaf you evaluated."),
+    "node_value_max_withheld": _(
+        "%(node)s is a MAX node: its value is the largest of its children's values, not "
+        "%(given)s."
+    ),
+    "node_value_min_withheld": _(
+        "%(node)s is a MIN node: its value is the smallest of its children's values, not "
+        "%(given)s."
+    ),
+    "node_value_chance_withheld": _(
+        "%(node)s is a chance node: its value is the average of its children's values "
+        "weighted by their probabilities (%(probabilities)s), not %(given)s."
+    ),
+    "evaluated_differs_withheld": _(
+        "Your %(nth)s evaluated state, %(yours)s, is not the one the reference evaluates "
+        "there."
+    ),
+    "evaluated_too_few_withheld": _(
+        "You evaluated %(count)s states; the reference goes on to evaluate more."
+    ),
+    "generated_missing_withheld": _(
+        "Your search never generates some states the reference generates."
+    ),
+    "decision_differs_withheld": _("Your decision %(yours)s is not the reference's."),
+    "value_differs_withheld": _("Your value %(yours)s is not the reference's."),
+    "selection_differs_withheld": _("You selected %(yours)s; UCB1 selects another child."),
+    "backprop_differs_withheld": _(
+        "The %(nth)s node on the path, %(node)s, has reward %(yours)s and %(your_visits)s "
+        "visits in your answer; the reference's differ."
+    ),
+}
+"""Withheld message code → its text (rendered like the others, in the reader's language)."""
+
+
+RESULT_FIELDS = ("part", "type", "verdict", "points", "max_points", "misconception")
+"""What ``verdicts`` keeps of a typed part's result besides its messages (the rest, such as
+``expected`` or anything grading adds later, waits until the answers are visible)."""
+
+TEST_FIELDS = ("test", "verdict", "score", "max_score", "checks", "misconceptions",
+               "traceback")
+"""What ``verdicts`` keeps of a code test's report besides its messages."""
+
+
+def policy_in_force(problem_set: ProblemSet, *, answers_visible: bool, instructor: bool) -> str:
+    """Return the policy feedback is served under: the set's while a student's answers are
+    hidden, ``full`` once they are visible and for the course's instructors."""
+    if instructor or answers_visible:
+        return FULL
+    return str(problem_set.feedback_policy)
+
+
+def withheld_messages(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Return ``messages`` without a value of the key: safe ones as they are, those quoting
+    the key as their withheld variant, any other left out."""
+    served = []
+    for message in messages:
+        code = str(message.get("code", ""))
+        params = message.get("params") or {}
+        if code in SAFE_MESSAGES:
+            served.append({"code": code, "params": dict(params)})
+        elif code in WITHHELD_PARAMS:
+            withheld, kept = WITHHELD_PARAMS[code]
+            served.append({
+                "code": withheld + WITHHELD,
+                "params": {name: params[name] for name in kept if name in params},
+            })
+    return served
+
+
+def served_results(results: Sequence[Mapping[str, Any]], policy: str) -> list[dict[str, Any]]:
+    """Return a typed submission's stored part results as ``policy`` lets a student see them.
+
+    ``full`` changes nothing (``expected`` is dropped later unless answers are visible).
+    """
+    if policy == FULL:
+        return [dict(result) for result in results]
+    if policy == SCORE_ONLY:
+        return []
+    return [
+        {
+            **{key: result[key] for key in RESULT_FIELDS if key in result},
+            "messages": withheld_messages(result.get("messages") or []),
+            "trace_step": None,
+        }
+        for result in results
+    ]
+
+
+def served_tests(tests: Sequence[Mapping[str, Any]], policy: str) -> list[dict[str, Any]]:
+    """Return a code submission's stored test reports as ``policy`` lets a student see them."""
+    if policy == FULL:
+        return [dict(test) for test in tests]
+    if policy == SCORE_ONLY:
+        return []
+    return [
+        {
+            **{key: test[key] for key in TEST_FIELDS if key in test},
+            "messages": withheld_messages(test.get("messages") or []),
+        }
+        for test in tests
+    ]
+
+FEEDBACK_POLICY_HELP = (
+    "feedback students see while their answers are hidden (attempts left, before the due "
+    "date): full (every message, as graded), verdicts (which parts are right, the first wrong "
+    "step and the misconception; never a value, list or count from the key; default) or "
+    "score_only (the score alone). Instructors always see full feedback, and so does "
+    "everyone once the answers are visible."
+)
+"""The feedback policy as the API documents it."""
+
+FEEDBACK_POLICY_SERVED_HELP = (
+    "the feedback policy this feedback is served under: the problem set's while the answers "
+    "are hidden from the student, full once they are visible and for instructors"
+)
+"""A served submission's ``feedback_policy`` as the API documents it."""

@@ -1,0 +1,329 @@
+"""The feedback policy: while answers are hidden, feedback served to students names no value,
+list or count from the key (REST, pages, webhooks); once visible, it is full again."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.utils import timezone, translation
+
+from exercises.models import ProblemSet, VariantItem
+from grading.code.feedback import MESSAGES as CODE_MESSAGES
+from grading.feedback import MESSAGES
+from grading.feedback_policy import SAFE_MESSAGES, WITHHELD_MESSAGES, WITHHELD_PARAMS
+from grading.models import Submission
+from grading.scoring import format_number
+from grading.webhooks import submission_event_data
+from tests.grading.conftest import (
+    ALPHABETA_PROBLEM,
+    MINIMAX_PROBLEM,
+    give_variant,
+    make_problem_set,
+)
+
+pytestmark = pytest.mark.django_db
+
+TOKEN = re.compile(r"-?[\w/]+|∞")
+# An empty first attempt (the issue's): nothing pruned, no cutoff, values far off the key.
+EMPTY_ALPHABETA = {"value": 99, "move": "D", "evaluated_count": 0, "pruned_leaves": [],
+                   "cutoffs": [], "windows": {"C": {"alpha": -50, "beta": 50}}}
+# Prunes where the search does not, and cuts at the wrong node.
+WRONG_PRUNING = {"value": 99, "move": "D", "evaluated_count": 4, "pruned_leaves": ["B2", "D3"],
+                 "cutoffs": [{"node": "D", "pruned": ["D3"]}],
+                 "windows": {"C": {"alpha": -50, "beta": 50}}}
+WRONG_NODE_VALUES = {"value": 99, "move": "D", "node_values": {"B": 50, "C": 40}}
+
+
+def atoms(value: Any, *, with_names: bool, with_lengths: bool = True) -> set[str]:
+    """Return every value of an answer (or key), list length and (if asked) mapping key, as
+    feedback could spell them."""
+    found: set[str] = set()
+    if isinstance(value, Mapping):
+        for name, entry in value.items():
+            if with_names:
+                found.add(str(name))
+            found |= atoms(entry, with_names=with_names, with_lengths=with_lengths)
+    elif isinstance(value, list | tuple):
+        if with_lengths:
+            found.add(str(len(value)))
+        for entry in value:
+            found |= atoms(entry, with_names=with_names, with_lengths=with_lengths)
+    elif value is not None:
+        found |= {str(value), format_number(value)}
+    return found
+
+
+def secrets_of(variant_item: VariantItem, answer: Mapping[str, Any]) -> set[str]:
+    """Return what of the key the student did not write and the problem does not show.
+
+    Mapping keys of the key (asked node names, record fields) are public: the prompt asks them.
+    """
+    asked = atoms(variant_item.problem.get("ask") or {}, with_names=True, with_lengths=False)
+    given = atoms(dict(answer), with_names=True)
+    return atoms(variant_item.answer_key, with_names=False) - given - asked
+
+
+def template_tokens(code: str) -> set[str]:
+    """Return the words a message's own template writes (not its parameters)."""
+    template = MESSAGES.get(code) or CODE_MESSAGES.get(code) or WITHHELD_MESSAGES.get(code)
+    return set(TOKEN.findall(re.sub(r"%\(\w+\)s", " ", str(template or ""))))
+
+
+def param_atoms(value: Any) -> set[str]:
+    """Return a message parameter's atoms (strings that join names are split back)."""
+    if isinstance(value, Mapping):
+        return atoms(value, with_names=True)
+    if isinstance(value, list | tuple):  # names the student's answer lists, not a count
+        return set().union(*(param_atoms(entry) for entry in value))
+    return {str(value), *(part.strip() for part in str(value).split(","))}
+
+
+def leaks(messages: Iterable[Mapping[str, Any]], secrets: set[str]) -> list[tuple[str, str]]:
+    """Return (message code, secret) for every secret a message's params or text show."""
+    found = []
+    for message in messages:
+        code = str(message["code"])
+        shown = set()
+        for value in (message.get("params") or {}).values():
+            shown |= param_atoms(value)
+        shown |= set(TOKEN.findall(message.get("text", ""))) - template_tokens(code)
+        found += [(code, secret) for secret in sorted(shown & secrets)]
+    return found
+
+
+def every_message(results: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    return [message for result in results for message in result.get("messages", [])]
+
+
+@pytest.fixture
+def graded(celery_eager: None, django_capture_on_commit_callbacks: Any) -> Any:
+    """Submit ``answer`` to item 1 of ``variant`` as ``client``, graded inline; return the
+    submission as the API then shows it."""
+
+    def submit(client: Any, variant: Any, answer: Any) -> dict[str, Any]:
+        url = f"/api/v1/assignments/{variant.pk}/items/1/submissions/"
+        with django_capture_on_commit_callbacks(execute=True):
+            response = client.post(url, {"answer": answer}, format="json")
+        assert response.status_code == 202, response.content
+        detail = client.get(f"/api/v1/submissions/{response.json()['id']}/")
+        assert detail.status_code == 200 and detail.json()["status"] == "graded"
+        return dict(detail.json())
+
+    return submit
+
+
+def hidden_set(course: Any, instructor: Any, student: Any, kind: str, problem: dict[str, Any],
+               policy: str | None) -> Any:
+    """Return the student's variant of a set with attempts left and the due date ahead."""
+    settings: dict[str, Any] = {"max_attempts": 3, "due_at": timezone.now() + timedelta(days=1)}
+    if policy is not None:
+        settings["feedback_policy"] = policy
+    problem_set = make_problem_set(course, instructor[0], [(kind, {}, "6")], **settings)
+    return give_variant(problem_set, student[0], [problem])
+
+
+CASES = [("alphabeta", ALPHABETA_PROBLEM, EMPTY_ALPHABETA),
+         ("alphabeta", ALPHABETA_PROBLEM, WRONG_PRUNING),
+         ("minimax", MINIMAX_PROBLEM, WRONG_NODE_VALUES)]
+
+
+@pytest.mark.parametrize(("kind", "problem", "answer"), CASES)
+def test_the_checker_finds_the_key_in_full_feedback(
+    course: Any, instructor: Any, student: Any, graded: Any,
+    kind: str, problem: dict[str, Any], answer: dict[str, Any],
+) -> None:
+    variant = hidden_set(course, instructor, student, kind, problem, "full")
+    detail = graded(student[1], variant, answer)
+    assert detail["feedback_policy"] == "full"
+    secrets = secrets_of(VariantItem.objects.get(variant=variant), answer)
+    assert leaks(every_message(detail["results"]), secrets)
+
+
+@pytest.mark.parametrize(("kind", "problem", "answer"), CASES)
+def test_verdicts_by_default_name_no_value_of_the_key(
+    course: Any, instructor: Any, student: Any, graded: Any,
+    kind: str, problem: dict[str, Any], answer: dict[str, Any],
+) -> None:
+    variant = hidden_set(course, instructor, student, kind, problem, None)
+    assert variant.problem_set.feedback_policy == "verdicts"
+    variant_item = VariantItem.objects.get(variant=variant)
+    secrets = secrets_of(variant_item, answer)
+    submission_id = graded(student[1], variant, answer)["id"]
+    for lang in ("en", "pt", "ca"):
+        detail = student[1].get(f"/api/v1/submissions/{submission_id}/",
+                                HTTP_ACCEPT_LANGUAGE=lang).json()
+        assert detail["feedback_policy"] == "verdicts" and not detail["answers_visible"]
+        with translation.override(lang):
+            assert leaks(every_message(detail["results"]), secrets) == []
+        for result in detail["results"]:
+            assert "expected" not in result and result["trace_step"] is None
+            assert result["verdict"] in ("correct", "partial", "wrong", "missing")
+            assert all(message["text"] != message["code"] for message in result["messages"])
+    assert any(result["messages"] for result in detail["results"])
+    stored = Submission.objects.get(pk=submission_id).results
+    assert any("expected" in result for result in stored)  # kept whole for regrades
+
+
+def test_score_only_shows_the_score_alone(
+    course: Any, instructor: Any, student: Any, graded: Any,
+) -> None:
+    variant = hidden_set(course, instructor, student, "alphabeta", ALPHABETA_PROBLEM,
+                         "score_only")
+    detail = graded(student[1], variant, EMPTY_ALPHABETA)
+    assert detail["feedback_policy"] == "score_only"
+    assert detail["results"] == [] and detail["score"] is not None
+
+
+@pytest.mark.parametrize("reader", ["instructor", "grader"])
+def test_instructors_and_graders_read_the_full_feedback(
+    course: Any, instructor: Any, student: Any, graded: Any, reader: str,
+) -> None:
+    from accounts.models import Enrollment, Role
+    from tests.conftest import make_account
+
+    client = instructor[1]
+    if reader == "grader":
+        grader, client = make_account("gil", "student")
+        Enrollment.objects.create(user=grader, course=course, role=Role.GRADER)
+    variant = hidden_set(course, instructor, student, "alphabeta", ALPHABETA_PROBLEM, None)
+    detail = graded(student[1], variant, EMPTY_ALPHABETA)
+    assert detail["feedback_policy"] == "verdicts"
+    seen = client.get(f"/api/v1/submissions/{detail['id']}/").json()
+    assert seen["feedback_policy"] == "full"
+    codes = {message["code"] for message in every_message(seen["results"])}
+    assert "missed_cutoff" in codes and "cutoff_count" in codes
+
+
+def test_answers_show_in_full_once_the_last_attempt_is_used(
+    course: Any, instructor: Any, student: Any, graded: Any,
+) -> None:
+    variant = hidden_set(course, instructor, student, "alphabeta", ALPHABETA_PROBLEM, None)
+    ProblemSet.objects.filter(pk=variant.problem_set_id).update(max_attempts=1)
+    detail = graded(student[1], variant, EMPTY_ALPHABETA)
+    assert detail["answers_visible"] and detail["feedback_policy"] == "full"
+    pruned = next(p for p in detail["results"] if p["part"] == "pruned_leaves")
+    assert pruned["expected"] == ["C2", "C3"]
+    assert "missed_cutoff" in {message["code"] for message in pruned["messages"]}
+
+
+def test_answers_show_in_full_once_the_due_date_passes(
+    course: Any, instructor: Any, student: Any, graded: Any,
+) -> None:
+    variant = hidden_set(course, instructor, student, "alphabeta", ALPHABETA_PROBLEM,
+                         "score_only")
+    detail = graded(student[1], variant, EMPTY_ALPHABETA)
+    ProblemSet.objects.filter(pk=variant.problem_set_id).update(
+        due_at=timezone.now() - timedelta(minutes=1))
+    after = student[1].get(f"/api/v1/submissions/{detail['id']}/").json()
+    assert after["answers_visible"] and after["feedback_policy"] == "full"
+    cutoffs = next(p for p in after["results"] if p["part"] == "cutoffs")
+    # A cut at a node's last child skips nothing and is in the key as optional.
+    assert [c for c in cutoffs["expected"] if not c.get("optional")] == [
+        {"node": "C", "pruned": ["C2", "C3"]}
+    ]
+
+
+def test_webhook_events_carry_what_the_student_is_served(
+    course: Any, instructor: Any, student: Any, graded: Any,
+) -> None:
+    variant = hidden_set(course, instructor, student, "alphabeta", ALPHABETA_PROBLEM, None)
+    detail = graded(student[1], variant, EMPTY_ALPHABETA)
+    data = submission_event_data(Submission.objects.get(pk=detail["id"]))
+    assert data["feedback_policy"] == "verdicts"
+    secrets = secrets_of(VariantItem.objects.get(variant=variant), EMPTY_ALPHABETA)
+    assert leaks(every_message(data["results"]), secrets) == []
+    assert all("expected" not in result for result in data["results"])
+
+
+def test_the_policy_is_shown_to_students_and_chosen_by_instructors(
+    course: Any, instructor: Any, student: Any, celery_eager: None,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    _, client = instructor
+    body = {"course": course.pk, "title": "t", "items": [{"kind": "minimax"}],
+            "feedback_policy": "score_only"}
+    created = client.post("/api/v1/problem-sets/", body, format="json")
+    assert created.status_code == 201 and created.json()["feedback_policy"] == "score_only"
+    refused = client.post("/api/v1/problem-sets/", {**body, "feedback_policy": "keys"},
+                          format="json")
+    assert refused.status_code == 400 and "feedback_policy" in refused.json()["error"]["details"]
+    del body["feedback_policy"]
+    assert client.post("/api/v1/problem-sets/", body, format="json").json()[
+        "feedback_policy"] == "verdicts"
+    body["feedback_policy"] = "score_only"
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(f"/api/v1/problem-sets/{created.json()['id']}/publish/")
+    listed = student[1].get("/api/v1/assignments/").json()
+    assert [a["feedback_policy"] for a in listed] == ["score_only"]
+    shown = student[1].get(f"/api/v1/assignments/{listed[0]['id']}/").json()
+    assert shown["feedback_policy"] == "score_only"
+
+
+def test_every_message_code_is_classified() -> None:
+    # A new message must be classified, or verdicts feedback leaves it out.
+    assert set(MESSAGES) | set(CODE_MESSAGES) <= SAFE_MESSAGES | set(WITHHELD_PARAMS)
+    assert {withheld + "_withheld" for withheld, _ in WITHHELD_PARAMS.values()} == set(
+        WITHHELD_MESSAGES)
+
+
+def copied_from_feedback(results: Iterable[Mapping[str, Any]], tree: set[str],
+                         answer: dict[str, Any]) -> dict[str, Any]:
+    """Return the next answer of a student who only copies what feedback names: every cutoff
+    a message describes, and the leaves it says are skipped."""
+    cutoffs = list(answer["cutoffs"])
+    pruned = set(answer["pruned_leaves"])
+    for message in every_message(results):
+        params = message.get("params") or {}
+        skipped = [name for name in params.get("pruned") or [] if name in tree]
+        if isinstance(params.get("pruned"), list) and params.get("node") in tree:
+            cut = {"node": params["node"], "pruned": skipped}
+            if cut not in cutoffs:
+                cutoffs.append(cut)
+        pruned |= set(skipped)
+    leaves = {name for name in pruned if any(char.isdigit() for char in name)}
+    return {**answer, "cutoffs": cutoffs, "pruned_leaves": sorted(leaves)}
+
+
+@pytest.mark.parametrize(("policy", "copied_to_full_marks"), [("full", True),
+                                                               ("verdicts", False)])
+def test_copying_feedback_reaches_full_pruning_marks_only_under_full(
+    course: Any, instructor: Any, student: Any, graded: Any, policy: str,
+    copied_to_full_marks: bool,
+) -> None:
+    variant = hidden_set(course, instructor, student, "alphabeta", ALPHABETA_PROBLEM, policy)
+    tree = {"A", "B", "C", "D", *(f"{p}{i}" for p in "BCD" for i in (1, 2, 3))}
+    answer = dict(EMPTY_ALPHABETA)
+    for _attempt in range(3):
+        detail = graded(student[1], variant, answer)
+        parts = {result["part"]: result for result in detail["results"]}
+        if all(parts[name]["verdict"] == "correct" for name in ("pruned_leaves", "cutoffs")):
+            break
+        answer = copied_from_feedback(detail["results"], tree, answer)
+    reached = all(parts[name]["verdict"] == "correct" for name in ("pruned_leaves", "cutoffs"))
+    assert reached is copied_to_full_marks
+
+
+def test_verdicts_leave_out_what_they_do_not_know() -> None:
+    from grading.feedback_policy import served_results, served_tests
+
+    stored = [{"part": "value", "type": "number", "verdict": "wrong", "points": 0.0,
+               "max_points": 1.0, "misconception": None, "trace_step": {"index": 3},
+               "expected": 7, "reference_value": 7,
+               "messages": [{"code": "value_wrong", "params": {"given": "9"}},
+                            {"code": "a_new_message", "params": {"expected": 7}}]}]
+    served = served_results(stored, "verdicts")
+    assert served == [{"part": "value", "type": "number", "verdict": "wrong", "points": 0.0,
+                       "max_points": 1.0, "misconception": None, "trace_step": None,
+                       "messages": [{"code": "value_wrong", "params": {"given": "9"}}]}]
+    tests = [{"test": "t", "verdict": "wrong", "score": 0.4, "max_score": 1.0,
+              "misconceptions": [], "reference_move": "B",
+              "messages": [{"code": "decision_differs",
+                            "params": {"yours": "A", "reference": "B"}}]}]
+    assert served_tests(tests, "verdicts") == [{
+        "test": "t", "verdict": "wrong", "score": 0.4, "max_score": 1.0, "misconceptions": [],
+        "messages": [{"code": "decision_differs_withheld", "params": {"yours": "A"}}]}]
+    assert served_results(stored, "full") == stored and served_tests(tests, "full") == tests

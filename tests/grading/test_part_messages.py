@@ -1,0 +1,82 @@
+"""What a graded part says: which skipped child is wrong, a hint for rounded decimals, and
+counts worded in the singular or plural in every language."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from django.utils import translation
+
+from grading.feedback import message, render_message
+from grading.grader import grade_answer
+from tests.grading.conftest import ALPHABETA_PROBLEM
+from tests.grading.test_grader import CHANCE_PROBLEM, by_part, context_for
+
+# A is worth 1/3·5 + 2/3·7 = 19/3, which no decimal writes exactly.
+THIRDS_PROBLEM = copy.deepcopy(CHANCE_PROBLEM)
+THIRDS_PROBLEM["tree"]["children"][0].update(probabilities=["1/3", "2/3"], children=[
+    {"name": "A1", "value": 5}, {"name": "A2", "value": 7}])
+THIRDS_PROBLEM["ask"]["node_values"] = ["A"]
+
+
+def test_the_key_lists_the_cut_at_a_last_child_as_optional() -> None:
+    context = context_for("alphabeta", ALPHABETA_PROBLEM)
+    # D's last leaf D3=2 reaches alpha=3: a cut that skips nothing.
+    assert context.expected["cutoffs"] == [
+        {"node": "C", "pruned": ["C2", "C3"]},
+        {"node": "D", "pruned": [], "optional": True},
+    ]
+    for listed in ([{"node": "C", "pruned": ["C2", "C3"]}],
+                   [{"node": "C", "pruned": ["C2", "C3"]}, {"node": "D", "pruned": []}]):
+        assert by_part(grade_answer(context, {"cutoffs": listed}))["cutoffs"]["verdict"] == \
+            "correct"
+
+
+@pytest.mark.parametrize("pruned", [[], ["C1"], ["C2"]])
+def test_a_cutoff_at_the_right_node_skipping_the_wrong_children_earns_half(pruned) -> None:
+    context = context_for("alphabeta", ALPHABETA_PROBLEM)
+    part = by_part(grade_answer(context, {"cutoffs": [{"node": "C", "pruned": pruned}]}))[
+        "cutoffs"]
+    assert part["verdict"] == "partial"
+    assert part["points"] == part["max_points"] / 2
+
+
+def test_a_wrong_skipped_child_is_named() -> None:
+    context = context_for("alphabeta", ALPHABETA_PROBLEM)
+    part = by_part(grade_answer(context, {"cutoffs": [{"node": "C", "pruned": ["C1", "C2"]}]}))[
+        "cutoffs"]
+    codes = {m["code"]: m["params"] for m in part["messages"]}
+    assert codes["cutoff_pruned_extra"] == {"node": "C", "names": ["C1"]}
+    assert codes["cutoff_pruned_missing"] == {"node": "C", "count": 1}
+    assert render_message(message("cutoff_pruned_extra", node="C", names=["C1"])) == \
+        "The cutoff at C does not skip C1: it is searched."
+
+
+def test_a_rounded_value_gets_a_hint_without_the_value() -> None:
+    context = context_for("expectiminimax", THIRDS_PROBLEM)
+    assert context.expected["value"] == "19/3"
+    parts = by_part(grade_answer(context, {"value": "6.3333", "node_values": {"A": 6.33}}))
+    assert parts["value"]["messages"] == [{"code": "value_inexact", "params": {"given": "6.3333"}}]
+    text = render_message(parts["value"]["messages"][0])
+    assert "exact" in text and "19/3" not in text
+    assert any(m["code"] == "node_values_inexact" for m in parts["node_values"]["messages"])
+
+
+@pytest.mark.parametrize(("lang", "one", "two"), [
+    ("en", "makes 1 cutoff;", "makes 2 cutoffs;"),
+    ("pt", "faz 1 corte;", "faz 2 cortes;"),
+    ("ca", "fa 1 tall;", "fa 2 talls;"),
+])
+def test_counts_are_worded_by_number(lang: str, one: str, two: str) -> None:
+    with translation.override(lang):
+        assert one in render_message(message("cutoff_count", expected=1, given=2))
+        assert two in render_message(message("cutoff_count", expected=2, given=1))
+
+
+def test_a_single_skipped_child_is_singular() -> None:
+    params = {"leaf": "B3", "number": 1, "node": "B", "alpha": "3", "beta": "2"}
+    assert render_message(message("missed_cutoff", **params, pruned=["B3"])).endswith(
+        "so B3 is skipped.")
+    assert render_message(message("missed_cutoff", **params, pruned=["B2", "B3"])).endswith(
+        "so B2, B3 are skipped.")
