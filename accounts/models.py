@@ -7,16 +7,29 @@ from django.db import models
 
 
 class Role(models.TextChoices):
-    """The role a person has in Cutoff or in one course."""
+    """The role a person has in Cutoff or in one course.
+
+    ``grader`` is a course role only (an LMS teaching assistant): it reads the course's
+    submissions and edits nothing; the account itself stays a student account.
+    """
 
     STUDENT = "student", "Student"
     INSTRUCTOR = "instructor", "Instructor"
+    GRADER = "grader", "Grader"
+
+
+ACCOUNT_ROLES = (Role.STUDENT, Role.INSTRUCTOR)
+"""The roles an account (rather than one enrolment) may have."""
 
 
 class User(AbstractUser):
     """A person (or an LMS client) using Cutoff; ``role`` says what they may create."""
 
-    role = models.CharField(max_length=16, choices=Role.choices, default=Role.STUDENT)
+    role = models.CharField(
+        max_length=16,
+        choices=[(role.value, role.label) for role in ACCOUNT_ROLES],
+        default=Role.STUDENT,
+    )
 
     @property
     def is_instructor(self) -> bool:

@@ -22,6 +22,15 @@ def is_course_instructor(user: User, course: Course | int) -> bool:
     ).exists()
 
 
+def is_course_grader(user: User, course: Course | int) -> bool:
+    """Return whether ``user`` may read the submissions of ``course`` (its instructors and
+    graders)."""
+    course_id = course if isinstance(course, int) else course.pk
+    return Enrollment.objects.filter(
+        user=user, course_id=course_id, role__in=(Role.INSTRUCTOR, Role.GRADER)
+    ).exists()
+
+
 def enrolled_course_ids(user: User) -> QuerySet[Enrollment, Any]:
     """Return the ids of the courses ``user`` is enrolled in (any role), as a subquery."""
     return Enrollment.objects.filter(user=user).values("course_id")

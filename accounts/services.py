@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from django.db import transaction
 from rest_framework.authtoken.models import Token
 
-from accounts.models import Course, Enrollment, Role, User
+from accounts.models import ACCOUNT_ROLES, Course, Enrollment, Role, User
 from accounts.selectors import courses_taught_by
 from config.api import ApiError
 
@@ -20,9 +20,11 @@ def create_account(
     Running it again for the same username keeps the account and its token (idempotent), so
     set-up scripts can call it on every start.
     """
-    if role not in Role.values:
+    if role not in ACCOUNT_ROLES:
         raise ApiError(
-            f"role must be one of {', '.join(Role.values)}", code="invalid", details={"role": role}
+            f"role must be one of {', '.join(ACCOUNT_ROLES)}",
+            code="invalid",
+            details={"role": role},
         )
     with transaction.atomic():
         user, created = User.objects.get_or_create(username=username, defaults={"role": role})

@@ -167,15 +167,52 @@ def publish_problem_set(problem_set: ProblemSet) -> ProblemSet:
     return locked
 
 
-def check_generation(problem_set: ProblemSet) -> None:
-    """Generate the first missing student's variant, unstored, to refuse impossible params now.
+def generate_late_variants(
+    problem_set: ProblemSet, student_ids: Sequence[int] | None = None
+) -> bool:
+    """Start generating the variants of students enrolled after ``problem_set`` was
+    published (all such students, or those of ``student_ids``); return whether any of them
+    is being generated.
+
+    Idempotent and safe to run concurrently (first LMS launches, roster syncs): under the
+    set's row lock it extends a ``ready`` or ``generating`` set, queueing the missing
+    students' generation again whatever is in flight (stored variants are skipped). Drafts
+    and failed sets are left for the instructor to publish. Raise the 422 of
+    :func:`check_generation` when the first of these students' variants cannot be generated.
+    """
+    if problem_set.status not in (ProblemSet.Status.READY, ProblemSet.Status.GENERATING):
+        return False
+    check_generation(problem_set, student_ids)
+    with transaction.atomic():
+        locked = ProblemSet.objects.select_for_update().get(pk=problem_set.pk)
+        if locked.status not in (ProblemSet.Status.READY, ProblemSet.Status.GENERATING):
+            return False
+        missing = students_missing_variants(locked)
+        missing_wanted = _among(missing, student_ids)
+        if not missing_wanted:
+            return False
+        locked.progress_done = locked.variants.count()
+        locked.progress_total = locked.progress_done + len(missing)
+        locked.status = ProblemSet.Status.GENERATING
+        locked.save(update_fields=["progress_done", "progress_total", "status", "updated_at"])
+        chunks = [
+            missing_wanted[start:start + STUDENTS_PER_TASK]
+            for start in range(0, len(missing_wanted), STUDENTS_PER_TASK)
+        ]
+        transaction.on_commit(lambda: _enqueue_generation(locked.pk, chunks))
+    return True
+
+
+def check_generation(problem_set: ProblemSet, student_ids: Sequence[int] | None = None) -> None:
+    """Generate the first missing student's variant (of ``student_ids``, when given), unstored,
+    to refuse impossible params now.
 
     Raise a 422 :class:`ApiError` (code ``generation_failed``) whose details name the item's
     param (``items[0].params.options``) and the constraint no attempt met; nothing changes.
     Other students' seeds can still fail on a worker: the set then turns ``failed`` with the
     same explanation in ``failure_reason``.
     """
-    missing = students_missing_variants(problem_set)
+    missing = _among(students_missing_variants(problem_set), student_ids)
     if not missing:
         return
     try:
@@ -186,6 +223,15 @@ def check_generation(problem_set: ProblemSet) -> None:
             status_code=status.HTTP_422_UNPROCESSABLE_ENTITY,
             details={error.field: [error.message]},
         ) from error
+
+
+def _among(student_ids: list[int], wanted: Sequence[int] | None) -> list[int]:
+    """Return those of ``student_ids`` that are ``wanted`` (all of them when ``wanted`` is
+    None), in their order."""
+    if wanted is None:
+        return student_ids
+    wanted_set = set(wanted)
+    return [student_id for student_id in student_ids if student_id in wanted_set]
 
 
 def _enqueue_generation(problem_set_id: int, chunks: list[list[int]]) -> None:

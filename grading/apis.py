@@ -310,15 +310,18 @@ class ProblemSetGradesCsvApi(APIView):
         tags=["grades"],
         summary="Grades as CSV",
         description=(
-            "Columns: `username`, `item_1` … `item_n` (the counted score: best or last "
-            "attempt per the set's score policy, late penalty applied; empty when nothing was "
-            "graded), `total`, `max_total`, `late` (a counted submission was late)."
+            "Columns: `username`, `name` and `email` (as the LMS sent them, for LMS "
+            "users), `lms_user_id` (the user's id on the LMS, `sub`; several separated by "
+            "spaces), `item_1` … `item_n` (the counted score: best or last attempt per the "
+            "set's score policy, late penalty applied; empty when nothing was graded), "
+            "`total`, `max_total`, `late` (a counted submission was late)."
         ),
         responses={(200, "text/csv"): OpenApiTypes.STR},
         examples=[OpenApiExample(
             "two students", response_only=True,
-            value="username,item_1,item_2,total,max_total,late\r\n"
-                  "sara,4.0000,1.5000,5.5000,8.0000,no\r\ntomas,,2.0000,2.0000,8.0000,yes\r\n",
+            value="username,name,email,lms_user_id,item_1,item_2,total,max_total,late\r\n"
+                  "sara,Sara Costa,sara@uni.example,2f9c1e,4.0000,1.5000,5.5000,8.0000,no\r\n"
+                  "tomas,,,,,2.0000,2.0000,8.0000,yes\r\n",
         )],
     )
     def get(self, request: AuthenticatedRequest, problem_set_id: int) -> HttpResponse:
@@ -329,12 +332,14 @@ class ProblemSetGradesCsvApi(APIView):
         items = list(problem_set.items.all())
         out = io.StringIO()
         writer = csv.writer(out)
-        writer.writerow(["username", *(f"item_{item.position}" for item in items), "total",
-                         "max_total", "late"])
+        writer.writerow(["username", "name", "email", "lms_user_id",
+                         *(f"item_{item.position}" for item in items), "total", "max_total",
+                         "late"])
         max_total = sum((item.points for item in items), 0)
         for row in grade_rows(problem_set):
             writer.writerow([
-                spreadsheet_text(row.username),
+                spreadsheet_text(row.username), spreadsheet_text(row.name),
+                spreadsheet_text(row.email), spreadsheet_text(" ".join(row.lms_user_ids)),
                 *("" if score is None else score for score in row.item_scores),
                 row.total, max_total, "yes" if row.late else "no",
             ])

@@ -14,7 +14,7 @@ from accounts.selectors import (
     course_students,
     courses_taught_by,
     enrolled_course_ids,
-    is_course_instructor,
+    is_course_grader,
 )
 from exercises.models import ProblemSet, Variant, VariantItem
 from exercises.selectors import answers_visible as due_date_passed
@@ -65,16 +65,16 @@ class FeedbackView:
 def feedback_view(submission: Submission, viewer: User | None, now: datetime) -> FeedbackView:
     """Return how ``viewer`` sees ``submission``'s feedback at ``now`` (``None``: as its student).
 
-    The set's feedback policy holds while the student's answers are hidden; instructors of
-    the course read the full feedback (see :mod:`grading.feedback_policy`).
+    The set's feedback policy holds while the student's answers are hidden; instructors and
+    graders of the course read the full feedback (see :mod:`grading.feedback_policy`).
     """
     variant = submission.variant_item.variant
     visible = answers_visible(variant, now)
-    instructor = (
+    course_staff = (
         viewer is not None and viewer.pk != submission.student_id
-        and is_course_instructor(viewer, variant.problem_set.course_id)
+        and is_course_grader(viewer, variant.problem_set.course_id)
     )
-    policy = policy_in_force(variant.problem_set, answers_visible=visible, instructor=instructor)
+    policy = policy_in_force(variant.problem_set, answers_visible=visible, instructor=course_staff)
     return FeedbackView(visible, policy)
 
 
@@ -83,7 +83,8 @@ VARIANT_ITEM_BULK = ("problem", "prompt", "answer_key", "trace")
 
 
 def submission_for(user: User, submission_id: int) -> Submission | None:
-    """Return submission ``submission_id`` if ``user`` owns it or teaches its course."""
+    """Return submission ``submission_id`` if ``user`` owns it, teaches or grades its
+    course."""
     try:
         submission = (
             # Polled by every waiting student: the course row is not needed (its id is on
@@ -96,7 +97,7 @@ def submission_for(user: User, submission_id: int) -> Submission | None:
         )
     except Submission.DoesNotExist:
         return None
-    if submission.student_id == user.pk or is_course_instructor(
+    if submission.student_id == user.pk or is_course_grader(
         user, submission.variant_item.variant.problem_set.course_id
     ):
         return submission
@@ -177,6 +178,10 @@ class GradeRow:
     item_scores: list[Decimal | None]
     total: Decimal
     late: bool
+    name: str = ""
+    email: str = ""
+    lms_user_ids: tuple[str, ...] = ()
+    """The student's user ids (``sub``) on the LMS platforms they came from."""
 
 
 def counted_submission(
@@ -204,7 +209,8 @@ def grade_rows(problem_set: ProblemSet) -> Iterator[GradeRow]:
     for submission in submissions:
         by_position = by_student.setdefault(submission.student_id, {})
         by_position.setdefault(submission.variant_item.position, []).append(submission)
-    for student in course_students(problem_set.course).order_by("username"):
+    students = course_students(problem_set.course).prefetch_related("lti_links")
+    for student in students.order_by("username"):
         chosen = [
             counted_submission(by_student.get(student.id, {}).get(position, []),
                                problem_set.score_policy)
@@ -216,4 +222,7 @@ def grade_rows(problem_set: ProblemSet) -> Iterator[GradeRow]:
             item_scores=scores,
             total=sum((score for score in scores if score is not None), Decimal(0)),
             late=any(s is not None and s.is_late for s in chosen),
+            name=student.get_full_name(),
+            email=student.email,
+            lms_user_ids=tuple(sorted(link.subject for link in student.lti_links.all())),
         )

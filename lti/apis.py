@@ -3,11 +3,13 @@ API clients. One API class per operation."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
+from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiExample,
@@ -71,6 +73,7 @@ PLATFORM_EXAMPLE = {
     "auth_token_url": "https://moodle.example.edu/mod/lti/token.php",
     "key_set_url": "https://moodle.example.edu/mod/lti/certs.php",
     "auth_audience": "",
+    "integer_score_maximum": False,
 }
 TOOL_EXAMPLE = {
     "login_url": "https://cutoff.example.edu/lti/login/",
@@ -79,6 +82,7 @@ TOOL_EXAMPLE = {
     "deep_linking_url": "https://cutoff.example.edu/lti/launch/",
     "jwks_url": "https://cutoff.example.edu/lti/jwks/",
     "kid": "Kq1hHk0Vv3mR0vT7vfM3yY6T0E1bQJ0Z9mG7Yq1b2cE",
+    "canvas_configuration_url": "https://cutoff.example.edu/lti/canvas.json",
 }
 PLATFORM_OUTPUT_EXAMPLE = {
     "id": 3,
@@ -96,6 +100,9 @@ class ToolConfigurationSerializer(serializers.Serializer):
     deep_linking_url = serializers.URLField(help_text="content selection (deep linking) URL")
     jwks_url = serializers.URLField(help_text="our public keys")
     kid = serializers.CharField(help_text="id of the key we sign this platform's messages with")
+    canvas_configuration_url = serializers.URLField(
+        help_text="Canvas developer key, LTI 1.3, Method “Enter URL”: paste this"
+    )
 
 
 class PlatformOutputSerializer(serializers.Serializer):
@@ -108,6 +115,7 @@ class PlatformOutputSerializer(serializers.Serializer):
     auth_token_url = serializers.URLField()
     key_set_url = serializers.URLField()
     auth_audience = serializers.CharField()
+    integer_score_maximum = serializers.BooleanField()
     is_active = serializers.BooleanField()
     created_at = serializers.DateTimeField()
     tool = serializers.SerializerMethodField(help_text="what to enter in the LMS for Cutoff")
@@ -124,6 +132,9 @@ class PlatformOutputSerializer(serializers.Serializer):
             "deep_linking_url": launch,
             "jwks_url": request.build_absolute_uri(reverse("lti-jwks")),
             "kid": platform.tool_key.kid,
+            "canvas_configuration_url": request.build_absolute_uri(
+                reverse("lti-canvas-configuration")
+            ),
         }
 
 
@@ -143,6 +154,13 @@ class PlatformCreateApi(APIView):
         auth_token_url = serializers.URLField(max_length=500)
         key_set_url = serializers.URLField(max_length=500)
         auth_audience = serializers.CharField(max_length=500, required=False, default="")
+        integer_score_maximum = serializers.BooleanField(
+            required=False,
+            default=False,
+            help_text="the platform takes whole-number scoreMaximum only (Open edX refuses "
+            "7.5): Cutoff then scales a set's scores exactly (7.5 points → 15, a score of "
+            "4 → 8)",
+        )
 
     @extend_schema(
         operation_id="lti_platform_create",
@@ -161,6 +179,49 @@ class PlatformCreateApi(APIView):
         platform = services.register_platform(owner=request.user, **data.validated_data)
         output = PlatformOutputSerializer(platform, context={"request": request})
         return Response(output.data, status=status.HTTP_201_CREATED)
+
+
+class RegistrationUrlCreateApi(APIView):
+    """Make an LTI Dynamic Registration URL to paste into the LMS (Moodle 4.x, Canvas)."""
+
+    permission_classes = [IsInstructor]
+
+    class OutputSerializer(serializers.Serializer):
+        registration_url = serializers.URLField(help_text="paste this into the LMS")
+        expires_at = serializers.DateTimeField()
+
+    @extend_schema(
+        operation_id="lti_registration_create",
+        description=(
+            "Returns a URL valid for 7 days. Pasted into the LMS (Moodle: Site "
+            "administration → Plugins → External tool → Manage tools → Tool URL → Add LTI "
+            "Advantage; Canvas: Admin → Developer keys → + Developer key → LTI Registration), "
+            "the LMS opens it, Cutoff reads the LMS's OpenID configuration, registers itself "
+            "(login, launch and keys URLs, deep linking, AGS and NRPS scopes) and stores the "
+            "platform, owned by me, with the client id and deployment id the LMS gives."
+        ),
+        request=None,
+        responses={201: OutputSerializer},
+        tags=["lti"],
+        examples=[
+            OpenApiExample(
+                "Registration URL",
+                value={
+                    "registration_url": "https://cutoff.example.edu/lti/register/eyJvd2.../",
+                    "expires_at": "2026-12-08T11:00:00Z",
+                },
+                status_codes=["201"],
+            )
+        ],
+    )
+    def post(self, request: AuthenticatedRequest) -> Response:
+        """Return a new registration URL for me."""
+        token = services.registration_token_for(request.user)
+        url = request.build_absolute_uri(reverse("lti-register", args=[token]))
+        expires_at = timezone.now() + timedelta(days=services.REGISTRATION_DAYS)
+        return Response(
+            {"registration_url": url, "expires_at": expires_at}, status=status.HTTP_201_CREATED
+        )
 
 
 class PlatformListApi(APIView):
@@ -200,6 +261,110 @@ class PlatformDeactivateApi(APIView):
         """Deactivate one of my platforms; others' platforms are 404."""
         platform = get_object_or_404(platforms_owned_by(request.user), pk=platform_id)
         platform = services.deactivate_platform(platform=platform)
+        return Response(PlatformOutputSerializer(platform, context={"request": request}).data)
+
+
+class PlatformUpdateApi(APIView):
+    """Change a registered LMS platform: its name, deployments, endpoints, keys URL."""
+
+    permission_classes = [IsInstructor]
+
+    class InputSerializer(serializers.Serializer):
+        name = serializers.CharField(max_length=200, required=False)
+        deployment_ids = serializers.ListField(
+            child=serializers.CharField(max_length=255),
+            min_length=1,
+            max_length=100,
+            required=False,
+        )
+        auth_login_url = serializers.URLField(max_length=500, required=False)
+        auth_token_url = serializers.URLField(max_length=500, required=False)
+        key_set_url = serializers.URLField(max_length=500, required=False)
+        auth_audience = serializers.CharField(max_length=500, required=False, allow_blank=True)
+        integer_score_maximum = serializers.BooleanField(required=False)
+
+    @extend_schema(
+        operation_id="lti_platform_update",
+        description=(
+            "Changes the fields given (the others stay). The issuer and client id identify "
+            "the platform and cannot change: register the other client id as a platform of "
+            "its own. New URLs must resolve to public addresses, as at registration (400 "
+            "naming the field otherwise, unless CUTOFF_ALLOW_PRIVATE_URLS is set)."
+        ),
+        request=InputSerializer,
+        responses={200: PlatformOutputSerializer},
+        tags=["lti"],
+        examples=[
+            OpenApiExample(
+                "New deployment",
+                value={"deployment_ids": ["1", "2"]},
+                request_only=True,
+            ),
+            OpenApiExample(
+                "Updated",
+                value={**PLATFORM_OUTPUT_EXAMPLE, "deployment_ids": ["1", "2"]},
+                response_only=True,
+            ),
+        ],
+    )
+    def post(self, request: AuthenticatedRequest, platform_id: int) -> Response:
+        """Update one of my platforms; others' platforms are 404."""
+        platform = get_object_or_404(platforms_owned_by(request.user), pk=platform_id)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        platform = services.update_platform(platform=platform, **data.validated_data)
+        return Response(PlatformOutputSerializer(platform, context={"request": request}).data)
+
+
+class PlatformKeyRotateApi(APIView):
+    """Give an LMS platform a new key pair for what Cutoff signs (deep links, service
+    requests); the old public key stays in the JWKS for a grace period."""
+
+    permission_classes = [IsInstructor]
+
+    @extend_schema(
+        operation_id="lti_platform_rotate_key",
+        description=(
+            "Cutoff signs with the new key at once; the retired key stays in "
+            "`/lti/jwks/` for `LTI_TOOL_KEY_GRACE_HOURS` (72 h by default), so the platform "
+            "still verifies messages signed just before and refetches the key set at its pace."
+        ),
+        request=None,
+        responses={200: PlatformOutputSerializer},
+        tags=["lti"],
+        examples=[
+            OpenApiExample(
+                "New key",
+                value={
+                    **PLATFORM_OUTPUT_EXAMPLE,
+                    "tool": {**TOOL_EXAMPLE, "kid": "b7Yc0Tq1sR9wXh2mNf4LkPz8Vd6Ga3Ej5Ui0Oy1Wt2Q"},
+                },
+            )
+        ],
+    )
+    def post(self, request: AuthenticatedRequest, platform_id: int) -> Response:
+        """Rotate the key of one of my platforms; others' platforms are 404."""
+        platform = get_object_or_404(platforms_owned_by(request.user), pk=platform_id)
+        platform = services.rotate_tool_key(platform=platform)
+        return Response(PlatformOutputSerializer(platform, context={"request": request}).data)
+
+
+class PlatformActivateApi(APIView):
+    """Trust a deactivated LMS platform again: launches and scores resume."""
+
+    permission_classes = [IsInstructor]
+
+    @extend_schema(
+        operation_id="lti_platform_activate",
+        request=None,
+        responses={200: PlatformOutputSerializer},
+        tags=["lti"],
+        examples=[OpenApiExample("Active again", value=PLATFORM_OUTPUT_EXAMPLE)],
+    )
+    def post(self, request: AuthenticatedRequest, platform_id: int) -> Response:
+        """Reactivate one of my platforms; others' platforms are 404."""
+        platform = get_object_or_404(platforms_owned_by(request.user), pk=platform_id)
+        platform = services.activate_platform(platform=platform)
         return Response(PlatformOutputSerializer(platform, context={"request": request}).data)
 
 
@@ -290,6 +455,9 @@ class PassbackOutputSerializer(serializers.Serializer):
     problem_set = serializers.IntegerField(source="resource_link.problem_set_id")
     resource_link = serializers.CharField(source="resource_link.resource_link_id")
     student = serializers.CharField(source="student.username")
+    student_name = serializers.CharField(
+        source="student.get_full_name", help_text="the name the LMS gave (may be empty)"
+    )
     status = serializers.ChoiceField(choices=ScorePassback.Status.choices)
     score_given = serializers.DecimalField(max_digits=9, decimal_places=3, allow_null=True)
     score_maximum = serializers.DecimalField(max_digits=9, decimal_places=3, allow_null=True)
@@ -324,6 +492,7 @@ class PassbackListApi(APIView):
                         "problem_set": 5,
                         "resource_link": "rl-93",
                         "student": "lti-3-5f1c0d9a2b7e4c6d8a1f",
+                        "student_name": "Sara Costa",
                         "status": "sent",
                         "score_given": "7.500",
                         "score_maximum": "10.000",
@@ -353,6 +522,52 @@ class PassbackListApi(APIView):
                 )
             passbacks = passbacks.filter(status=wanted_status)
         return Response(PassbackOutputSerializer(passbacks[:200], many=True).data)
+
+
+class PassbackResendApi(APIView):
+    """Send a failed (or refused) grade passback to the LMS again, with the latest score."""
+
+    permission_classes = [IsInstructor]
+
+    @extend_schema(
+        operation_id="lti_passback_resend",
+        description=(
+            "Queues the passback again: it is sent with the student's current score on the "
+            "problem set, and retried as a new passback is. Failed passbacks (the LMS was "
+            "away through every retry) are also sent again by a half-hourly sweep for "
+            "`LTI_PASSBACK_RESEND_HOURS` (24 h by default); refused ones (the LMS said no, "
+            "e.g. to an out-of-date score) only on request. A passback already sent or on "
+            "its way is left as it is."
+        ),
+        request=None,
+        responses={202: PassbackOutputSerializer},
+        tags=["lti"],
+        examples=[
+            OpenApiExample(
+                "Queued again",
+                value={
+                    "id": 41,
+                    "problem_set": 5,
+                    "resource_link": "rl-93",
+                    "student": "lti-3-5f1c0d9a2b7e4c6d8a1f",
+                    "student_name": "Sara Costa",
+                    "status": "queued",
+                    "score_given": "7.500",
+                    "score_maximum": "10.000",
+                    "attempts": 9,
+                    "last_error": "could not reach the LMS: connection refused",
+                    "created_at": "2026-11-29T22:12:00Z",
+                    "sent_at": None,
+                },
+                status_codes=["202"],
+            )
+        ],
+    )
+    def post(self, request: AuthenticatedRequest, passback_id: int) -> Response:
+        """Queue the passback again; 404 for passbacks of courses I do not teach."""
+        passback = get_object_or_404(passbacks_visible_to(request.user), pk=passback_id)
+        passback = services.resend_score_passback(passback=passback)
+        return Response(PassbackOutputSerializer(passback).data, status=status.HTTP_202_ACCEPTED)
 
 
 class ApiClientOutputSerializer(serializers.Serializer):

@@ -16,6 +16,11 @@ class ToolKey(models.Model):
     private_key_pem = models.TextField()
     public_key_pem = models.TextField()
     created_at = models.DateTimeField(auto_now_add=True)
+    retired_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="when a rotation replaced it; our JWKS keeps it for a grace period",
+    )
 
     def __str__(self) -> str:
         return self.kid
@@ -39,6 +44,11 @@ class Platform(models.Model):
         max_length=500, blank=True, help_text="`aud` for token requests when not the token URL"
     )
     key_set_url = models.URLField(max_length=500, help_text="the platform's JWKS URL")
+    integer_score_maximum = models.BooleanField(
+        default=False,
+        help_text="the platform takes whole-number scoreMaximum only (Open edX): scores of a "
+        "set worth e.g. 7.5 points are sent scaled exactly (15 of 15)",
+    )
     tool_key = models.ForeignKey(ToolKey, on_delete=models.PROTECT, related_name="platforms")
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="lti_platforms"
@@ -138,13 +148,20 @@ class LineItem(models.Model):
 
 
 class ScorePassback(models.Model):
-    """One attempt to send a student's problem-set score to an LMS line item, and its outcome."""
+    """One attempt to send a student's problem-set score to an LMS line item, and its outcome.
+
+    ``failed``: the LMS stayed unreachable (or failing) through every retry; the periodic
+    sweep and the instructor may send it again. ``refused``: the LMS (or Cutoff, for a
+    score it cannot send) said no, e.g. to an out-of-date score; sending it again would
+    not help.
+    """
 
     class Status(models.TextChoices):
         QUEUED = "queued"
         SENT = "sent"
         RETRYING = "retrying"
         FAILED = "failed"
+        REFUSED = "refused"
 
     resource_link = models.ForeignKey(
         LtiResourceLink, on_delete=models.CASCADE, related_name="score_passbacks"

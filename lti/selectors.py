@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from decimal import Decimal
 
-from django.db.models import QuerySet, Sum
+from django.conf import settings
+from django.db.models import Q, QuerySet, Sum
+from django.utils import timezone
 
 from accounts.models import User
 from accounts.selectors import courses_taught_by
@@ -23,8 +26,17 @@ def platforms_owned_by(user: User) -> QuerySet[Platform]:
 
 
 def tool_keys_in_use() -> QuerySet[ToolKey]:
-    """Return the keys of active platforms: the ones our JWKS must publish."""
-    return ToolKey.objects.filter(platforms__is_active=True).distinct().order_by("id")
+    """Return the keys our JWKS must publish: those of active platforms, and those a
+    rotation replaced less than ``LTI_TOOL_KEY_GRACE_HOURS`` ago (a platform may still
+    hold a message we signed with one, or cache our old key set)."""
+    grace_start = timezone.now() - timedelta(hours=settings.LTI_TOOL_KEY_GRACE_HOURS)
+    return (
+        ToolKey.objects.filter(
+            Q(platforms__is_active=True) | Q(retired_at__gte=grace_start)
+        )
+        .distinct()
+        .order_by("id")
+    )
 
 
 def contexts_visible_to(user: User) -> QuerySet[LtiContext]:
@@ -63,6 +75,26 @@ def problem_set_score(problem_set: ProblemSet, student: User) -> Decimal:
     )
 
 
+def problem_set_progress(problem_set: ProblemSet, student: User) -> tuple[str, str]:
+    """Return the AGS (activityProgress, gradingProgress) of ``student`` on ``problem_set``.
+
+    While an answer awaits grading the total may still change: ``Submitted``/``Pending``.
+    Otherwise the total is final (``FullyGraded``), and the activity ``Submitted`` once every
+    item has an answer, ``InProgress`` before.
+    """
+    submissions = Submission.objects.filter(
+        student=student, variant_item__variant__problem_set=problem_set
+    )
+    if submissions.filter(
+        status__in=(Submission.Status.QUEUED, Submission.Status.RUNNING)
+    ).exists():
+        return "Submitted", "Pending"
+    answered = submissions.order_by().values("variant_item__item_id").distinct().count()
+    if answered >= problem_set.items.count():
+        return "Submitted", "FullyGraded"
+    return "InProgress", "FullyGraded"
+
+
 def resource_links_for_passback(problem_set_id: int, student_id: int) -> list[LtiResourceLink]:
     """Return the LMS links of ``problem_set_id`` whose platform knows ``student_id`` and
     accepts scores."""
@@ -80,6 +112,18 @@ def passbacks_visible_to(user: User) -> QuerySet[ScorePassback]:
     return ScorePassback.objects.filter(
         resource_link__problem_set__course__in=courses_taught_by(user)
     ).select_related("resource_link", "student")
+
+
+def passbacks_to_look_at(problem_set: ProblemSet) -> QuerySet[ScorePassback]:
+    """Return the problem set's failed and refused passbacks, newest first."""
+    return (
+        ScorePassback.objects.filter(
+            resource_link__problem_set=problem_set,
+            status__in=(ScorePassback.Status.FAILED, ScorePassback.Status.REFUSED),
+        )
+        .select_related("student")
+        .order_by("-created_at", "-id")
+    )
 
 
 def api_clients_owned_by(user: User) -> QuerySet[ApiClient]:

@@ -8,14 +8,16 @@ import hashlib
 import json
 import logging
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from decimal import Decimal
-from typing import Any
-from urllib.parse import urlsplit
+from fractions import Fraction
+from typing import Any, cast
+from urllib.parse import urlparse, urlsplit
 
 import requests
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
+from django.conf import settings
 from django.core import signing
 from django.db import transaction
 from django.utils import timezone
@@ -27,16 +29,14 @@ from pylti1p3.grade import Grade
 from pylti1p3.lineitem import LineItem as AgsLineItem
 from pylti1p3.message_launch import MessageLaunch
 from pylti1p3.names_roles import NamesRolesProvisioningService
-from pylti1p3.roles import DesignerRole, StudentRole, TeacherRole, TeachingAssistantRole
 
 from accounts.models import Course, Enrollment, Role, User
 from accounts.services import create_account, create_course, enroll
 from config.api import ApiError
 from config.jsonsafe import clean_text
-from config.outbound import check_url_host, refusal_in
+from config.outbound import check_url_host, guarded_session, refusal_in
 from exercises.models import ProblemSet
-from exercises.selectors import students_missing_variants
-from exercises.services import fail_problem_set, publish_problem_set
+from exercises.services import fail_problem_set, generate_late_variants
 from lti.models import (
     LineItem,
     LtiContext,
@@ -46,7 +46,12 @@ from lti.models import (
     ScorePassback,
     ToolKey,
 )
-from lti.selectors import problem_set_max_score, problem_set_score, resource_links_for_passback
+from lti.selectors import (
+    problem_set_max_score,
+    problem_set_progress,
+    problem_set_score,
+    resource_links_for_passback,
+)
 from lti.tool import CachedTokenConnector, with_token_retry
 
 logger = logging.getLogger(__name__)
@@ -61,6 +66,7 @@ NRPS_CLAIM = "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice"
 PROBLEM_SET_PARAMETER = "cutoff_problem_set"
 DEEP_LINK_SALT = "lti.deep-link.problem-set"
 LINE_ITEM_TAG = "cutoff-score"
+DEEP_LINK_DATA_CLAIM = "https://purl.imsglobal.org/spec/lti-dl/claim/data"
 
 
 class LtiLaunchError(Exception):
@@ -107,6 +113,7 @@ def register_platform(
     auth_token_url: str,
     key_set_url: str,
     auth_audience: str = "",
+    integer_score_maximum: bool = False,
 ) -> Platform:
     """Register an LMS, with a key pair of its own for the messages we sign for it.
 
@@ -120,20 +127,27 @@ def register_platform(
             code="permission_denied",
             status_code=403,
         )
-    urls = {"auth_login_url": auth_login_url, "auth_token_url": auth_token_url,
-            "key_set_url": key_set_url}
-    refused = {name: [refusal] for name, url in urls.items()
-               if (refusal := check_url_host(urlsplit(url).hostname or "")) is not None}
-    if refused:
-        name, reasons = next(iter(refused.items()))
-        raise ApiError(f"{name}: {reasons[0]}", details=refused)
+    check_platform_urls({"auth_login_url": auth_login_url, "auth_token_url": auth_token_url,
+                         "key_set_url": key_set_url})
     with transaction.atomic():
-        if Platform.objects.filter(issuer=issuer, client_id=client_id).exists():
+        existing = Platform.objects.filter(issuer=issuer, client_id=client_id).first()
+        if existing is not None:
+            mine = existing.owner_id == owner.pk
             raise ApiError(
-                "a platform with this issuer and client id is already registered",
+                "a platform with this issuer and client id is already registered"
+                + (
+                    f"; change it with POST /api/v1/lti/platforms/{existing.pk}/update/ or "
+                    f"reactivate it with POST /api/v1/lti/platforms/{existing.pk}/activate/"
+                    if mine
+                    else " by another instructor"
+                ),
                 code="conflict",
                 status_code=409,
-                details={"issuer": issuer, "client_id": client_id},
+                details={
+                    "issuer": issuer,
+                    "client_id": client_id,
+                    **({"platform": existing.pk} if mine else {}),
+                },
             )
         return Platform.objects.create(
             owner=owner,
@@ -145,8 +159,77 @@ def register_platform(
             auth_token_url=auth_token_url,
             key_set_url=key_set_url,
             auth_audience=auth_audience,
+            integer_score_maximum=integer_score_maximum,
             tool_key=create_tool_key(),
         )
+
+
+PLATFORM_URL_FIELDS = ("auth_login_url", "auth_token_url", "key_set_url")
+"""A platform's URLs Cutoff calls (or sends browsers to): public addresses only."""
+
+
+def check_platform_urls(urls: dict[str, str]) -> None:
+    """Raise a 400 :class:`ApiError` naming each of ``urls`` (field name to URL) whose host
+    may not be called server-side (:func:`config.outbound.check_url_host`)."""
+    refused = {name: [refusal] for name, url in urls.items()
+               if (refusal := check_url_host(urlsplit(url).hostname or "")) is not None}
+    if refused:
+        name, reasons = next(iter(refused.items()))
+        raise ApiError(f"{name}: {reasons[0]}", details=refused)
+
+
+PLATFORM_EDITABLE_FIELDS = (
+    "name",
+    "deployment_ids",
+    "auth_login_url",
+    "auth_token_url",
+    "key_set_url",
+    "auth_audience",
+    "integer_score_maximum",
+)
+
+
+def update_platform(*, platform: Platform, **changes: Any) -> Platform:
+    """Change what Cutoff knows of ``platform`` (its issuer and client id identify it and
+    stay); a new key set URL is fetched at the next launch. New URLs are checked as at
+    registration (:func:`check_platform_urls`)."""
+    unknown = sorted(set(changes) - set(PLATFORM_EDITABLE_FIELDS))
+    if unknown:
+        raise ApiError(
+            "these fields cannot be changed: " + ", ".join(unknown),
+            code="invalid",
+            details={"fields": unknown},
+        )
+    check_platform_urls({name: str(changes[name]) for name in PLATFORM_URL_FIELDS
+                         if name in changes})
+    for name, value in changes.items():
+        setattr(platform, name, value)
+    if changes:
+        platform.save(update_fields=list(changes))
+    return platform
+
+
+def rotate_tool_key(*, platform: Platform) -> Platform:
+    """Give ``platform`` a new signing key pair; the old one is retired, and stays in our
+    JWKS for ``LTI_TOOL_KEY_GRACE_HOURS`` so messages signed with it still verify."""
+    with transaction.atomic():
+        locked = Platform.objects.select_for_update().select_related("tool_key").get(
+            pk=platform.pk
+        )
+        old_key = locked.tool_key
+        locked.tool_key = create_tool_key()
+        locked.save(update_fields=["tool_key"])
+        if not old_key.platforms.exists():
+            old_key.retired_at = timezone.now()
+            old_key.save(update_fields=["retired_at"])
+    return locked
+
+
+def activate_platform(*, platform: Platform) -> Platform:
+    """Accept launches from ``platform`` and send it scores again."""
+    platform.is_active = True
+    platform.save(update_fields=["is_active"])
+    return platform
 
 
 def deactivate_platform(*, platform: Platform) -> Platform:
@@ -156,15 +239,203 @@ def deactivate_platform(*, platform: Platform) -> Platform:
     return platform
 
 
+# --- dynamic registration (LTI Dynamic Registration 1.0) --------------------------------------
+
+REGISTRATION_SALT = "lti.dynamic-registration"
+REGISTRATION_DAYS = 7
+TOOL_CONFIGURATION = "https://purl.imsglobal.org/spec/lti-tool-configuration"
+PLATFORM_CONFIGURATION = "https://purl.imsglobal.org/spec/lti-platform-configuration"
+LTI_SERVICE_SCOPES = [
+    "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem",
+    "https://purl.imsglobal.org/spec/lti-ags/scope/result.readonly",
+    "https://purl.imsglobal.org/spec/lti-ags/scope/score",
+    "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly",
+]
+"""What Cutoff asks a platform for: line items, results and scores (AGS), rosters (NRPS)."""
+
+
+def registration_token_for(owner: User) -> str:
+    """Return the signed token of a registration URL: platforms registered through it are
+    ``owner``'s (an instructor). It is valid for :data:`REGISTRATION_DAYS` days."""
+    if not owner.is_instructor:
+        raise ApiError(
+            "only instructors may register an LMS platform",
+            code="permission_denied",
+            status_code=403,
+        )
+    return signing.dumps({"owner": owner.pk}, salt=REGISTRATION_SALT)
+
+
+def registration_owner(token: str) -> User:
+    """Return the instructor a registration URL's token was made for, or raise
+    LtiLaunchError when it is forged or expired."""
+    try:
+        payload = signing.loads(token, salt=REGISTRATION_SALT, max_age=REGISTRATION_DAYS * 86400)
+    except signing.BadSignature:
+        raise LtiLaunchError(
+            "this registration URL is not valid or has expired; make a new one in Cutoff"
+        ) from None
+    owner = User.objects.filter(pk=payload.get("owner"), is_active=True).first()
+    if owner is None or not owner.is_instructor:
+        raise LtiLaunchError("the instructor this registration URL was made for is gone")
+    return owner
+
+
+@dataclass(frozen=True)
+class ToolUrls:
+    """Cutoff's own LTI URLs, absolute, as a platform must call them."""
+
+    login: str
+    launch: str
+    jwks: str
+    domain: str
+
+
+def register_dynamically(
+    *, owner: User, openid_configuration: str, registration_token: str, tool: ToolUrls
+) -> Platform:
+    """Register Cutoff with the platform that opened a registration URL: read its OpenID
+    configuration, send it our client registration, and store the platform it answers
+    with (its client id and deployment id) as ``owner``'s.
+
+    Both requests go through :func:`config.outbound.guarded_session`: a configuration or
+    registration endpoint on a private address is refused (400) before any connection.
+    """
+    config = _fetch_json("GET", openid_configuration)
+    issuer = str(config.get("issuer") or "")
+    issuer_origin = urlparse(issuer)
+    config_origin = urlparse(openid_configuration)
+    if not issuer or (issuer_origin.scheme, issuer_origin.netloc) != (
+        config_origin.scheme,
+        config_origin.netloc,
+    ):
+        raise LtiLaunchError(
+            f"the platform's configuration names issuer {issuer or '(none)'}, not the host "
+            "its configuration came from",
+            status=400,
+        )
+    missing = [
+        name
+        for name in ("registration_endpoint", "authorization_endpoint", "token_endpoint",
+                     "jwks_uri")
+        if not config.get(name)
+    ]
+    if missing:
+        raise LtiLaunchError(
+            "the platform's configuration lacks " + ", ".join(missing), status=400
+        )
+    request = {
+        "application_type": "web",
+        "response_types": ["id_token"],
+        "grant_types": ["implicit", "client_credentials"],
+        "initiate_login_uri": tool.login,
+        "redirect_uris": [tool.launch],
+        "client_name": "Cutoff",
+        "jwks_uri": tool.jwks,
+        "token_endpoint_auth_method": "private_key_jwt",
+        "scope": " ".join(LTI_SERVICE_SCOPES),
+        TOOL_CONFIGURATION: {
+            "domain": tool.domain,
+            "target_link_uri": tool.launch,
+            "claims": ["iss", "sub", "name", "given_name", "family_name", "email"],
+            "messages": [
+                {"type": "LtiDeepLinkingRequest", "target_link_uri": tool.launch,
+                 "label": "Cutoff"},
+            ],
+        },
+    }
+    answer = _fetch_json(
+        "POST", str(config["registration_endpoint"]), json_body=request, token=registration_token
+    )
+    client_id = str(answer.get("client_id") or "")
+    if not client_id:
+        raise LtiLaunchError("the platform answered the registration without a client_id", 502)
+    deployment_id = str((answer.get(TOOL_CONFIGURATION) or {}).get("deployment_id") or "")
+    product = (config.get(PLATFORM_CONFIGURATION) or {}).get("product_family_code")
+    try:
+        return register_platform(
+            owner=owner,
+            name=str(product or issuer)[:200],
+            issuer=issuer,
+            client_id=client_id,
+            deployment_ids=[deployment_id] if deployment_id else [],
+            auth_login_url=str(config["authorization_endpoint"]),
+            auth_token_url=str(config["token_endpoint"]),
+            key_set_url=str(config["jwks_uri"]),
+        )
+    except ApiError as error:
+        raise LtiLaunchError(error.message, status=error.status_code) from error
+
+
+def _fetch_json(
+    method: str, url: str, *, json_body: Any = None, token: str = ""
+) -> dict[str, Any]:
+    """Return the JSON object ``url`` answers, or raise LtiLaunchError saying why not (400
+    when its address is refused, 502 when the platform did not answer as expected)."""
+    headers = {"Accept": "application/json"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    try:
+        with guarded_session() as session:
+            response = session.request(
+                method, url, json=json_body, headers=headers, timeout=10
+            )
+        response.raise_for_status()
+        body = response.json()
+    except (requests.RequestException, ValueError) as error:
+        refused = refusal_in(error)
+        if refused is not None:
+            raise LtiLaunchError(f"the platform's address is refused: {refused}", 400) from None
+        message = f"the platform did not answer {url} as expected: {error}"
+        raise LtiLaunchError(message, 502) from None
+    if not isinstance(body, dict):
+        raise LtiLaunchError(f"the platform answered {url} with something else than JSON", 502)
+    return body
+
+
 # --- launches --------------------------------------------------------------------------------
 
 
+MEMBERSHIP_ROLE = "http://purl.imsglobal.org/vocab/lis/v2/membership"
+INSTRUCTOR_ROLES = {"Instructor", "ContentDeveloper"}
+TEACHING_ASSISTANT_SETTINGS = {
+    "grader": Role.GRADER,
+    "instructor": Role.INSTRUCTOR,
+    "student": Role.STUDENT,
+    "none": None,
+}
+
+
+def context_roles(roles: list[Any]) -> set[str]:
+    """Return the LIS context (membership) roles among ``roles``: principal names
+    (``membership#Instructor``, or a bare ``Instructor``, which LTI 1.3 reads as a context
+    role) and sub-role names (``membership/Instructor#TeachingAssistant`` gives
+    ``TeachingAssistant``). System and institution roles (``system/person#User``, sent for
+    every signed-in user; ``institution/person#Administrator``) are left out: they say
+    nothing about the course."""
+    found = set()
+    for role in (str(role) for role in roles):
+        if role.startswith(MEMBERSHIP_ROLE + "#") or role.startswith(MEMBERSHIP_ROLE + "/"):
+            found.add(role.rpartition("#")[2])
+        elif "#" not in role and "/" not in role and ":" not in role:
+            found.add(role)
+    return found
+
+
 def role_for_claims(claims: dict[str, Any]) -> str | None:
-    """Map the launch's LTI roles to a Cutoff role: teaching roles → instructor, Learner →
-    student, anything else (e.g. Mentor alone) → None."""
-    if any(role(claims).check() for role in (TeacherRole, TeachingAssistantRole, DesignerRole)):
+    """Map the launch's LTI context roles to a Cutoff course role, or None (refused).
+
+    A teaching assistant (principal or sub-role) gets ``LTI_TEACHING_ASSISTANT_ROLE``
+    (default grader); Instructor and ContentDeveloper → instructor; Learner → student.
+    Mentors (observers), and users with system or institution roles only (an administrator
+    not enrolled in the course), are refused.
+    """
+    roles = context_roles(claims.get(CLAIM + "roles") or [])
+    if "TeachingAssistant" in roles:
+        return TEACHING_ASSISTANT_SETTINGS.get(str(settings.LTI_TEACHING_ASSISTANT_ROLE))
+    if roles & INSTRUCTOR_ROLES:
         return Role.INSTRUCTOR
-    if StudentRole(claims).check():
+    if "Learner" in roles:
         return Role.STUDENT
     return None
 
@@ -193,8 +464,11 @@ def link_user(*, platform: Platform, subject: str, role: str, profile: dict[str,
             .filter(platform=platform, subject=subject)
             .first()
         )
+        account_role = Role.INSTRUCTOR if role == Role.INSTRUCTOR else Role.STUDENT
         if link is None:
-            user, _ = create_account(username=_free_username_for(platform, subject), role=role)
+            user, _ = create_account(
+                username=_free_username_for(platform, subject), role=account_role
+            )
             LtiUserLink.objects.create(platform=platform, subject=subject, user=user)
         else:
             user = link.user
@@ -205,10 +479,16 @@ def link_user(*, platform: Platform, subject: str, role: str, profile: dict[str,
 
 
 def _update_profile(user: User, profile: dict[str, Any]) -> None:
-    # Roster entries come from the LMS unchecked: text PostgreSQL refuses is replaced.
+    """Keep the name and e-mail the platform sends (launch claims or NRPS member fields):
+    ``given_name``/``family_name``, else the whole ``name`` as the first name."""
+    # They come from the LMS unchecked: text PostgreSQL refuses is replaced.
+    given = clean_text(str(profile.get("given_name") or ""), None)
+    family = clean_text(str(profile.get("family_name") or ""), None)
+    if not given and not family:
+        given = clean_text(str(profile.get("name") or ""), None)
     fields = {
-        "first_name": clean_text(str(profile.get("given_name") or ""), None)[:150],
-        "last_name": clean_text(str(profile.get("family_name") or ""), None)[:150],
+        "first_name": given[:150],
+        "last_name": family[:150],
         "email": clean_text(str(profile.get("email") or ""), None)[:254],
     }
     changed = [name for name, value in fields.items() if value and getattr(user, name) != value]
@@ -257,8 +537,10 @@ def accept_launch(*, platform: Platform, claims: dict[str, Any]) -> Launch:
     role = role_for_claims(claims)
     if role is None:
         raise LtiLaunchError(
-            "Cutoff is open to instructors and learners of the course; the LMS gave roles "
-            + ", ".join(claims.get(CLAIM + "roles") or ["(none)"])
+            "Cutoff is open to the course's instructors, teaching assistants and learners "
+            "(observers, mentors and administrators not enrolled in the course are not "
+            "let in); the LMS gave roles "
+            + ", ".join(str(role) for role in claims.get(CLAIM + "roles") or ["(none)"])
         )
     context_claim = claims.get(CONTEXT_CLAIM)
     if not isinstance(context_claim, dict):
@@ -339,26 +621,35 @@ def _remember_grade_service(link: LtiResourceLink, endpoint: Any) -> None:
         )
 
 
-def generate_missing_variants(problem_set: ProblemSet) -> bool:
-    """Start generating the variants of students enrolled after the problem set was published
-    (LMS users arrive at their first launch or roster sync); return whether it started.
+def generate_missing_variants(problem_set: ProblemSet, student: User | None = None) -> bool:
+    """Start generating the variants of students enrolled after the problem set was
+    published (LMS users arrive at their first launch or roster sync), or only
+    ``student``'s; return whether it is being generated.
 
-    Only a published (ready) set is extended: a draft stays the instructor's to publish. When
-    a newcomer's variant cannot be generated the set turns ``failed`` with the reason (for its
-    instructors to see) and the launch or sync goes on.
+    Only a published set is extended (idempotently, also while it is generating for
+    others): a draft stays the instructor's to publish. When a newcomer's variant cannot be
+    generated the set turns ``failed`` with the reason (for its instructors to see) and the
+    launch or sync goes on.
     """
-    if problem_set.status != ProblemSet.Status.READY:
-        return False
-    if not students_missing_variants(problem_set):
-        return False
     try:
-        publish_problem_set(problem_set)
+        return generate_late_variants(problem_set, None if student is None else [student.pk])
     except ApiError as refused:
         if refused.error_code != "generation_failed":
             raise
         fail_problem_set(problem_set.pk, refused.message)
         return False
-    return True
+
+
+def scores_for_platform(
+    platform: Platform, given: Decimal, maximum: Decimal
+) -> tuple[Decimal, Decimal]:
+    """Return (score given, score maximum) as ``platform`` takes them: unchanged, or, for a
+    platform taking whole-number maximums only, both multiplied by the smallest whole
+    number making the maximum whole (7.5 → 15 and 4 → 8: the ratio stays exact)."""
+    if not platform.integer_score_maximum or maximum == maximum.to_integral_value():
+        return given, maximum
+    factor = Fraction(maximum).denominator
+    return given * factor, maximum * factor
 
 
 # --- deep linking ----------------------------------------------------------------------------
@@ -370,20 +661,55 @@ def deep_link_reference(*, platform: Platform, problem_set: ProblemSet) -> str:
     return signing.dumps(payload, salt=DEEP_LINK_SALT)
 
 
+DEEP_LINKING_SETTINGS_CLAIM = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"
+
+
+def accepts_multiple(claims: dict[str, Any]) -> bool:
+    """Return whether a deep-linking request lets the instructor pick several items."""
+    accept_multiple = (claims.get(DEEP_LINKING_SETTINGS_CLAIM) or {}).get("accept_multiple")
+    return accept_multiple is True or str(accept_multiple).lower() == "true"
+
+
 def deep_link_response_jwt(
-    *, message_launch: MessageLaunch, platform: Platform, problem_set: ProblemSet, launch_url: str
+    *,
+    message_launch: MessageLaunch,
+    platform: Platform,
+    problem_sets: list[ProblemSet],
+    launch_url: str,
 ) -> tuple[str, str]:
     """Return (the platform's return URL, our signed LtiDeepLinkingResponse JWT) placing
-    ``problem_set`` as a graded resource link."""
-    maximum = problem_set_max_score(problem_set)
+    each of ``problem_sets`` as a graded resource link; several only when the request
+    accepts multiple items."""
+    # A dict at run time (pylti1p3 types it as a TypedDict of the claims it knows).
+    claims = cast(dict[str, Any], message_launch.get_launch_data())
+    if len(problem_sets) > 1 and not accepts_multiple(claims):
+        raise LtiLaunchError("the LMS accepts one item here: pick one problem set", status=400)
+    resources = [_deep_link_resource(platform, chosen, launch_url) for chosen in problem_sets]
+    settings_claim = claims.get(DEEP_LINKING_SETTINGS_CLAIM, {})
+    return_url = settings_claim.get("deep_link_return_url")
+    if not return_url:
+        raise LtiException("the LMS gave no deep_link_return_url to send the choice back to")
+    deep_link = message_launch.get_deep_link()
+    message = deep_link.get_message_jwt(resources)
+    if "data" not in settings_claim:  # echoed only when the platform sent it
+        del message[DEEP_LINK_DATA_CLAIM]
+    return str(return_url), deep_link.encode_jwt(message)
+
+
+def _deep_link_resource(
+    platform: Platform, problem_set: ProblemSet, launch_url: str
+) -> DeepLinkResource:
+    _, maximum = scores_for_platform(
+        platform, Decimal(0), problem_set_max_score(problem_set) or Decimal(1)
+    )
     line_item = (
         AgsLineItem()
         .set_label(problem_set.title)
-        .set_score_maximum(float(maximum) if maximum > 0 else 1.0)
+        .set_score_maximum(float(maximum))
         .set_resource_id(f"cutoff-problem-set-{problem_set.pk}")
         .set_tag(LINE_ITEM_TAG)
     )
-    resource = (
+    return (
         DeepLinkResource()
         .set_url(launch_url)
         .set_title(problem_set.title)
@@ -392,13 +718,6 @@ def deep_link_response_jwt(
         )
         .set_lineitem(line_item)
     )
-    settings_claim = message_launch.get_launch_data().get(
-        "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings", {}
-    )
-    return_url = settings_claim.get("deep_link_return_url")
-    if not return_url:
-        raise LtiException("the LMS gave no deep_link_return_url to send the choice back to")
-    return str(return_url), message_launch.get_deep_link().get_response_jwt([resource])
 
 
 # --- roster (NRPS) ---------------------------------------------------------------------------
@@ -500,6 +819,49 @@ def queue_score_passbacks(*, problem_set_id: int, student_id: int) -> list[Score
     return passbacks
 
 
+def resend_score_passback(*, passback: ScorePassback) -> ScorePassback:
+    """Queue ``passback`` again (it is sent with the student's latest score), unless it was
+    sent already or is on its way."""
+    from lti.tasks import send_score_passback_task
+
+    with transaction.atomic():
+        locked = ScorePassback.objects.select_for_update().get(pk=passback.pk)
+        if locked.status in (ScorePassback.Status.FAILED, ScorePassback.Status.REFUSED):
+            locked.status = ScorePassback.Status.QUEUED
+            locked.save(update_fields=["status"])
+            transaction.on_commit(lambda: send_score_passback_task.delay(locked.pk))
+    return locked
+
+
+def resend_failed_passbacks(*, now: datetime | None = None) -> int:
+    """Queue again the failed passbacks of the last ``LTI_PASSBACK_RESEND_HOURS`` (the LMS
+    was away longer than the retries lasted); return how many.
+
+    One per student and link, the newest, and none where a newer one was sent: the score
+    sent is read when it is sent, so one passback carries the latest score.
+    """
+    since = (now or timezone.now()) - timedelta(hours=settings.LTI_PASSBACK_RESEND_HOURS)
+    failed = ScorePassback.objects.filter(
+        status=ScorePassback.Status.FAILED, created_at__gte=since
+    ).order_by("-created_at", "-id")
+    resent, seen = 0, set()
+    for passback in failed:
+        key = (passback.resource_link_id, passback.student_id)
+        if key in seen:
+            continue
+        seen.add(key)
+        newer_sent = ScorePassback.objects.filter(
+            resource_link_id=passback.resource_link_id,
+            student_id=passback.student_id,
+            status=ScorePassback.Status.SENT,
+            created_at__gt=passback.created_at,
+        ).exists()
+        if not newer_sent:
+            resend_score_passback(passback=passback)
+            resent += 1
+    return resent
+
+
 def send_score_passback(*, passback_id: int, final_attempt: bool) -> ScorePassback | None:
     """Send the student's current problem-set score to the link's line item and log it.
 
@@ -534,7 +896,7 @@ def send_score_passback(*, passback_id: int, final_attempt: bool) -> ScorePassba
         raise
     except LtiException as error:
         passback.last_error = str(error)[:2000]
-        passback.status = ScorePassback.Status.FAILED
+        passback.status = ScorePassback.Status.REFUSED
         passback.save()
         logger.error("score passback %s refused: %s", passback.pk, error)
         return passback
@@ -556,12 +918,16 @@ def _post_score(passback: ScorePassback) -> None:
         raise LtiException("the student has no account on this LMS")
     if not passback.score_maximum:
         raise LtiException("the problem set is worth no points, so there is no score to send")
+    given, maximum = scores_for_platform(
+        link.platform, passback.score_given or Decimal(0), passback.score_maximum
+    )
+    activity, grading = problem_set_progress(link.problem_set, passback.student)
     grade = (
         Grade()
-        .set_score_given(float(passback.score_given or 0))
-        .set_score_maximum(float(passback.score_maximum))
-        .set_activity_progress("Submitted")
-        .set_grading_progress("FullyGraded")
+        .set_score_given(float(given))
+        .set_score_maximum(float(maximum))
+        .set_activity_progress(activity)
+        .set_grading_progress(grading)
         .set_timestamp(timezone.now().isoformat())
         .set_user_id(subject)
     )
@@ -595,15 +961,34 @@ def _put_grade(connector: CachedTokenConnector, link: LtiResourceLink, grade: Gr
 def _line_item_url(
     link: LtiResourceLink, service: AssignmentsGradesService, maximum: Decimal
 ) -> str:
+    """Return the link's line item URL, finding or creating the line item on the platform
+    when the launch gave none.
+
+    Concurrent passbacks for the same link take the link's row lock first, so only one of
+    them asks the platform for a line item and the others use the one it stored: the LMS
+    gets one gradebook column per link.
+    """
     existing = LineItem.objects.filter(resource_link=link).first()
     if existing is not None:
         return existing.url
+    with transaction.atomic():
+        LtiResourceLink.objects.select_for_update().filter(pk=link.pk).first()
+        existing = LineItem.objects.filter(resource_link=link).first()
+        if existing is not None:
+            return existing.url
+        return _find_or_create_line_item(link, service, maximum)
+
+
+def _find_or_create_line_item(
+    link: LtiResourceLink, service: AssignmentsGradesService, maximum: Decimal
+) -> str:
     if not link.ags_lineitems_url:
         raise LtiException("the LMS gave this link no line item and no line items service")
+    _, platform_maximum = scores_for_platform(link.platform, Decimal(0), maximum)
     wanted = (
         AgsLineItem()
         .set_label(link.problem_set.title)
-        .set_score_maximum(float(maximum))
+        .set_score_maximum(float(platform_maximum))
         .set_resource_link_id(link.resource_link_id)
         .set_resource_id(f"cutoff-problem-set-{link.problem_set_id}")
         .set_tag(LINE_ITEM_TAG)

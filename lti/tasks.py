@@ -58,3 +58,9 @@ def sync_roster_task(self, context_id: int) -> None:  # type: ignore[no-untyped-
         result.skipped,
         result.unenrolled,
     )
+
+
+@shared_task
+def resend_failed_passbacks_task() -> int:
+    """Queue again the passbacks that failed for good recently (the periodic sweep)."""
+    return services.resend_failed_passbacks()

@@ -7,13 +7,18 @@ import base64
 import binascii
 import contextlib
 import hashlib
+import hmac
+import secrets
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar, cast
+from urllib.parse import urlparse
 
 from django.conf import settings
 from django.core.cache import caches
 from django.http import HttpRequest
+from pylti1p3.actions import Action
 from pylti1p3.contrib.django import DjangoMessageLaunch, DjangoOIDCLogin
+from pylti1p3.contrib.django.cookie import DjangoCookieService
 from pylti1p3.contrib.django.launch_data_storage.cache import DjangoCacheDataStorage
 from pylti1p3.contrib.django.request import DjangoRequest
 from pylti1p3.contrib.django.session import DjangoSessionService
@@ -34,8 +39,11 @@ T = TypeVar("T")
 LAUNCH_CLAIMS_DEPTH = 32
 """Deepest nesting accepted in a launch's claims (real ones nest a few levels)."""
 
-# Seconds between two refetches of a platform's keys for tokens signed with an unknown kid.
+# Seconds during which one unknown kid of a platform makes us refetch its keys only once.
 KEY_REFETCH_INTERVAL = 60
+# Refetches of one platform's keys allowed per interval, whatever the kids.
+KEY_REFETCHES_PER_INTERVAL = 5
+TARGET_LINK_URI_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/target_link_uri"
 
 
 def check_id_token_claims(id_token: str) -> None:
@@ -111,8 +119,28 @@ class PlatformToolConf(ToolConfAbstract):
     def find_registration_by_params(
         self, iss: str, client_id: str, *args: Any, **kwargs: Any
     ) -> Registration:
-        """Return the registration of the platform ``iss`` / ``client_id``."""
+        """Return the registration of the platform ``iss`` / ``client_id``.
+
+        Login initiation may come without ``client_id`` (it is optional in LTI 1.3): the
+        issuer's only active platform is meant then. Launches always name it (``aud``).
+        """
+        if not client_id and kwargs.get("action") == Action.OIDC_LOGIN:
+            return registration_for(self.only_platform_of(iss))
         return registration_for(self.platform(iss, client_id))
+
+    def only_platform_of(self, iss: str) -> Platform:
+        """Return the one active platform with issuer ``iss`` or raise LtiException."""
+        platforms = list(
+            Platform.objects.select_related("tool_key").filter(issuer=iss, is_active=True)[:2]
+        )
+        if len(platforms) != 1:
+            raise LtiException(
+                f"the LMS sent no client_id and {len(platforms) or 'no'} active platforms are "
+                f"registered with issuer {iss}; the LMS must send client_id"
+                if platforms
+                else f"no active platform is registered with issuer {iss}"
+            )
+        return platforms[0]
 
     def find_deployment(self, iss: str, deployment_id: str) -> Deployment | None:
         """Refuse: a deployment is always found by issuer and client id."""
@@ -128,7 +156,15 @@ class PlatformToolConf(ToolConfAbstract):
 
 
 class SharedCacheLaunchStorage(DjangoCacheDataStorage):
-    """Keep pylti1p3's state in the LTI cache, which is shared by every web process."""
+    """Keep pylti1p3's state in the LTI cache, which is shared by every web process.
+
+    Keys are not prefixed with a per-browser session cookie: a framed launch whose browser
+    blocks third-party cookies has none. Nonces and states are random and single-use, and
+    the browser is bound to its launch by the state cookie or, without cookies, by the
+    platform storage proof (:func:`issue_storage_proof`).
+    """
+
+    _session_cookie_name = ""
 
     def __init__(self) -> None:
         super().__init__(cache_name=settings.LTI_CACHE_ALIAS)
@@ -149,10 +185,89 @@ class SingleUseNonceSessionService(DjangoSessionService):
         return self.data_storage.consume_value(self._get_key("nonce", nonce))
 
 
+STORAGE_PROOF_SECONDS = 300
+"""How long the proof a login initiation leaves in the platform's storage stays usable."""
+
+
+def _storage_proof_key(state: str) -> str:
+    return "lti-storage-proof-" + hashlib.sha256(state.encode()).hexdigest()
+
+
+def issue_storage_proof(state: str) -> str:
+    """Return a fresh secret for the login ``state``, kept for the launch to prove that it
+    comes back to the browser that started the login (which stored it in the platform's
+    postMessage storage, as a state cookie would be stored without third-party cookies)."""
+    proof = secrets.token_urlsafe(24)
+    caches[settings.LTI_CACHE_ALIAS].set(_storage_proof_key(state), proof, STORAGE_PROOF_SECONDS)
+    return proof
+
+
+def consume_storage_proof(state: str, proof: str) -> bool:
+    """Return whether ``proof`` is the secret issued for ``state``; it is usable once."""
+    cache = caches[settings.LTI_CACHE_ALIAS]
+    key = _storage_proof_key(state)
+    expected = cache.get(key)
+    if not isinstance(expected, str) or not cache.delete(key):
+        return False
+    return hmac.compare_digest(expected, proof)
+
+
 class RotationAwareMessageLaunch(DjangoMessageLaunch):
-    """Fetch the platform's keys again when a token's kid is not among the cached ones: the
-    platform may have rotated its key. At most once a minute per key set URL, so tokens with
-    made-up kids cannot make us hammer the platform."""
+    """Check a launch fully: fetch the platform's keys again when a token's kid is not among
+    the cached ones (the platform may have rotated its key), and refuse what pylti1p3 lets
+    through: no ``exp``, an ``azp`` naming another client, a ``target_link_uri`` of another
+    host.
+
+    Each unknown kid costs at most one refetch a minute, and a platform at most
+    :data:`KEY_REFETCHES_PER_INTERVAL` a minute: made-up kids cannot make us hammer the
+    platform, nor use up the refetch a rotated key needs (limits are per platform, not per
+    key set URL, which Canvas instances share).
+
+    ``state_proven_by_storage`` is set when the browser proved the state with the platform
+    storage proof instead of the state cookie (which a framed launch may not have);
+    ``expected_host`` is the host (and port) the launch was posted to.
+    """
+
+    state_proven_by_storage = False
+    expected_host = ""
+
+    def validate_state(self) -> RotationAwareMessageLaunch:
+        """Check the state by its cookie, unless the platform storage proof already did."""
+        if self.state_proven_by_storage:
+            return self
+        super().validate_state()
+        return self
+
+    def validate_deployment(self) -> RotationAwareMessageLaunch:
+        """Check the deployment id, naming the one received when it is not registered."""
+        try:
+            super().validate_deployment()
+        except LtiException as error:
+            if str(error) != "Unable to find deployment":
+                raise
+            raise LtiException(
+                f"Unable to find deployment {self._get_deployment_id()!r}: add this deployment "
+                "id to the platform's deployment_ids in Cutoff"
+            ) from None
+        return self
+
+    def validate_jwt_signature(self) -> RotationAwareMessageLaunch:
+        """Check the signature, then the claims the signature makes trustworthy."""
+        super().validate_jwt_signature()
+        body = self._get_jwt_body()
+        if not isinstance(body.get("exp"), int | float):
+            raise LtiException("the id_token has no expiry time (exp)")
+        azp = body.get("azp")
+        audience = body.get("aud")
+        client_id = self.get_client_id()
+        if azp is not None and azp != client_id:
+            raise LtiException(f"the id_token was issued to another client (azp {azp})")
+        if isinstance(audience, list) and len(audience) > 1 and azp is None:
+            raise LtiException("the id_token names several audiences but no azp")
+        target = body.get(TARGET_LINK_URI_CLAIM)
+        if target and self.expected_host and urlparse(str(target)).netloc != self.expected_host:
+            raise LtiException(f"the launch is meant for another tool (target_link_uri {target})")
+        return self
 
     def get_public_key(self) -> tuple[str, str]:
         """Return the key matching the token's kid, refetching the key set once if needed."""
@@ -167,13 +282,29 @@ class RotationAwareMessageLaunch(DjangoMessageLaunch):
 
     def _refetch_allowed(self) -> bool:
         storage = self._public_key_cache_data_storage
-        key_set_url = self._registration.get_key_set_url() if self._registration else None
-        if not isinstance(storage, SharedCacheLaunchStorage) or not key_set_url:
+        registration = self._registration
+        key_set_url = registration.get_key_set_url() if registration else None
+        if (
+            registration is None or not isinstance(storage, SharedCacheLaunchStorage)
+            or not key_set_url
+        ):
+            return False
+        platform = f"{registration.get_issuer()}|{registration.get_client_id()}"
+        scope = hashlib.sha256(platform.encode()).hexdigest()[:32]
+        kid = str(self._jwt.get("header", {}).get("kid"))
+        cache = caches[settings.LTI_CACHE_ALIAS]
+        kid_key = f"lti-key-refetch-{scope}-{hashlib.sha256(kid.encode()).hexdigest()[:32]}"
+        if not cache.add(kid_key, True, KEY_REFETCH_INTERVAL):
+            return False
+        budget_key = f"lti-key-refetches-{scope}"
+        cache.add(budget_key, 0, KEY_REFETCH_INTERVAL)
+        try:
+            used = cache.incr(budget_key)
+        except ValueError:  # the interval ended between the two calls
+            cache.set(budget_key, used := 1, KEY_REFETCH_INTERVAL)
+        if used > KEY_REFETCHES_PER_INTERVAL:
             return False
         digest = hashlib.md5(key_set_url.encode()).hexdigest()  # noqa: S324 - pylti1p3's key
-        cache = caches[settings.LTI_CACHE_ALIAS]
-        if not cache.add(f"lti1p3-key-set-refetch-{digest}", True, KEY_REFETCH_INTERVAL):
-            return False
         with DisableSessionId(storage):
             storage.consume_value(f"key-set-url-{digest}")
         return True
@@ -187,17 +318,20 @@ def _storage_and_session(request: HttpRequest) -> tuple[SharedCacheLaunchStorage
     return storage, session_service
 
 
-def oidc_login(request: HttpRequest) -> DjangoOIDCLogin:
-    """Return a pylti1p3 OIDC login for ``request`` backed by Cutoff's platforms and cache."""
+def oidc_login(request: HttpRequest) -> tuple[DjangoOIDCLogin, DjangoCookieService]:
+    """Return a pylti1p3 OIDC login for ``request`` backed by Cutoff's platforms and cache,
+    and the cookie service that sets its state cookie on the response we answer with."""
     storage, session_service = _storage_and_session(request)
+    cookie_service = DjangoCookieService(DjangoRequest(request))
     login = DjangoOIDCLogin(
         request,
         PlatformToolConf(),
         session_service=session_service,
+        cookie_service=cookie_service,
         launch_data_storage=storage,
     )
     login.set_launch_data_lifetime(settings.LTI_LAUNCH_LIFETIME)
-    return login
+    return login, cookie_service
 
 
 def message_launch(request: HttpRequest) -> RotationAwareMessageLaunch:
@@ -212,6 +346,7 @@ def message_launch(request: HttpRequest) -> RotationAwareMessageLaunch:
     )
     launch.set_launch_data_lifetime(settings.LTI_LAUNCH_LIFETIME)
     launch.set_public_key_caching(SharedCacheLaunchStorage(), settings.LTI_PLATFORM_KEYS_LIFETIME)
+    launch.expected_host = request.get_host()
     return launch
 
 

@@ -58,6 +58,7 @@ class StudentAttempts:
     total: Decimal
     late: bool
     items: list[tuple[int, Decimal | None]]  # (attempts, counted score)
+    name: str = ""  # as the LMS sent it; LMS accounts' usernames are opaque
 
 
 def histogram(totals: list[Decimal], max_total: Decimal) -> list[Bar]:
@@ -124,7 +125,7 @@ def dashboard_data(problem_set: ProblemSet) -> dict[str, Any]:
         ],
         "students": [
             StudentAttempts(
-                username=row.username, total=row.total, late=row.late,
+                username=row.username, total=row.total, late=row.late, name=row.name,
                 items=[
                     (attempts[(row.username, item.position)], row.item_scores[index])
                     for index, item in enumerate(items)

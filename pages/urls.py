@@ -24,4 +24,6 @@ urlpatterns = [
          name="problem_set_status"),
     path("teach/problem-sets/<int:problem_set_id>/dashboard/", instructor.dashboard,
          name="dashboard"),
+    path("teach/problem-sets/<int:problem_set_id>/passbacks/<int:passback_id>/resend/",
+         instructor.resend_passback, name="resend_passback"),
 ]

@@ -176,6 +176,11 @@ CELERY_BEAT_SCHEDULE = {
         "task": "grading.tasks.requeue_stale_submissions",
         "schedule": STALE_WORK_SWEEP_SECONDS,
     },
+    # Grade passbacks whose retries ran out while the LMS was away are sent again.
+    "resend-failed-lti-passbacks": {
+        "task": "lti.tasks.resend_failed_passbacks_task",
+        "schedule": 30 * 60.0,
+    },
 }
 # A broker that is down must not hang a web request: fail fast and let the outbox retry.
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
@@ -240,6 +245,13 @@ LTI_LAUNCH_LIFETIME = env_int("LTI_LAUNCH_LIFETIME", 3600)
 # Seconds the platforms' JWKS stay cached before being fetched again.
 LTI_PLATFORM_KEYS_LIFETIME = env_int("LTI_PLATFORM_KEYS_LIFETIME", 3600)
 LTI_PASSBACK_MAX_RETRIES = env_int("LTI_PASSBACK_MAX_RETRIES", 8)
+# Hours our JWKS keeps publishing a signing key after a rotation replaced it.
+LTI_TOOL_KEY_GRACE_HOURS = env_int("LTI_TOOL_KEY_GRACE_HOURS", 72)
+# Hours during which a failed passback is sent again by the half-hourly sweep.
+LTI_PASSBACK_RESEND_HOURS = env_int("LTI_PASSBACK_RESEND_HOURS", 24)
+# The course role an LMS teaching assistant gets: grader (reads submissions, edits nothing),
+# instructor, student, or none (the launch is refused).
+LTI_TEACHING_ASSISTANT_ROLE = env_str("LTI_TEACHING_ASSISTANT_ROLE", "grader")
 # API client tokens: `Authorization: Bearer cutoff_...` (person tokens keep `Token <key>`).
 REST_FRAMEWORK["DEFAULT_AUTHENTICATION_CLASSES"].append(
     "lti.authentication.ApiClientTokenAuthentication"

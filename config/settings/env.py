@@ -52,6 +52,16 @@ ENV_VARS: dict[str, str] = {
     "LTI_LAUNCH_LIFETIME": "seconds an LTI launch's state and claims stay usable (default 3600)",
     "LTI_PLATFORM_KEYS_LIFETIME": "seconds LMS platform keys (JWKS) are cached (default 3600)",
     "LTI_PASSBACK_MAX_RETRIES": "retries of a failed LMS grade passback (default 8)",
+    "LTI_PASSBACK_RESEND_HOURS": (
+        "hours the half-hourly sweep sends failed LMS grade passbacks again (default 24)"
+    ),
+    "LTI_TOOL_KEY_GRACE_HOURS": (
+        "hours Cutoff's JWKS keeps a signing key a rotation replaced (default 72)"
+    ),
+    "LTI_TEACHING_ASSISTANT_ROLE": (
+        "course role of LMS teaching assistants: grader, instructor, student or none "
+        "(default grader)"
+    ),
 }
 
 

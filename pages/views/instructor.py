@@ -32,6 +32,8 @@ from exercises.selectors import problem_sets_taught_by
 from exercises.services import create_problem_set, publish_problem_set
 from grading.code.contract import CONTRACTS, starter_source
 from grading.selectors import problem_set_taught_by
+from lti.selectors import passbacks_to_look_at
+from lti.services import resend_score_passback
 from pages.answer_form import part_fields
 from pages.builder_form import BuilderError, kind_inputs, preview_kind, read_items, read_params
 from pages.dashboard import dashboard_data
@@ -239,5 +241,24 @@ def dashboard(request: AuthenticatedHttpRequest, problem_set_id: int) -> HttpRes
     problem_set = _taught_set(request, problem_set_id)
     return render(request, "pages/dashboard.html", {
         "problem_set": problem_set, "data": dashboard_data(problem_set),
+        "passbacks": list(passbacks_to_look_at(problem_set)[:PASSBACKS_SHOWN]),
     })
+
+
+PASSBACKS_SHOWN = 50
+
+
+@instructor_required
+@require_POST
+def resend_passback(
+    request: AuthenticatedHttpRequest, problem_set_id: int, passback_id: int
+) -> HttpResponse:
+    """Send a failed or refused LMS grade passback of the set again (lti's resend service)."""
+    problem_set = _taught_set(request, problem_set_id)
+    passback = passbacks_to_look_at(problem_set).filter(pk=passback_id).first()
+    if passback is None:
+        raise Http404
+    resend_score_passback(passback=passback)
+    messages.success(request, _("Queued again: the student's latest score is sent to the LMS."))
+    return redirect("pages:dashboard", problem_set.pk)
 

@@ -178,12 +178,21 @@ def test_score_only_shows_the_score_alone(
     assert detail["results"] == [] and detail["score"] is not None
 
 
-def test_instructors_read_the_full_feedback(
-    course: Any, instructor: Any, student: Any, graded: Any,
+@pytest.mark.parametrize("reader", ["instructor", "grader"])
+def test_instructors_and_graders_read_the_full_feedback(
+    course: Any, instructor: Any, student: Any, graded: Any, reader: str,
 ) -> None:
+    from accounts.models import Enrollment, Role
+    from tests.conftest import make_account
+
+    client = instructor[1]
+    if reader == "grader":
+        grader, client = make_account("gil", "student")
+        Enrollment.objects.create(user=grader, course=course, role=Role.GRADER)
     variant = hidden_set(course, instructor, student, "alphabeta", ALPHABETA_PROBLEM, None)
     detail = graded(student[1], variant, EMPTY_ALPHABETA)
-    seen = instructor[1].get(f"/api/v1/submissions/{detail['id']}/").json()
+    assert detail["feedback_policy"] == "verdicts"
+    seen = client.get(f"/api/v1/submissions/{detail['id']}/").json()
     assert seen["feedback_policy"] == "full"
     codes = {message["code"] for message in every_message(seen["results"])}
     assert "missed_cutoff" in codes and "cutoff_count" in codes

@@ -145,6 +145,17 @@ MATRIX: tuple[Endpoint, ...] = (
     Endpoint(V1 + "lti/platforms/<int:platform_id>/deactivate/", "POST",
              "/api/v1/lti/platforms/{platform_id}/deactivate/",
              (401, 403, 403, 200, 404, 403, 403)),
+    Endpoint(V1 + "lti/platforms/<int:platform_id>/update/", "POST",
+             "/api/v1/lti/platforms/{platform_id}/update/",
+             (401, 403, 403, 200, 404, 403, 403), {"name": "Moodle 4.5"}),
+    Endpoint(V1 + "lti/platforms/<int:platform_id>/rotate-key/", "POST",
+             "/api/v1/lti/platforms/{platform_id}/rotate-key/",
+             (401, 403, 403, 200, 404, 403, 403)),
+    Endpoint(V1 + "lti/platforms/<int:platform_id>/activate/", "POST",
+             "/api/v1/lti/platforms/{platform_id}/activate/",
+             (401, 403, 403, 200, 404, 403, 403)),
+    Endpoint(V1 + "lti/registrations/create/", "POST", "/api/v1/lti/registrations/create/",
+             (401, 403, 403, 201, 201, 403, 403)),
     Endpoint(V1 + "lti/contexts/", "GET", "/api/v1/lti/contexts/",
              (401, 403, 403, 200, 200, 403, 403)),
     Endpoint(V1 + "lti/contexts/<int:context_id>/roster-sync/", "POST",
@@ -152,6 +163,8 @@ MATRIX: tuple[Endpoint, ...] = (
              (401, 403, 403, 202, 404, 403, 403)),
     Endpoint(V1 + "lti/passbacks/", "GET", "/api/v1/lti/passbacks/",
              (401, 403, 403, 200, 200, 200, 403), scope=READ_GRADES),
+    Endpoint(V1 + "lti/passbacks/<int:passback_id>/resend/", "POST",
+             "/api/v1/lti/passbacks/{passback_id}/resend/", (401, 403, 403, 202, 404, 403, 403)),
     Endpoint(V1 + "api-clients/", "GET", "/api/v1/api-clients/",
              (401, 403, 403, 200, 200, 403, 403)),
     Endpoint(V1 + "api-clients/create/", "POST", "/api/v1/api-clients/create/",
@@ -170,6 +183,13 @@ MATRIX: tuple[Endpoint, ...] = (
              (404, 404, 404, 404, 404, 404, 404)),
 )
 STUDENTS = ("owner", "classmate")
+GRADER_ROWS: dict[tuple[str, str], int] = {
+    (V1 + "submissions/<int:submission_id>/", "GET"): 200,
+    (V1 + "code-submissions/<int:submission_id>/", "GET"): 200,
+}
+"""Where a grader of the course (an LMS teaching assistant) gets more than a classmate: it
+reads the course's submissions; everywhere else (problem sets, grades.csv, regrades, LTI,
+exports) it is refused like a student without a variant."""
 
 
 def api_endpoints() -> Iterator[tuple[str, str]]:
@@ -266,6 +286,16 @@ def test_each_persona_gets_the_expected_status(endpoint: Endpoint, world: World)
             assert "error" in response.json(), (persona, response.content[:300])
         if persona in STUDENTS and status < 300 and "json" in response.get("Content-Type", ""):
             assert key_fields_shown(response.json()) == [], (persona, endpoint)
+
+
+@pytest.mark.parametrize("endpoint", MATRIX, ids=str)
+def test_a_grader_reads_submissions_and_edits_nothing(endpoint: Endpoint, world: World) -> None:
+    classmate = endpoint.statuses[PERSONAS.index("classmate")]
+    expected = GRADER_ROWS.get((endpoint.route, endpoint.method), classmate)
+    with transaction.atomic():
+        response = call(endpoint, world, "grader")
+        transaction.set_rollback(True)
+    assert response.status_code == expected, response.content[:300]
 
 
 ID_ROUTES = [endpoint for endpoint in MATRIX if "<int:" in endpoint.route]

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from accounts.models import Course
-from accounts.services import create_account
+from accounts.models import Course, Role
+from accounts.services import create_account, enroll
 from exercises.generation import generate_item, item_seed, variant_seed
 from exercises.kinds import get_kind
 from exercises.models import Item, ProblemSet, Variant, VariantItem
@@ -21,7 +21,7 @@ from exercises.services import split_points
 from grading import services as grading_services
 from grading.models import Regrade, Submission, Webhook, WebhookDelivery
 from lti.clients import create_api_client
-from lti.models import ApiClient, LtiContext
+from lti.models import ApiClient, LtiContext, LtiResourceLink, ScorePassback
 from lti.services import register_platform
 
 TYPED_POSITION = 1
@@ -83,6 +83,9 @@ def build_world(**problem_set_settings: Any) -> World:
     _, outsider_token = create_account(username="otto", role="instructor", course=other_course)
     owner, owner_token = create_account(username="sara", role="student", course=course)
     classmate, classmate_token = create_account(username="tomas", role="student", course=course)
+    # A teaching assistant from the LMS: a student account with the course role grader.
+    grader, grader_token = create_account(username="gita", role="student")
+    enroll(course=course, user=grader, role=Role.GRADER)
 
     problem_set = ProblemSet.objects.create(
         course=course, title="Week 3", seed="hardening", created_by=instructor,
@@ -119,6 +122,12 @@ def build_world(**problem_set_settings: Any) -> World:
         platform=platform, context_id="ctx-1", title="Search", course=course,
         memberships_url="https://lms.invalid/memberships",
     )
+    link = LtiResourceLink.objects.create(
+        platform=platform, context=context, resource_link_id="rl-1", problem_set=problem_set
+    )
+    passback = ScorePassback.objects.create(
+        resource_link=link, student=owner, status=ScorePassback.Status.FAILED
+    )
     _, lms_token = create_api_client(owner=instructor, name="LMS",
                                      scopes=list(ApiClient.Scope.values))
     for missing in ApiClient.Scope.values:
@@ -135,7 +144,7 @@ def build_world(**problem_set_settings: Any) -> World:
         "classmate_variant_id": classmate_variant.pk,
         "submission_id": submission.pk, "code_submission_id": code_submission.pk,
         "regrade_id": regrade.pk, "webhook_id": webhook.pk, "platform_id": platform.pk,
-        "context_id": context.pk, "client_id": spare_client.pk,
+        "context_id": context.pk, "client_id": spare_client.pk, "passback_id": passback.pk,
     }
     world.authorization = {
         "anonymous": "",
@@ -144,5 +153,6 @@ def build_world(**problem_set_settings: Any) -> World:
         "instructor": f"Token {instructor_token}",
         "outsider": f"Token {outsider_token}",
         "lms": f"Bearer {lms_token}",
+        "grader": f"Token {grader_token}",
     }
     return world

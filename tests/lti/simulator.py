@@ -72,6 +72,11 @@ class PlatformSimulator:
     deep_link_responses: list[dict[str, Any]] = field(default_factory=list)
     roster_requests: int = 0
     jwks_requests: int = 0
+    line_item_list_requests: int = 0
+    registration_token: str = "registration-token-1"
+    registrations: list[dict[str, Any]] = field(default_factory=list)
+    # Called (outside the lock) before answering a line item list, e.g. to hold it back.
+    before_line_item_list: Callable[[], None] | None = None
 
     def __post_init__(self) -> None:
         self.private_key_pem, self.public_jwk = new_rsa_key()
@@ -229,6 +234,8 @@ class PlatformSimulator:
         body = handler.rfile.read(length) if length else b""
         routes: list[tuple[str, Callable[[str], bool], Callable[..., tuple[int, Any, dict]]]] = [
             ("GET", lambda p: p == self.jwks_path, self._jwks),
+            ("GET", lambda p: p == "/.well-known/openid-configuration", self._openid_config),
+            ("POST", lambda p: p == "/register", self._register),
             ("POST", lambda p: p == "/token", self._token),
             ("POST", lambda p: p == "/deep-links", self._deep_link_response),
             ("POST", lambda p: p.endswith("/scores"), self._score),
@@ -257,6 +264,37 @@ class PlatformSimulator:
         with self._lock:
             self.jwks_requests += 1
         return 200, {"keys": [self.public_jwk]}, {}
+
+    def _openid_config(self, handler: Any, body: bytes) -> tuple[int, Any, dict]:
+        return 200, {
+            "issuer": self.issuer,
+            "authorization_endpoint": self.url("/auth"),
+            "token_endpoint": self.url("/token"),
+            "jwks_uri": self.url(self.jwks_path),
+            "registration_endpoint": self.url("/register"),
+            "https://purl.imsglobal.org/spec/lti-platform-configuration": {
+                "product_family_code": "simulated-lms",
+            },
+        }, {}
+
+    def _register(self, handler: Any, body: bytes) -> tuple[int, Any, dict]:
+        """Take a tool's dynamic registration, as Moodle and Canvas do: answer a client id
+        and a deployment id."""
+        if handler.headers.get("Authorization") != f"Bearer {self.registration_token}":
+            return 401, {"error": "bad registration token"}, {}
+        registration = json.loads(body)
+        with self._lock:
+            self.registrations.append(registration)
+        tool_configuration = "https://purl.imsglobal.org/spec/lti-tool-configuration"
+        answer = {
+            **registration,
+            "client_id": "dynamic-client-1",
+            tool_configuration: {
+                **registration[tool_configuration],
+                "deployment_id": "dynamic-deployment-1",
+            },
+        }
+        return 200, answer, {}
 
     def _tool_keys(self) -> dict[str, Any]:
         if self.tool_jwks_url:
@@ -315,6 +353,10 @@ class PlatformSimulator:
     def _list_line_items(self, handler: Any, body: bytes) -> tuple[int, Any, dict]:
         if not self._scopes_of(handler):
             return 401, {"error": "no token"}, {}
+        with self._lock:
+            self.line_item_list_requests += 1
+        if self.before_line_item_list is not None:
+            self.before_line_item_list()
         return 200, list(self.line_items.values()), {}
 
     def _create_line_item(self, handler: Any, body: bytes) -> tuple[int, Any, dict]:

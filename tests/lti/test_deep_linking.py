@@ -50,7 +50,7 @@ def test_instructor_picks_a_problem_set_and_the_platform_gets_a_signed_link(
     assert b"Alpha-beta drill" in picker.content
     _, fields = form_fields(picker.content.decode())
     answer = browser.post(
-        "/lti/deep-link/", {"launch_id": fields["launch_id"], "problem_set": problem_set.pk}
+        "/lti/deep-link/", {**fields, "problem_set": problem_set.pk}
     )
     assert answer.status_code == 200, answer.content
     action, response_fields = form_fields(answer.content.decode())
@@ -109,6 +109,15 @@ def test_the_pick_must_come_from_the_session_that_launched(
         "/lti/deep-link/", {"launch_id": fields["launch_id"], "problem_set": problem_set.pk}
     )
     assert response.status_code == 403 and b"expired" in response.content
+    # The picker's own selection token works without the launch's session (a frame whose
+    # browser blocked third-party cookies), once.
+    cookieless = Client()
+    answer = cookieless.post("/lti/deep-link/", {**fields, "problem_set": problem_set.pk})
+    assert answer.status_code == 200, answer.content
+    again = cookieless.post("/lti/deep-link/", {**fields, "problem_set": problem_set.pk})
+    assert again.status_code == 403 and b"expired" in again.content
+    forged = {**fields, "selection": fields["selection"][:-2] + "xx"}
+    assert cookieless.post("/lti/deep-link/", forged).status_code == 403
 
 
 def test_only_the_courses_problem_sets_can_be_picked(
@@ -126,7 +135,7 @@ def test_only_the_courses_problem_sets_can_be_picked(
     _, fields = form_fields(picker.content.decode())
     for bad in (elsewhere.pk, "x", ""):
         response = browser.post(
-            "/lti/deep-link/", {"launch_id": fields["launch_id"], "problem_set": bad}
+            "/lti/deep-link/", {**fields, "problem_set": bad}
         )
         assert response.status_code == 400
 
@@ -155,3 +164,55 @@ def test_a_reference_made_for_another_platform_is_refused(
         Client(), simulator, "learner-1", ["Learner"], custom={PROBLEM_SET_PARAMETER: reference}
     )
     assert response.status_code == 403 and b"another LMS" in response.content
+
+
+@pytest.mark.parametrize("accept_multiple", [True, "true"])
+def test_several_problem_sets_are_placed_at_once_when_the_platform_accepts_multiple(
+    simulator: PlatformSimulator, platform: Any, instructor: Any, accept_multiple: Any
+) -> None:
+    browser = Client()
+    launch(browser, simulator, "teacher-1", ["Instructor"], message_type="LtiDeepLinkingRequest")
+    course = LtiContext.objects.get(platform=platform).course
+    first = make_problem_set(course, instructor[0], title="Minimax drill")
+    second = make_problem_set(course, instructor[0], title="MCTS drill")
+
+    def multiple(claims: dict[str, Any]) -> None:
+        claims[DL + "deep_linking_settings"]["accept_multiple"] = accept_multiple
+
+    picker = launch(
+        browser, simulator, "teacher-1", ["Instructor"], message_type="LtiDeepLinkingRequest",
+        tamper=multiple,
+    )
+    assert b'type="checkbox" name="problem_set"' in picker.content
+    _, fields = form_fields(picker.content.decode())
+    answer = browser.post(
+        "/lti/deep-link/",
+        {**fields, "problem_set": [first.pk, second.pk]},
+    )
+    assert answer.status_code == 200, answer.content
+    action, response_fields = form_fields(answer.content.decode())
+    assert requests.post(action, data={"JWT": response_fields["JWT"]}, timeout=5).ok
+    [claims] = simulator.deep_link_responses
+    titles = sorted(item["title"] for item in claims[DL + "content_items"])
+    assert titles == ["MCTS drill", "Minimax drill"]
+
+
+def test_one_problem_set_only_when_the_platform_does_not_accept_multiple(
+    simulator: PlatformSimulator, platform: Any, instructor: Any
+) -> None:
+    browser = Client()
+    launch(browser, simulator, "teacher-1", ["Instructor"], message_type="LtiDeepLinkingRequest")
+    course = LtiContext.objects.get(platform=platform).course
+    first = make_problem_set(course, instructor[0], title="Minimax drill")
+    second = make_problem_set(course, instructor[0], title="MCTS drill")
+    picker = launch(
+        browser, simulator, "teacher-1", ["Instructor"], message_type="LtiDeepLinkingRequest"
+    )
+    assert b'type="radio" name="problem_set"' in picker.content
+    _, fields = form_fields(picker.content.decode())
+    answer = browser.post(
+        "/lti/deep-link/",
+        {**fields, "problem_set": [first.pk, second.pk]},
+    )
+    assert answer.status_code == 400 and b"pick one problem set" in answer.content
+    assert simulator.deep_link_responses == []

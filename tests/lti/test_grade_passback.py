@@ -3,7 +3,9 @@ score goes to the LMS line item, through Celery, retried, and logged."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -117,7 +119,7 @@ def test_a_platform_that_is_down_gets_the_score_after_retries(
 
 
 @pytest.mark.django_db
-def test_a_score_the_platform_refuses_is_logged_as_failed_without_retrying(
+def test_a_score_the_platform_refuses_is_logged_as_refused_without_retrying(
     simulator: PlatformSimulator,
     linked_student: Callable[..., tuple[Any, Any]],
     celery_eager: None,
@@ -128,7 +130,7 @@ def test_a_score_the_platform_refuses_is_logged_as_failed_without_retrying(
     with django_capture_on_commit_callbacks(execute=True):
         grade_submission(problem_set, student, "4")
     passback = ScorePassback.objects.get()
-    assert passback.status == ScorePassback.Status.FAILED and passback.attempts == 1
+    assert passback.status == ScorePassback.Status.REFUSED and passback.attempts == 1
     assert "400" in passback.last_error
     assert simulator.scores == []
 
@@ -152,6 +154,148 @@ def test_a_platform_down_for_good_leaves_a_failed_passback(
     assert "503" in passback.last_error
 
 
+def fail_for_good(
+    simulator: PlatformSimulator, problem_set: Any, student: Any, score: str, capture: Any
+) -> Any:
+    """Grade a submission while the platform is down through every retry; return it."""
+    from lti.tasks import send_score_passback_task
+
+    simulator.fail_next_scores = [503] * (send_score_passback_task.max_retries + 1)
+    with capture(execute=True):
+        submission = grade_submission(problem_set, student, score)
+    simulator.fail_next_scores = []
+    return submission
+
+
+@pytest.mark.django_db
+def test_the_sweep_sends_failed_passbacks_again_with_the_latest_score(
+    simulator: PlatformSimulator,
+    linked_student: Callable[..., tuple[Any, Any]],
+    eager_retries: None,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from grading.models import Submission
+    from lti.services import resend_failed_passbacks
+
+    problem_set, student = linked_student()
+    capture = django_capture_on_commit_callbacks
+    submission = fail_for_good(simulator, problem_set, student, "4", capture)
+    fail_for_good(simulator, problem_set, student, "5", capture)
+    assert {p.status for p in ScorePassback.objects.all()} == {ScorePassback.Status.FAILED}
+    Submission.objects.filter(pk=submission.pk).update(score=Decimal("9"))  # regraded since
+    # Past the resend window nothing is sent.
+    later = timezone.now() + timedelta(hours=25)
+    assert resend_failed_passbacks(now=later) == 0 and simulator.scores == []
+    with django_capture_on_commit_callbacks(execute=True):
+        assert resend_failed_passbacks() == 1  # one per student and link: the newest
+    assert [s.body["scoreGiven"] for s in simulator.scores] == [9.0]
+    newest, older = ScorePassback.objects.order_by("-created_at", "-id")
+    assert newest.status == ScorePassback.Status.SENT
+    # The older one is superseded by the newer one sent: the next sweep leaves it.
+    assert older.status == ScorePassback.Status.FAILED
+    with django_capture_on_commit_callbacks(execute=True):
+        assert resend_failed_passbacks() == 0
+
+
+@pytest.mark.django_db
+def test_instructors_resend_a_failed_passback(
+    simulator: PlatformSimulator,
+    linked_student: Callable[..., tuple[Any, Any]],
+    instructor: Any,
+    other_instructor: Any,
+    eager_retries: None,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    problem_set, student = linked_student()
+    fail_for_good(simulator, problem_set, student, "6", django_capture_on_commit_callbacks)
+    _, client = instructor
+    [failed] = client.get("/api/v1/lti/passbacks/?status=failed").json()
+    _, other = other_instructor
+    assert other.post(f"/api/v1/lti/passbacks/{failed['id']}/resend/").status_code == 404
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(f"/api/v1/lti/passbacks/{failed['id']}/resend/")
+    assert response.status_code == 202 and response.json()["status"] == "queued"
+    assert ScorePassback.objects.get(pk=failed["id"]).status == ScorePassback.Status.SENT
+    assert [s.body["scoreGiven"] for s in simulator.scores] == [6.0]
+    # Sent already: resending leaves it as it is.
+    again = client.post(f"/api/v1/lti/passbacks/{failed['id']}/resend/")
+    assert again.status_code == 202 and again.json()["status"] == "sent"
+
+
+@pytest.mark.django_db
+def test_progress_says_pending_while_an_answer_awaits_grading(
+    simulator: PlatformSimulator,
+    linked_student: Callable[..., tuple[Any, Any]],
+    celery_eager: None,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    from exercises.models import Item
+    from grading.models import Submission
+    from lti.services import queue_score_passbacks
+
+    problem_set, student = linked_student()
+    second = Item.objects.create(
+        problem_set=problem_set, position=2, kind="minimax",
+        params=problem_set.items.get(position=1).params, points=Decimal("5"),
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        graded = grade_submission(problem_set, student, "3")
+    assert (simulator.scores[-1].body["activityProgress"],
+            simulator.scores[-1].body["gradingProgress"]) == ("InProgress", "FullyGraded")
+    # A new answer is queued for grading: the total may still change.
+    Submission.objects.create(
+        variant_item=graded.variant_item, student=student, attempt_number=2,
+        answer={"value": 1}, status=Submission.Status.QUEUED,
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        queue_score_passbacks(problem_set_id=problem_set.pk, student_id=student.pk)
+    body = simulator.scores[-1].body
+    assert (body["activityProgress"], body["gradingProgress"]) == ("Submitted", "Pending")
+    assert (body["scoreGiven"], body["scoreMaximum"]) == (3.0, 15.0)
+    # Every item answered and graded: the total is final.
+    Submission.objects.filter(status=Submission.Status.QUEUED).delete()
+    variant_item = graded.variant_item.variant.items.create(
+        item=second, position=2, seed="vi2", problem={}
+    )
+    Submission.objects.create(
+        variant_item=variant_item, student=student, attempt_number=1, answer={"value": 2},
+        status=Submission.Status.GRADED, score=Decimal("5"), max_score=Decimal("5"),
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        queue_score_passbacks(problem_set_id=problem_set.pk, student_id=student.pk)
+    body = simulator.scores[-1].body
+    assert (body["activityProgress"], body["gradingProgress"]) == ("Submitted", "FullyGraded")
+    assert body["scoreGiven"] == 8.0
+
+
+@pytest.mark.django_db
+def test_a_platform_taking_whole_maximums_gets_scores_scaled_exactly(
+    simulator: PlatformSimulator,
+    linked_student: Callable[..., tuple[Any, Any]],
+    celery_eager: None,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    from exercises.models import Item
+    from lti.models import Platform
+
+    Platform.objects.update(integer_score_maximum=True)
+    problem_set, student = linked_student(line_item=False)
+    Item.objects.filter(problem_set=problem_set).update(points=Decimal("7.5"))
+    with django_capture_on_commit_callbacks(execute=True):
+        grade_submission(problem_set, student, "4")
+    [item] = simulator.line_items.values()
+    assert item["scoreMaximum"] == 15
+    [score] = simulator.scores
+    assert (score.body["scoreGiven"], score.body["scoreMaximum"]) == (8.0, 15.0)
+    # The log keeps Cutoff's own points.
+    passback = ScorePassback.objects.get()
+    assert (passback.score_given, passback.score_maximum) == (Decimal("4"), Decimal("7.5"))
+
+
 @pytest.mark.django_db
 def test_without_a_line_item_from_the_launch_one_is_created_for_the_link(
     simulator: PlatformSimulator,
@@ -167,6 +311,61 @@ def test_without_a_line_item_from_the_launch_one_is_created_for_the_link(
     assert item["resourceLinkId"] == "link-1" and item["scoreMaximum"] == 10.0
     assert item["label"] == problem_set.title
     assert [s.line_item for s in simulator.scores] == [url]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_passbacks_for_a_link_without_a_line_item_create_one(
+    simulator: PlatformSimulator,
+    linked_student: Callable[..., tuple[Any, Any]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from django.db import connection
+
+    from lti.services import send_score_passback
+    from lti.tasks import send_score_passback_task
+    from tests.conftest import require
+
+    require(connection.vendor == "postgresql", "row locks need PostgreSQL")
+    problem_set, student = linked_student(line_item=False)
+    # Two workers take the two passbacks of two submissions graded back to back.
+    queued: list[int] = []
+    monkeypatch.setattr(send_score_passback_task, "delay", queued.append)
+    grade_submission(problem_set, student, "4")
+    grade_submission(problem_set, student, "10")
+    passbacks = list(ScorePassback.objects.filter(pk__in=queued).order_by("pk"))
+    assert len(passbacks) == 2
+    # Hold the first passback's line item lookup until the second one either asks the
+    # platform too (two columns) or waits for the first (one column).
+    release = threading.Event()
+    simulator.before_line_item_list = lambda: release.wait(60)
+
+    def send(passback_id: int) -> None:
+        try:
+            send_score_passback(passback_id=passback_id, final_attempt=True)
+        finally:
+            connection.close()
+
+    def waiting_on_a_lock() -> bool:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                "AND datname = current_database()"
+            )
+            return bool(cursor.fetchone()[0])
+
+    first = threading.Thread(target=send, args=(passbacks[0].pk,))
+    first.start()
+    assert wait_until(lambda: simulator.line_item_list_requests == 1)
+    second = threading.Thread(target=send, args=(passbacks[1].pk,))
+    second.start()
+    assert wait_until(lambda: simulator.line_item_list_requests == 2 or waiting_on_a_lock())
+    release.set()
+    first.join(60)
+    second.join(60)
+    assert len(simulator.line_items) == 1
+    [url] = simulator.line_items
+    assert [s.line_item for s in simulator.scores] == [url, url]
+    assert {p.status for p in ScorePassback.objects.all()} == {ScorePassback.Status.SENT}
 
 
 @pytest.mark.django_db

@@ -3,6 +3,7 @@ enrolments, our JWKS, and the launches that must be refused."""
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
@@ -111,7 +112,11 @@ def test_instructor_launch_maps_to_an_instructor_of_the_course(
     user = LtiUserLink.objects.get(subject="teacher-2").user
     assert user.role == Role.INSTRUCTOR
     problem_set = link["problem_set"]
-    assert f'href="/teach/problem-sets/{problem_set.pk}/"'.encode() in response.content
+    [open_url] = re.findall(r'href="(/lti/continue/[^"]+)"', response.content.decode())
+    opened = Client().get(open_url)
+    assert (
+        opened.status_code == 302 and opened["Location"] == f"/teach/problem-sets/{problem_set.pk}/"
+    )
     course = LtiContext.objects.get(platform=platform).course
     assert Enrollment.objects.get(user=user, course=course).role == Role.INSTRUCTOR
 
@@ -147,7 +152,8 @@ def test_a_student_new_to_a_published_problem_set_gets_a_variant_generated(
     assert ProblemSet.objects.get(pk=problem_set.pk).status == ProblemSet.Status.READY
     again = launch(Client(), simulator, "learner-1", ["Learner"], custom=link["custom"])
     assert f'data-assignment="{variant.pk}"'.encode() in again.content
-    assert f'href="/assignments/{variant.pk}/items/1/"'.encode() in again.content
+    [open_url] = re.findall(r'href="(/lti/continue/[^"]+)"', again.content.decode())
+    assert Client().get(open_url)["Location"] == f"/assignments/{variant.pk}/items/1/"
 
 
 def test_a_draft_problem_set_is_left_for_the_instructor_to_publish(
@@ -166,7 +172,7 @@ def test_roles_cutoff_does_not_serve_are_refused(
 ) -> None:
     response = launch(Client(), simulator, "mentor-1", ["Mentor"])
     assert response.status_code == 403
-    assert b"open to instructors and learners" in response.content
+    assert b"instructors, teaching assistants and learners" in response.content
     assert not LtiUserLink.objects.filter(subject="mentor-1").exists()
 
 
@@ -243,7 +249,7 @@ def test_a_platform_that_rotated_its_key_is_trusted_after_one_refetch(
     assert response.status_code == 200, response.content
     assert simulator.jwks_requests == 2
 
-    # Made-up kids do not make Cutoff fetch the platform's keys again and again.
+    # A made-up kid makes Cutoff fetch the platform's keys once, not again and again.
     other_key, _ = new_rsa_key()
     for _ in range(3):
         response = launch(
@@ -254,7 +260,7 @@ def test_a_platform_that_rotated_its_key_is_trusted_after_one_refetch(
             sign=lambda claims: simulator.sign(claims, private_key_pem=other_key, kid="made-up"),
         )
         assert response.status_code == 403
-    assert simulator.jwks_requests == 2
+    assert simulator.jwks_requests == 3
 
 
 def test_an_expired_launch_is_refused(simulator: PlatformSimulator, platform: Any) -> None:

@@ -1,5 +1,6 @@
-"""LMS platform URLs reach public addresses only: refused at registration, and every service
-call (token, key set, roster, grades) checks the address again before connecting.
+"""LMS platform URLs reach public addresses only: refused at registration and when edited,
+dynamic registration fetches nothing from a private address, and every service call (token,
+key set, roster, grades) checks the address again before connecting.
 
 Host names are made up (``.test``) and resolved by the ``fake_network`` fixture, whose
 connector fails any connection to an address other than loopback before it is made.
@@ -11,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from django.test import Client
 
 from lti.models import Platform, ScorePassback
 from tests.fake_network import FakeNetwork
@@ -58,7 +60,7 @@ def test_platform_urls_resolving_to_private_addresses_are_refused(
 
 
 @pytest.mark.django_db
-def test_a_passback_to_a_platform_now_on_a_private_address_fails_without_connecting(
+def test_a_passback_to_a_platform_now_on_a_private_address_is_refused_without_connecting(
     simulator: PlatformSimulator,
     linked_student: Callable[..., tuple[Any, Any]],  # noqa: F811 - the imported fixture
     celery_eager: None,
@@ -72,7 +74,50 @@ def test_a_passback_to_a_platform_now_on_a_private_address_fails_without_connect
     with django_capture_on_commit_callbacks(execute=True):
         grade_submission(problem_set, student, "7.5")
     passback = ScorePassback.objects.get()
-    assert passback.status == ScorePassback.Status.FAILED and passback.attempts == 1
+    assert passback.status == ScorePassback.Status.REFUSED and passback.attempts == 1
     assert passback.last_error.startswith("the LMS's address is refused: 127.0.0.1 resolves to")
     assert simulator.token_requests == [] and simulator.scores == []
     assert fake_network.connections == []
+
+
+@pytest.mark.django_db
+def test_editing_a_platform_url_to_a_private_address_is_refused(
+    platform: Any, instructor: Any, fake_network: FakeNetwork, settings: Any
+) -> None:
+    settings.CUTOFF_ALLOW_PRIVATE_URLS = False
+    fake_network.resolve("inside.test", PUBLIC, "10.0.0.7")
+    before = Platform.objects.get(pk=platform.pk).key_set_url
+    response = instructor[1].post(
+        f"/api/v1/lti/platforms/{platform.pk}/update/",
+        {"key_set_url": "https://inside.test/jwks", "name": "Renamed"}, format="json",
+    )
+    assert response.status_code == 400, response.content
+    error = response.json()["error"]
+    assert error["message"].startswith("key_set_url: must resolve to public internet addresses")
+    assert list(error["details"]) == ["key_set_url"]
+    unchanged = Platform.objects.get(pk=platform.pk)
+    assert (unchanged.key_set_url, unchanged.name) == (before, platform.name)
+    assert fake_network.connections == []
+
+
+@pytest.mark.django_db
+def test_dynamic_registration_from_a_private_address_is_refused_before_connecting(
+    instructor: Any, fake_network: FakeNetwork, settings: Any
+) -> None:
+    settings.CUTOFF_ALLOW_PRIVATE_URLS = False
+    fake_network.resolve("inside.test", "169.254.169.254")
+    created = instructor[1].post("/api/v1/lti/registrations/create/")
+    assert created.status_code == 201
+    url = created.json()["registration_url"].removeprefix("http://testserver")
+    params = {
+        "openid_configuration": "http://inside.test/.well-known/openid-configuration",
+        "registration_token": "token-1",
+    }
+    response = Client().post(url, params)
+    assert response.status_code == 400, response.content
+    assert b"the platform&#x27;s address is refused: inside.test resolves to 169.254.169.254" in (
+        response.content
+    )
+    assert fake_network.lookups == ["inside.test"]
+    assert fake_network.connections == []
+    assert not Platform.objects.exists()

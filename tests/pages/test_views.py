@@ -223,6 +223,41 @@ def test_dashboard_links_the_grades_csv_that_the_session_can_download(
     assert "sara" in response.content.decode()
 
 
+def test_the_dashboard_lists_passbacks_the_lms_did_not_take_and_resends_them(
+        alphabeta_set: Any, instructor: Any, other_instructor: Any, student: Any,
+        django_capture_on_commit_callbacks: Any) -> None:
+    from lti.models import LtiContext, LtiResourceLink, ScorePassback
+    from lti.services import register_platform
+
+    platform = register_platform(
+        owner=instructor[0], name="Moodle", issuer="http://127.0.0.1:9", client_id="c",
+        deployment_ids=["1"], auth_login_url="http://127.0.0.1:9/auth",
+        auth_token_url="http://127.0.0.1:9/token", key_set_url="http://127.0.0.1:9/jwks",
+    )
+    context = LtiContext.objects.create(platform=platform, context_id="c-1",
+                                        course=alphabeta_set.course)
+    link = LtiResourceLink.objects.create(platform=platform, context=context,
+                                          resource_link_id="rl-1", problem_set=alphabeta_set)
+    failed = ScorePassback.objects.create(resource_link=link, student=student[0],
+                                          status=ScorePassback.Status.FAILED,
+                                          last_error="could not reach the LMS")
+    ScorePassback.objects.create(resource_link=link, student=student[0],
+                                 status=ScorePassback.Status.SENT)
+    client = logged_in(instructor[0])
+    html = client.get(reverse("pages:dashboard", args=[alphabeta_set.pk])).content.decode()
+    assert "LMS grade passbacks to look at" in html and "could not reach the LMS" in html
+    resend = reverse("pages:resend_passback", args=[alphabeta_set.pk, failed.pk])
+    assert f'action="{resend}"' in html
+    assert logged_in(other_instructor[0]).post(resend).status_code == 404
+    with django_capture_on_commit_callbacks() as queued:
+        response = client.post(resend)
+    assert response.status_code == 302 and len(queued) == 1
+    assert ScorePassback.objects.get(pk=failed.pk).status == ScorePassback.Status.QUEUED
+    html = client.get(reverse("pages:dashboard", args=[alphabeta_set.pk])).content.decode()
+    assert "latest score is sent to the LMS" in html
+    assert "LMS grade passbacks to look at" not in html
+
+
 def test_submission_status_is_only_for_its_owner(alphabeta_set: Any, student: Any,
                                                  other_student: Any) -> None:
     from grading.services import submit_answer

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from accounts.models import Course, Role
+from accounts.models import ACCOUNT_ROLES, Course
 from accounts.services import create_account
 from config.api import ApiError
 
@@ -19,7 +19,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         """Declare --username, --role, --course and --password."""
         parser.add_argument("--username", required=True)
-        parser.add_argument("--role", required=True, choices=Role.values)
+        parser.add_argument("--role", required=True, choices=[role.value for role in ACCOUNT_ROLES])
         parser.add_argument("--course", help="slug of a course to enrol in (created if missing)")
         parser.add_argument("--password", help="also set a password for the web pages")
 
