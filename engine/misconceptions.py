@@ -107,6 +107,22 @@ def _swap_alpha_beta(problem: dict[str, Any]) -> Answer:
     return answer
 
 
+def _searching_with(
+    conventions: Callable[..., AlphaBetaConventions], *extra: Any
+) -> Callable[[dict[str, Any]], Answer]:
+    """Return a solver searching with ``conventions`` under the problem's own cut rules.
+
+    ``extra`` follows the cut rules among the conventions' fields (e.g. which node errs).
+    """
+    def solver(problem: dict[str, Any]) -> Answer:
+        params = _params(problem)
+        return solve(problem, conventions=conventions(
+            params.get("cut_on_equality", True), params.get("root_raises_alpha", True), *extra
+        ))
+
+    return solver
+
+
 @dataclass(frozen=True)
 class _WrongSideCut(AlphaBetaConventions):
     """Cut with a strict test against the node's own-side bound, the wrong way round."""
@@ -116,14 +132,6 @@ class _WrongSideCut(AlphaBetaConventions):
         if maximising:
             return not isinstance(beta, float) and value < beta
         return not isinstance(alpha, float) and value > alpha
-
-
-def _cut_too_early(problem: dict[str, Any]) -> Answer:
-    params = _params(problem)
-    conventions = _WrongSideCut(
-        params.get("cut_on_equality", True), params.get("root_raises_alpha", True)
-    )
-    return solve(problem, conventions=conventions)
 
 
 @dataclass(frozen=True)
@@ -145,17 +153,6 @@ class _WrongBoundNarrowed(AlphaBetaConventions):
         )
 
 
-def _wrong_bound_narrowed(*, at_max: bool) -> Callable[[dict[str, Any]], Answer]:
-    def solver(problem: dict[str, Any]) -> Answer:
-        params = _params(problem)
-        conventions = _WrongBoundNarrowed(
-            params.get("cut_on_equality", True), params.get("root_raises_alpha", True), at_max
-        )
-        return solve(problem, conventions=conventions)
-
-    return solver
-
-
 @dataclass(frozen=True)
 class _NeverCut(AlphaBetaConventions):
     """Keep the window but never stop early: every leaf is evaluated."""
@@ -163,14 +160,6 @@ class _NeverCut(AlphaBetaConventions):
     def cuts(self, *, maximising: bool, value: Utility, alpha: Bound, beta: Bound) -> bool:
         """Return False: the student never cuts."""
         return False
-
-
-def _no_pruning(problem: dict[str, Any]) -> Answer:
-    params = _params(problem)
-    conventions = _NeverCut(
-        params.get("cut_on_equality", True), params.get("root_raises_alpha", True)
-    )
-    return solve(problem, conventions=conventions)
 
 
 @dataclass(frozen=True)
@@ -182,14 +171,6 @@ class _SwappedChanceBounds(AlphaBetaConventions):
     ) -> tuple[Fraction, Fraction]:
         """Return the range the student writes: (S + rest·U, S + rest·L)."""
         return seen + rest * high, seen + rest * low
-
-
-def _swapped_chance_bounds(problem: dict[str, Any]) -> Answer:
-    params = _params(problem)
-    conventions = _SwappedChanceBounds(
-        params.get("cut_on_equality", True), params.get("root_raises_alpha", True)
-    )
-    return solve(problem, conventions=conventions)
 
 
 def _has_utility_bounds(problem: dict[str, Any]) -> bool:
@@ -321,34 +302,34 @@ _ALL = (
         "Cuts as soon as a MIN node's value is above alpha (or a MAX node's below beta): "
         "a strict test on the wrong side.",
         frozenset({"alphabeta"}),
-        _cut_too_early,
+        _searching_with(_WrongSideCut),
     ),
     Misconception(
         "beta_updated_at_max",
         "Updates beta at MAX nodes: a MAX node lowers beta to its best value so far, as a "
         "MIN node would, instead of raising alpha.",
         frozenset({"alphabeta"}),
-        _wrong_bound_narrowed(at_max=True),
+        _searching_with(_WrongBoundNarrowed, True),
     ),
     Misconception(
         "alpha_updated_at_min",
         "Updates alpha at MIN nodes: a MIN node raises alpha to its best value so far, as a "
         "MAX node would, instead of lowering beta.",
         frozenset({"alphabeta"}),
-        _wrong_bound_narrowed(at_max=False),
+        _searching_with(_WrongBoundNarrowed, False),
     ),
     Misconception(
         "no_pruning",
         "Never cuts: evaluates every leaf, as plain minimax does, while keeping the windows.",
         frozenset({"alphabeta"}),
-        _no_pruning,
+        _searching_with(_NeverCut),
     ),
     Misconception(
         "star1_bounds_ignored",
         "Ignores the known bounds on the values: never stops a chance node early (nor any "
         "other node), so every leaf is evaluated.",
         CHANCE_KINDS,
-        _no_pruning,
+        _searching_with(_NeverCut),
         _has_utility_bounds,
     ),
     Misconception(
@@ -356,7 +337,7 @@ _ALL = (
         "Bounds a chance node from the wrong ends: its upper bound with the least value L "
         "and its lower bound with the greatest value U, so it cuts too early.",
         CHANCE_KINDS,
-        _swapped_chance_bounds,
+        _searching_with(_SwappedChanceBounds),
         _has_utility_bounds,
     ),
     Misconception(
