@@ -70,17 +70,22 @@ def _figures(request: pytest.FixtureRequest) -> None:
     register_figures(request.config)
 
 
+def compare_with_naive(checker: Checker, kind_name: str, index: int, context: Any) -> None:
+    """Check every part of one variant's key against the kind's naive solver."""
+    naive = NAIVE_SOLVERS[kind_name](context.problem)
+    for part in context.parts:
+        checker.check(
+            same(part, naive[part.name], context.expected[part.name]),
+            f"seed {index} {part.name}: engine {context.expected[part.name]}, "
+            f"naive {naive[part.name]}; problem {context.problem}",
+            part.name)
+
+
 @pytest.mark.parametrize(("kind_name", "answer_format"), cases("naive_solver_agrees", SOLVED))
 def test_the_key_agrees_with_a_naive_solver(kind_name: str, answer_format: str) -> None:
     checker = Checker("naive_solver_agrees", kind_name, answer_format)
     for index, context in checker.contexts(kind_name, answer_format):
-        naive = NAIVE_SOLVERS[kind_name](context.problem)
-        for part in context.parts:
-            checker.check(
-                same(part, naive[part.name], context.expected[part.name]),
-                f"seed {index} {part.name}: engine {context.expected[part.name]}, "
-                        f"naive {naive[part.name]}; problem {context.problem}",
-                part.name)
+        compare_with_naive(checker, kind_name, index, context)
     checker.finish(SEEDS - checker.skipped)
 
 
@@ -108,11 +113,5 @@ def test_the_key_agrees_with_a_naive_solver_beyond_the_defaults(kind_name: str,
         item = Item(kind=kind_name, params=params, points=1, position=1)
         context = grading_context(VariantItem(item=item, problem=made.problem,
                                               answer_key=made.answer_key, trace=made.trace))
-        naive = NAIVE_SOLVERS[kind_name](context.problem)
-        for part in context.parts:
-            checker.check(
-                same(part, naive[part.name], context.expected[part.name]),
-                f"seed {index} {part.name}: engine {context.expected[part.name]}, "
-                        f"naive {naive[part.name]}; problem {context.problem}",
-                part.name)
+        compare_with_naive(checker, kind_name, index, context)
     checker.finish(SEEDS)
