@@ -291,6 +291,28 @@ def open_lines(state: TicTacToeState, player: str) -> int:
     return open_x - open_o if player == X else open_o - open_x
 
 
+def perfect_value(state: TicTacToeState) -> int:
+    """Return ``state``'s value for X with perfect play: +1 win, 0 draw, -1 loss.
+
+    Raise :class:`GameError` for a position that cannot arise in play. Values are kept per
+    position (at most 5,478 of them), so asking every child of the empty board costs one
+    walk of the positions, not one search of the 549,945-node tree per child.
+    """
+    tables = _tables()
+    if state not in tables.moves:
+        raise _unreachable(state)
+    return _perfect_value(state)
+
+
+@cache
+def _perfect_value(state: TicTacToeState) -> int:
+    tables = _tables()
+    if tables.terminal[state]:
+        return tables.x_utility[state]
+    values = [_perfect_value(child) for _, child in tables.successors[state]]
+    return max(values) if state.player == X else min(values)
+
+
 MoveOrder = Callable[[TicTacToeState, Sequence[int]], Sequence[int]]
 
 

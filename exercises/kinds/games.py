@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import itertools
 import random
 from collections.abc import Hashable
 from typing import Any
@@ -12,7 +14,7 @@ from django.utils.translation import gettext_lazy
 from engine.games import connect4, tictactoe
 from engine.search.alphabeta import AlphaBetaConventions, alphabeta
 from engine.search.minimax import minimax
-from engine.search.trace import Bound, NodeCounter, RecordingTracer, TeeTracer
+from engine.search.trace import NodeCounter, RecordingTracer
 from exercises.kinds import register
 from exercises.kinds.alphabeta import CONVENTION_PARAMS, render_conventions
 from exercises.kinds.base import AnswerPart, Kind, PartType
@@ -20,19 +22,8 @@ from exercises.kinds.minimax import decision_key
 from exercises.kinds.params import BoolParam, ChoiceParam, IntParam, ParamError
 
 NODE_COUNTINGS = ("root_excluded", "root_included")
-
-
-class RootIncludedCounter(NodeCounter):
-    """Count nodes as the engine's counter does, the root included."""
-
-    def enter(self, state: Hashable, depth: int, alpha: Bound, beta: Bound) -> None:
-        """Count every node entered."""
-        self.nodes += 1
-
-
-def node_counter(root_included: bool) -> NodeCounter:
-    """Return the engine's node counter for the stated counting convention."""
-    return RootIncludedCounter() if root_included else NodeCounter()
+SEARCH_PARTS = ("move", "value", "nodes_minimax", "nodes_alphabeta")
+CENSUS_PARTS = ("games", "positions")
 
 
 def _child_values(game: Any, state: Any, values: dict[Hashable, Any]) -> list[Any]:
@@ -54,16 +45,51 @@ def _tied(values: list[Any], maximising: bool) -> bool:
     return values.count(best) > 1
 
 
+def _asked(problem: dict[str, Any]) -> dict[str, bool]:
+    """Return which question groups a tic-tac-toe problem asks (stored items: the search)."""
+    return problem.get("ask", {"search": True, "census": False})
+
+
+def _alphabeta_nodes(state: tictactoe.TicTacToeState, params: dict[str, Any]) -> int:
+    """Return the nodes alpha-beta enters from ``state`` under ``params``' conventions."""
+    return _counted_alphabeta(
+        state, params["order"], params["cut_on_equality"], params["root_raises_alpha"]
+    ) + (params["node_counting"] == "root_included")
+
+
+# Searches are kept per position and convention: every student of a set gets the empty board
+# at 9 empty squares, and its searches (up to half a second each) are then run once per worker.
+@functools.lru_cache(maxsize=4096)
+def _counted_alphabeta(
+    state: tictactoe.TicTacToeState, order: str, cut_on_equality: bool, root_raises_alpha: bool
+) -> int:
+    counter = NodeCounter()
+    alphabeta(
+        tictactoe.TicTacToe(), state, max_player=tictactoe.X, order=tictactoe.ORDERINGS[order],
+        tracer=counter, conventions=AlphaBetaConventions(cut_on_equality, root_raises_alpha),
+    )
+    return counter.nodes
+
+
+@functools.lru_cache(maxsize=4096)
+def _counted_minimax(state: tictactoe.TicTacToeState) -> int:
+    counter = NodeCounter()
+    minimax(tictactoe.TicTacToe(), state, max_player=tictactoe.X, tracer=counter)
+    return counter.nodes
+
+
 class TicTacToePositionKind(Kind):
-    """Ask for a position's best move and value, and the nodes searched with and without pruning."""
+    """Ask for a position's best move, value and searched nodes, or its census of games."""
 
     name = "tictactoe_position"
     title = gettext_lazy("Tic-tac-toe position")
     description = gettext_lazy(
-        "Best move and value of a position; nodes visited by minimax and by alpha-beta."
+        "Best move and value of a position; nodes visited by minimax and by alpha-beta; the "
+        "games and positions that can follow it."
     )
     params = (
-        IntParam("empty_squares", 5, "empty squares in the position", minimum=2, maximum=7),
+        IntParam("empty_squares", 5, "empty squares in the position (9: the empty board)",
+                 minimum=1, maximum=9),
         ChoiceParam(
             "order", "index",
             "order the searches try squares in: index (0..8) or centre-corners-edges",
@@ -76,18 +102,48 @@ class TicTacToePositionKind(Kind):
         ),
         *CONVENTION_PARAMS,
         BoolParam("allow_ties", False, "allow positions with several best moves"),
+        BoolParam("ask_search", True,
+                  "ask the best move, the value and the nodes minimax and alpha-beta visit"),
+        BoolParam("ask_census", False,
+                  "ask how many complete games and distinct positions can follow"),
     )
+    choice_part = "nodes_alphabeta"
+
+    def check_params(self, params: dict[str, Any]) -> None:
+        """Require something asked, the search for multiple choice, and ties on the empty board."""
+        if not (params["ask_search"] or params["ask_census"]):
+            raise ParamError("ask_search", "ask the search, the census or both; both are false")
+        if self.is_multiple_choice(params) and not params["ask_search"]:
+            raise ParamError(
+                "ask_search", "multiple choice asks alpha-beta's node count, so the search "
+                "must be asked",
+            )
+        if params["empty_squares"] == 9 and params["ask_search"] and not params["allow_ties"]:
+            raise ParamError(
+                "allow_ties", "on the empty board every first move draws, so the best move is "
+                "always tied: set allow_ties to true (or ask only the census)",
+            )
 
     def open_parts(self, params: dict[str, Any]) -> list[AnswerPart]:
-        """Return move, value and both node counts."""
-        return [
-            AnswerPart("move", PartType.NAME, gettext_lazy("best move (square 0-8)")),
-            AnswerPart("value", PartType.NUMBER, gettext_lazy("value for X (+1, 0 or -1)")),
-            AnswerPart("nodes_minimax", PartType.NUMBER, gettext_lazy("nodes visited by minimax")),
-            AnswerPart(
-                "nodes_alphabeta", PartType.NUMBER, gettext_lazy("nodes visited by alpha-beta")
-            ),
-        ]
+        """Return move, value and both node counts, and the census when asked."""
+        parts = []
+        if params["ask_search"]:
+            parts += [
+                AnswerPart("move", PartType.NAME, gettext_lazy("best move (square 0-8)")),
+                AnswerPart("value", PartType.NUMBER, gettext_lazy("value for X (+1, 0 or -1)")),
+                AnswerPart("nodes_minimax", PartType.NUMBER,
+                           gettext_lazy("nodes visited by minimax")),
+                AnswerPart("nodes_alphabeta", PartType.NUMBER,
+                           gettext_lazy("nodes visited by alpha-beta")),
+            ]
+        if params["ask_census"]:
+            parts += [
+                AnswerPart("games", PartType.NUMBER,
+                           gettext_lazy("complete games from this position")),
+                AnswerPart("positions", PartType.NUMBER,
+                           gettext_lazy("distinct positions reachable from this one")),
+            ]
+        return parts
 
     def generate(self, rng: random.Random, params: dict[str, Any]) -> dict[str, Any]:
         """Play random legal moves from the empty board until ``empty_squares`` remain."""
@@ -104,6 +160,7 @@ class TicTacToePositionKind(Kind):
             "kind": "tictactoe_position",
             "board": state.board,
             "to_move": state.player,
+            "ask": {"search": params["ask_search"], "census": params["ask_census"]},
             "params": {
                 name: params[name]
                 for name in ("order", "node_counting", "cut_on_equality", "root_raises_alpha")
@@ -111,38 +168,71 @@ class TicTacToePositionKind(Kind):
         }
 
     def solve(self, problem: dict[str, Any]) -> dict[str, Any]:
-        """Return the engine's minimax and alpha-beta results with the node counts."""
+        """Return the engine's minimax and alpha-beta results with the node counts, or census.
+
+        Minimax visits every node whatever the order, so its count comes from the engine's
+        counting search; the children's values are the engine's per-position perfect-play
+        values, and the move is the first best one in the stated order (minimax's tie rule).
+        """
         params = problem["params"]
         game = tictactoe.TicTacToe()
         state = tictactoe.parse_board(problem["board"], problem["to_move"])
-        order = tictactoe.ORDERINGS[params["order"]]
-        root_included = params["node_counting"] == "root_included"
         if game.is_terminal(state):
             return {"terminal": True}
-        full_counter, recorder = node_counter(root_included), RecordingTracer()
-        full = minimax(game, state, max_player=tictactoe.X, order=order,
-                       tracer=TeeTracer(full_counter, recorder))
-        pruned_counter = node_counter(root_included)
-        pruned = alphabeta(
-            game, state, max_player=tictactoe.X, order=order, tracer=pruned_counter,
-            conventions=AlphaBetaConventions(params["cut_on_equality"],
-                                             params["root_raises_alpha"]),
-        )
-        return {
-            "move": str(full.move),
-            "value": full.value,
-            "nodes_minimax": full_counter.nodes,
-            "nodes_alphabeta": pruned_counter.nodes,
-            "alphabeta_move": str(pruned.move),
-            "child_values": _child_values(game, state, recorder.node_values()),
-            "move_values": _move_values(game, state, recorder.node_values(), str),
-        }
+        asked = _asked(problem)
+        answer: dict[str, Any] = {}
+        if asked["search"]:
+            root_included = params["node_counting"] == "root_included"
+            children = {square: tictactoe.perfect_value(game.result(state, square))
+                        for square in game.actions(state)}
+            value = (max if state.player == tictactoe.X else min)(children.values())
+            order = tictactoe.ORDERINGS[params["order"]]
+            move = next(square for square in order(state, game.actions(state))
+                        if children[square] == value)
+            answer.update({
+                "move": str(move),
+                "value": value,
+                "nodes_minimax": _counted_minimax(state) + root_included,
+                "nodes_alphabeta": _alphabeta_nodes(state, params),
+                "child_values": list(children.values()),
+                "move_values": {str(square): v for square, v in children.items()},
+            })
+        if asked["census"]:
+            census = tictactoe.census(state)
+            answer.update({"games": census.games, "positions": census.positions,
+                           "x_wins": census.x_wins, "o_wins": census.o_wins,
+                           "draws": census.draws})
+        return answer
 
     def project(self, problem: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
-        """Return the move (every equally good one), value and node counts."""
-        key = {name: answer[name] for name in ("value", "nodes_minimax", "nodes_alphabeta")}
-        moves = answer.get("move_values")
-        return {"move": decision_key(answer["move"], moves, list(moves or ())), **key}
+        """Return the move (every equally good one), value and node counts; the census."""
+        key = {name: answer[name] for name in (*SEARCH_PARTS[1:], *CENSUS_PARTS)
+               if name in answer}
+        if "move" in answer:
+            moves = answer.get("move_values")
+            key["move"] = decision_key(answer["move"], moves, list(moves or ()))
+        return key
+
+    def near_misses(
+        self, problem: dict[str, Any], answer: dict[str, Any], params: dict[str, Any]
+    ) -> list[tuple[Any, str]]:
+        """Return alpha-beta's count under the other conventions and order, then minimax's."""
+        state = tictactoe.parse_board(problem["board"], problem["to_move"])
+        stated = problem["params"]
+        found = []
+        for cut_on_equality, root_raises_alpha in itertools.product((True, False), repeat=2):
+            other = {**stated, "cut_on_equality": cut_on_equality,
+                     "root_raises_alpha": root_raises_alpha}
+            if other != stated:
+                found.append((_alphabeta_nodes(state, other), "other_convention"))
+        other_order = "index" if stated["order"] != "index" else "centre-corners-edges"
+        found.append((_alphabeta_nodes(state, {**stated, "order": other_order}), "other_order"))
+        other_counting = ("root_included" if stated["node_counting"] == "root_excluded"
+                          else "root_excluded")
+        found.append((_alphabeta_nodes(state, {**stated, "node_counting": other_counting}),
+                      "other_node_counting"))
+        found.append((answer["nodes_minimax"], "no_pruning"))
+        return found
 
     def quality_issues(
         self, problem: dict[str, Any], answer: dict[str, Any], params: dict[str, Any]
@@ -150,36 +240,52 @@ class TicTacToePositionKind(Kind):
         """Refuse finished games and (unless allowed) positions with several best moves."""
         if answer.get("terminal"):
             return ["the position is already over"]
-        if not params["allow_ties"] and _tied(answer["child_values"], problem["to_move"] == "X"):
+        if (params["ask_search"] and not params["allow_ties"]
+                and _tied(answer["child_values"], problem["to_move"] == "X")):
             return ["several moves are equally good"]
         return []
 
     def prompt_args(self, problem: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
-        """Return who moves and the search conventions."""
-        return {"to_move": problem["to_move"], **problem["params"]}
+        """Return who moves, what is asked and the search conventions."""
+        return {"to_move": problem["to_move"], "ask": _asked(problem), **problem["params"]}
 
     def render_prompt(self, args: dict[str, Any]) -> str:
         """Return the prompt in the active language."""
-        text = _(
-            "Squares are numbered 0-8 row by row; X is MAX and it is %(player)s's turn. Give the "
-            "best move and the position's value for X (+1 win, 0 draw, -1 loss) with perfect "
-            "play, and how many nodes minimax and alpha-beta visit."
-        ) % {"player": args["to_move"]}
-        text += " " + _("If several moves are equally good, any of them is accepted.")
-        text += " " + (
-            _("Both searches try the empty squares in index order 0-8.")
-            if args["order"] == "index"
-            else _(
-                "Both searches try the empty squares in the order 4, 0, 2, 6, 8, 1, 3, 5, 7: "
-                "the centre, then the corners, then the edges."
+        asked = args.get("ask", {"search": True, "census": False})
+        texts = [_("Squares are numbered 0-8 row by row; X is MAX and it is %(player)s's turn.")
+                 % {"player": args["to_move"]}]
+        if asked["search"]:
+            texts.append(_(
+                "Give the best move and the position's value for X (+1 win, 0 draw, -1 loss) "
+                "with perfect play, and how many nodes minimax and alpha-beta visit."
+            ))
+            texts.append(_("If several moves are equally good, any of them is accepted."))
+            texts.append(
+                _("Both searches try the empty squares in index order 0-8.")
+                if args["order"] == "index"
+                else _(
+                    "Both searches try the empty squares in the order 4, 0, 2, 6, 8, 1, 3, 5, "
+                    "7: the centre, then the corners, then the edges."
+                )
             )
-        )
-        text += " " + (
-            _("Count every position the search enters below this one (not this one).")
-            if args["node_counting"] == "root_excluded"
-            else _("Count every position the search enters, this one included.")
-        )
-        return text + " " + render_conventions(args)
+            texts.append(_(
+                "A node is a position the search enters, finished positions included; a game "
+                "stops at three in a row."
+            ))
+            texts.append(
+                _("Count every position the search enters below this one (not this one).")
+                if args["node_counting"] == "root_excluded"
+                else _("Count every position the search enters, this one included.")
+            )
+            texts.append(render_conventions(args))
+        if asked["census"]:
+            texts.append(_(
+                "Count the complete games that can be played from this position (distinct "
+                "sequences of moves, each ending at three in a row or a full board) and the "
+                "distinct positions reachable from it (boards, this one and the finished ones "
+                "included; the same board reached by different move orders counts once)."
+            ))
+        return " ".join(texts)
 
 
 register(TicTacToePositionKind())

@@ -38,7 +38,7 @@ def choice_params(kind_name: str, *, most: bool) -> dict[str, Any]:
 def test_every_choice_kind_is_covered() -> None:
     assert set(CHOICE_KINDS) == {
         "minimax", "alphabeta", "expectiminimax", "expectimax", "vector", "ucb1", "star1",
-        "iterative_deepening",
+        "iterative_deepening", "tictactoe_position",
     }
 
 

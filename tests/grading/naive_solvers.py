@@ -390,8 +390,24 @@ def tictactoe_parts(problem: dict[str, Any]) -> dict[str, Any]:
                     for i in squares]
     best = max(child_values) if to_move == "X" else min(child_values)
     tied = [str(square) for square, v in zip(squares, child_values, strict=True) if v == best]
-    return {"move": tied if len(tied) > 1 else tied[0], "value": value,
-            "nodes_minimax": full.entered, "nodes_alphabeta": pruned.entered}
+    parts: dict[str, Any] = {}
+    if problem.get("ask", {"search": True})["search"]:
+        parts.update({"move": tied if len(tied) > 1 else tied[0], "value": value,
+                      "nodes_minimax": full.entered, "nodes_alphabeta": pruned.entered})
+    if problem.get("ask", {"census": False})["census"]:
+        seen: set[str] = set()
+        parts.update({"games": ttt_games(board, to_move, seen), "positions": len(seen)})
+    return parts
+
+
+def ttt_games(board: str, to_move: str, seen: set[str]) -> int:
+    """Return the move sequences from ``board`` to a finished game; add every board to ``seen``."""
+    seen.add(board)
+    if ttt_winner(board) or " " not in board:
+        return 1
+    other = "O" if to_move == "X" else "X"
+    return sum(ttt_games(board[:i] + to_move + board[i + 1:], other, seen)
+               for i, s in enumerate(board) if s == " ")
 
 
 def star1_parts(problem: dict[str, Any]) -> dict[str, Any]:
