@@ -59,12 +59,14 @@ BANK: tuple[ConceptQuestion, ...] = (
     ConceptQuestion(
         "class-perfect-information", "classification",
         N_("What does 'perfect information' mean for a game?"),
-        (N_("Every player knows every move made so far"),
+        (N_("Every player sees the whole state whenever they move: no card, hand or chance outcome"
+            " is hidden from anyone"),
          N_("The game has no chance events"),
          N_("Both players play optimally"),
          N_("The game tree is small enough to search completely")),
         N_("Perfect information is about what players observe: nothing is hidden. Chess and "
-           "backgammon both have it, even though backgammon has dice."),
+           "backgammon both have it, even though backgammon has dice. Poker does not: every bet is"
+           " public, but the dealt cards are not."),
     ),
     ConceptQuestion(
         "class-general-sum", "classification",
@@ -154,12 +156,14 @@ BANK: tuple[ConceptQuestion, ...] = (
     ),
     ConceptQuestion(
         "minimax-ties", "minimax",
-        N_("Two root children of a MAX node have the same best value. With the usual "
-           "convention, which is the decision?"),
+        N_("Two root children of a MAX node have the same best value. The search keeps the first "
+           "best child: a later child replaces it only when strictly better (value > best). Which "
+           "is the decision?"),
         (N_("The leftmost of them"), N_("The rightmost of them"),
          N_("Either: the answer is undefined"), N_("The one with fewer leaves")),
-        N_("Ties must be broken by a stated rule to make the answer unique; the common rule is "
-           "'first best', the leftmost child in search order."),
+        N_("With a strict comparison the first best child, the leftmost in search order, is kept. "
+           "Code that compares with value >= best keeps the rightmost instead, which is why a tie "
+           "rule must always be stated."),
     ),
     # --- alpha-beta and ordering ----------------------------------------------------------
     ConceptQuestion(
@@ -405,13 +409,12 @@ BANK: tuple[ConceptQuestion, ...] = (
     ConceptQuestion(
         "mcts-forms", "mcts",
         N_("Are 'c·sqrt(ln N/n)' and 'sqrt(c·ln N/n)' the same exploration term?"),
-        (N_("Only when c = 1"),
+        (N_("Only when c = 0 or c = 1"),
          N_("Yes, always"),
          N_("Only when N = n"),
          N_("Only when c = 2")),
-        N_("The first is c·sqrt(x) and the second sqrt(c)·sqrt(x); they agree only if c = "
-           "sqrt(c), that is c = 1 (or 0). With c = 2 they can even select different "
-           "children."),
+        N_("The first is c·sqrt(x) and the second sqrt(c)·sqrt(x); they agree only if c = sqrt(c),"
+           " that is c = 0 or c = 1. With c = 2 they can even select different children."),
     ),
     ConceptQuestion(
         "mcts-backprop-credit", "mcts",
@@ -442,6 +445,227 @@ BANK: tuple[ConceptQuestion, ...] = (
         N_("Good evaluation functions for Go are hard to write and the branching factor is "
            "huge; MCTS estimates positions from the outcomes of simulated games and focuses "
            "its effort on promising moves."),
+    ),
+    # --- the teaching texts' practice questions (issue 18) -------------------------------
+    ConceptQuestion(
+        "class-census", "classification",
+        N_("Tic-tac-toe has 255,168 complete games but only 5,478 positions (the empty board and "
+           "the finished ones included). Why so few positions?"),
+        (N_("Many move orders reach the same board (transpositions)"),
+         N_("Most games end in a draw"),
+         N_("Symmetric boards are counted once"),
+         N_("Games that end early are not counted")),
+        N_("A position is a board; a game is a sequence of moves. X at 0 then O at 4 then X at 8 "
+           "reaches the same board as X at 8, O at 4, X at 0. The 5,478 count does not merge "
+           "rotations or reflections: with symmetry merged there are far fewer."),
+    ),
+    ConceptQuestion(
+        "minimax-tictactoe-nodes", "minimax",
+        N_("Minimax searches the whole tic-tac-toe tree from the empty board, counting every "
+           "position it enters below the root. How many nodes is that?"),
+        (N_("549,945"),
+         N_("255,168"),
+         N_("5,478"),
+         N_("362,880")),
+        N_("Every complete game is one root-to-leaf path, but the tree also counts the positions "
+           "along each path: 549,945 nodes below the root (549,946 with it). 255,168 counts the "
+           "games (leaves), 5,478 the distinct positions and 362,880 = 9! the orderings of nine "
+           "marks, as if no game ended early."),
+    ),
+    ConceptQuestion(
+        "ab-tictactoe-ordering", "alphabeta",
+        N_("From the empty tic-tac-toe board, alpha-beta (cut on alpha >= beta, root excluded) "
+           "enters 18,296 nodes trying squares 0-8 in index order and 7,274 trying the centre, "
+           "then the corners, then the edges. Why does the order matter?"),
+        (N_("Good moves found first give tighter bounds, so more siblings are cut"),
+         N_("The centre-first order searches fewer plies"),
+         N_("Index order misses some winning lines"),
+         N_("Alpha-beta returns a different value with each order")),
+        N_("Both orders return the same value (a draw); only the number of nodes changes. Trying "
+           "strong moves first raises alpha (or lowers beta) early, and later, weaker moves are "
+           "refuted after fewer replies."),
+    ),
+    ConceptQuestion(
+        "ab-cut-bound", "alphabeta",
+        N_("A MIN node's first child returns 2 while its window is (alpha, beta) = (3, inf), so "
+           "its other children are cut. What does the node report to its parent?"),
+        (N_("At most 2: a bound, not an exact value"),
+         N_("Exactly 2"),
+         N_("At least 3"),
+         N_("Exactly 3")),
+        N_("MIN will pick at most 2 here, and MAX already has 3 elsewhere, so the node cannot "
+           "matter. The 2 it returns is an upper bound (≤ 2); the unsearched children might be "
+           "even lower."),
+    ),
+    ConceptQuestion(
+        "ab-odd-plies", "alphabeta",
+        N_("With perfect move ordering, uniform branching b and depth d plies, how many leaves "
+           "does alpha-beta evaluate when d is odd?"),
+        (N_("b^((d+1)/2) + b^((d−1)/2) − 1"),
+         N_("2·b^(d/2) − 1"),
+         N_("b^d"),
+         N_("b^((d+1)/2)")),
+        N_("Knuth and Moore's count is b^⌈d/2⌉ + b^⌊d/2⌋ − 1. For even d both exponents are d/2, "
+           "giving 2·b^(d/2) − 1; for odd d they differ by one."),
+    ),
+    ConceptQuestion(
+        "tt-flags", "alphabeta",
+        N_("Alpha-beta stores a node in a transposition table after its search returned v with v "
+           "<= alpha (it failed low). Which flag goes with v?"),
+        (N_("Upper bound: the true value is at most v"),
+         N_("Lower bound: the true value is at least v"),
+         N_("Exact: the true value is v"),
+         N_("None: failed nodes are never stored")),
+        N_("Failing low means every child was refuted, so v only bounds the value from above. A "
+           "value inside the window is exact; one at or above beta (a cutoff) is a lower bound."),
+    ),
+    ConceptQuestion(
+        "tt-probe", "alphabeta",
+        N_("A later search reaches a stored position whose entry says 'lower bound 5' while its "
+           "window is (alpha, beta) = (2, 4). What can it do?"),
+        (N_("Cut at once: the value is at least 5 >= beta"),
+         N_("Return exactly 5"),
+         N_("Nothing: only exact entries may be used"),
+         N_("Search it with the window (5, 4)")),
+        N_("A lower bound of 5 already reaches beta = 4, so the node fails high without searching."
+           " Had beta been 7, the bound would only raise alpha to 5 before searching."),
+    ),
+    ConceptQuestion(
+        "tt-depth", "alphabeta",
+        N_("Why must a transposition-table entry from a depth-limited search record the depth "
+           "searched below it?"),
+        (N_("A shallower result must not replace a deeper search's need"),
+         N_("Deeper positions have more children"),
+         N_("The table is indexed by depth only"),
+         N_("So that the entry can be deleted at the end of the move")),
+        N_("A value from a 2-ply search below a position is not good enough where 5 plies are "
+           "needed: a probe may use an entry only when the entry's depth is at least the depth "
+           "still wanted."),
+    ),
+    ConceptQuestion(
+        "id-overhead", "evaluation",
+        N_("Iterative deepening searches depths 1, 2, …, d in turn. With branching factor b = 10, "
+           "roughly how much extra work do the shallower iterations add?"),
+        (N_("About 11%: the last iteration dominates"),
+         N_("About 100%: the work doubles"),
+         N_("About 900%: every depth costs the same"),
+         N_("None: earlier iterations are free")),
+        N_("Depth k costs about b^k, so all shallower iterations together cost about b^d/(b − 1), "
+           "a fraction 1/(b − 1) ≈ 11% of the last one for b = 10."),
+    ),
+    ConceptQuestion(
+        "id-interrupted", "evaluation",
+        N_("Time runs out while iterative deepening is searching depth 5. Which move is played?"),
+        (N_("The best move of the last completed iteration, depth 4"),
+         N_("The best move found so far at depth 5"),
+         N_("A random move"),
+         N_("The first legal move")),
+        N_("A partly searched depth-5 iteration has not compared every root move, so its current "
+           "best may be wrong; the depth-4 result is complete. (Some programs also accept a "
+           "depth-5 move that already beat the depth-4 best.)"),
+    ),
+    ConceptQuestion(
+        "id-ordering", "evaluation",
+        N_("Why does iterative deepening often search fewer nodes in total than one alpha-beta "
+           "search to the same depth with a fixed move order?"),
+        (N_("Each iteration tries the previous iteration's best move first, so more is pruned"),
+         N_("It skips the leaves of the last iteration"),
+         N_("It uses a smaller branching factor"),
+         N_("It never searches the last depth")),
+        N_("The best move at depth d − 1 is usually good at depth d; searching it first gives "
+           "alpha-beta tight bounds early, and the savings in the last iteration can outweigh the "
+           "shallow iterations' cost."),
+    ),
+    ConceptQuestion(
+        "chance-star1", "chance",
+        N_("Star1 prunes at a chance node when every utility lies in [L, U]. After outcomes with "
+           "total probability P and weighted sum S have been searched, what range can the node's "
+           "value still take?"),
+        (N_("[S + (1 − P)·L, S + (1 − P)·U]"),
+         N_("[L, U]"),
+         N_("[S, S + U]"),
+         N_("[S·L, S·U]")),
+        N_("The unsearched outcomes have probability 1 − P and each is worth between L and U. If "
+           "the upper end is at most alpha, or the lower end at least beta, the rest cannot change"
+           " the decision and is pruned."),
+    ),
+    ConceptQuestion(
+        "chance-star1-bounds", "chance",
+        N_("Why can alpha-beta-style pruning at chance nodes not work without bounds on the "
+           "utilities?"),
+        (N_("One unseen outcome could be arbitrarily large or small and move the average anywhere"),
+         N_("Chance nodes have too many children"),
+         N_("Probabilities must sum to 1"),
+         N_("Chance nodes are always leaves")),
+        N_("An average depends on every outcome; without a known range, an unsearched outcome "
+           "could still make the chance node's value anything. With [L, U] known, the seen "
+           "outcomes pin the value into a shrinking interval."),
+    ),
+    ConceptQuestion(
+        "mcts-unvisited", "mcts",
+        N_("In UCB1 selection, what is the score of a child that has never been visited (n = 0)?"),
+        (N_("Infinite: unvisited children are tried before any visited one"),
+         N_("Zero: it has no wins"),
+         N_("The parent's win rate"),
+         N_("c, the exploration constant")),
+        N_("The exploration term sqrt(ln N / n) is unbounded as n → 0, so every child is expanded "
+           "once before UCB1 compares averages; among several unvisited children a stated rule "
+           "(e.g. the first in order) picks one."),
+    ),
+    ConceptQuestion(
+        "mcts-c-zero", "mcts",
+        N_("What does UCB1 do when the exploration constant c is 0?"),
+        (N_("It always picks the child with the best average so far (pure exploitation)"),
+         N_("It picks children uniformly at random"),
+         N_("It always picks the least visited child"),
+         N_("It stops selecting and only simulates")),
+        N_("With c = 0 the exploration term vanishes, so selection is greedy on w/n; a child that "
+           "was unlucky early may never be tried again."),
+    ),
+    ConceptQuestion(
+        "minimax-tree-size", "minimax",
+        N_("A uniform game tree has branching factor 3 and depth 3 plies. How many nodes does it "
+           "have, the root included?"),
+        (N_("40"),
+         N_("27"),
+         N_("39"),
+         N_("81")),
+        N_("Level k has 3^k nodes: 1 + 3 + 9 + 27 = 40. The 27 are only the leaves, 39 leaves out "
+           "the root and 81 = 3^4 is one ply too deep."),
+    ),
+    ConceptQuestion(
+        "minimax-odd-depth", "minimax",
+        N_("A search to depth 5 plies starts with MAX to move at the root. Who moves at the nodes "
+           "just above the leaves (depth 4)?"),
+        (N_("MAX"),
+         N_("MIN"),
+         N_("Whoever moves last in the game"),
+         N_("It depends on the leaf values")),
+        N_("Players alternate every ply: MAX at depths 0, 2, 4 and MIN at 1, 3. An odd depth ends "
+           "on a MAX decision over MIN-to-move leaves, so the horizon falls after MAX's move."),
+    ),
+    ConceptQuestion(
+        "eval-tictactoe-open-lines", "evaluation",
+        N_("A common tic-tac-toe evaluation is (lines still open for X) − (lines still open for "
+           "O). What does it give after X's first move in the centre, before O replies?"),
+        (N_("4"),
+         N_("8"),
+         N_("3"),
+         N_("0")),
+        N_("Every one of the 8 lines is still open for X; O's open lines are those without an X, "
+           "and the centre lies on 4 lines (a row, a column and both diagonals): 8 − 4 = 4. A "
+           "corner would give 3 and an edge 2."),
+    ),
+    ConceptQuestion(
+        "class-stochastic-perfect", "classification",
+        N_("Which game has perfect information and chance?"),
+        (N_("Backgammon"),
+         N_("Poker"),
+         N_("Chess"),
+         N_("Bridge")),
+        N_("In backgammon every player sees the board and every dice roll once it is thrown, yet "
+           "the dice are random. Chess has no chance; poker and bridge hide cards, so their "
+           "information is imperfect."),
     ),
 )
 """The concept questions (ids are stable: stored variants refer to them)."""

@@ -260,15 +260,26 @@ def test_price_war_readings_differ() -> None:
         assert key["rational_value"] >= key["floor_value"]
 
 
-def test_concept_bank_has_forty_explained_questions_per_topic() -> None:
+def test_concept_bank_has_sixty_explained_questions_per_topic() -> None:
     from exercises.concept_bank import BANK, TOPICS
 
-    assert len(BANK) >= 40
+    assert len(BANK) >= 60
     assert len({question.id for question in BANK}) == len(BANK)
     for topic in TOPICS:
         assert sum(question.topic == topic for question in BANK) >= 5
     for question in BANK:
         assert len(set(question.options)) == 4 and len(question.explanation) > 40
+
+
+def test_concept_questions_fixed_in_issue_18_say_what_they_mean() -> None:
+    from exercises.concept_bank import BY_ID
+
+    ties = BY_ID["minimax-ties"]
+    assert "strictly better" in ties.question and ties.options[0] == "The leftmost of them"
+    assert ">=" in ties.explanation and "rightmost" in ties.explanation
+    perfect = BY_ID["class-perfect-information"]
+    assert "hidden" in perfect.options[0] and "Poker does not" in perfect.explanation
+    assert BY_ID["mcts-forms"].options[0] == "Only when c = 0 or c = 1"
 
 
 # --- fixes: UCB1 and unvisited children -----------------------------------------------
