@@ -73,6 +73,7 @@ def requested_language(request: Request) -> str:
     codes = [code for code, _ in settings.LANGUAGES]
     if lang is None:
         return translation.get_language() or settings.LANGUAGE_CODE
+    lang = lang.lower()  # language tags are case-insensitive: pt-BR is pt-br
     if lang not in codes:
         raise ApiError(f"lang: must be one of {', '.join(codes)}, got {lang!r}",
                        details={"lang": ["unknown language"]})

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from exercises.kinds.price_war import PLAYER_LABELS
 from grading.scoring import format_number
 
 NODE_SHAPES = {"max": "max", "min": "min", "chance": "chance", "player": "player"}
@@ -158,7 +159,7 @@ def lay_out(tree: Mapping[str, Any], players: Iterable[str] = ()) -> TreeDrawing
             y=MARGIN_TOP + depth * LEVEL_GAP,
             depth=depth,
             parent=parent,
-            player=str(raw.get("player", "")),
+            player=str(PLAYER_LABELS.get(raw.get("player", ""), raw.get("player", ""))),
             position=str(raw.get("position", "")),
             children=children,
         )

@@ -80,7 +80,13 @@ DATABASES = {
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 LANGUAGE_CODE = "en"
-LANGUAGES = [("en", "English"), ("pt", "Português"), ("ca", "Català")]
+# "pt" is European Portuguese; Brazilian Portuguese has its own catalogue (locale/pt_BR).
+LANGUAGES = [
+    ("en", "English"),
+    ("pt", "Português (Portugal)"),
+    ("pt-br", "Português (Brasil)"),
+    ("ca", "Català"),
+]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 USE_I18N = True
 TIME_ZONE = "UTC"

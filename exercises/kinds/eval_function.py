@@ -32,6 +32,9 @@ FEATURE_LABELS = {
     "mobility": gettext_lazy("legal moves (mobility)"),
 }
 
+SIDE_LABELS = {"white": gettext_lazy("White"), "black": gettext_lazy("Black")}
+"""How pages name the sides of the features table (the ids stay in the stored problem)."""
+
 
 def exact_json(number: Fraction) -> int | str:
     """Return ``number`` as the spec writes exact numbers: an int or a "p/q" string."""

@@ -22,6 +22,8 @@ from exercises.kinds.params import BoolParam, IntParam, ParamError
 from exercises.kinds.trees import ROOT, child_name, draw_values
 
 FIRM, RIVAL = "firm", "rival"
+PLAYER_LABELS = {FIRM: gettext_lazy("firm"), RIVAL: gettext_lazy("competitor")}
+"""How pages name the players of a price-war tree (the ids stay in the stored problem)."""
 
 
 class PriceWarKind(Kind):

@@ -7,6 +7,7 @@ from typing import Any
 
 from django import template
 
+from exercises.kinds.eval_function import FEATURE_LABELS, SIDE_LABELS
 from pages.boards import board_picture
 from pages.tree_drawing import TreeDrawing
 
@@ -44,5 +45,8 @@ def problem_facts(problem: dict[str, Any]) -> dict[str, Any]:
     names = list(next(iter(features.values()), {})) if features else []
     return {
         "problem": problem,
-        "feature_rows": [(name, [side.get(name) for side in features.values()]) for name in names],
+        "feature_sides": [SIDE_LABELS.get(side, side) for side in features],
+        "feature_rows": [(FEATURE_LABELS.get(name, name), [side.get(name) for side in
+                                                           features.values()])
+                         for name in names],
     }
