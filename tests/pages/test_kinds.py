@@ -119,3 +119,41 @@ def test_item_page_asks_the_cut_bound_of_the_named_node(instructor: Any, student
     html = client.get(reverse("pages:item", args=[variant.pk, 1])).content.decode()
     assert f"A cutoff happens at {asked}" in html
     assert "cut_bound" in html and labelled_inputs_missing(html) == []
+
+
+def test_the_builder_previews_the_empty_board_census(instructor: Any) -> None:
+    data = builder_defaults("tictactoe_position")
+    assert "item-tictactoe_position-ask_census" in {
+        field.input_name
+        for fieldset in __import__("pages.builder_form", fromlist=["kind_inputs"]).kind_inputs()
+        if fieldset.kind.name == "tictactoe_position" for field in fieldset.params
+    }
+    data.update({"item-tictactoe_position-empty_squares": "9",
+                 "item-tictactoe_position-allow_ties": "on",
+                 "item-tictactoe_position-ask_census": "on"})
+    client = Client()
+    client.force_login(instructor[0])
+    response = client.post(reverse("pages:preview"), data)
+    html = response.content.decode()
+    assert response.status_code == 200, html[:500]
+    for number in ("549945", "18296", "255168", "5478"):
+        assert number in html.replace(",", "").replace("\u202f", "").replace(" ", ""), number
+
+
+def test_an_item_page_asks_the_census_of_the_empty_board(instructor: Any, student: Any,
+                                                         course: Any) -> None:
+    from exercises.services import create_problem_set
+
+    params = {"empty_squares": 9, "allow_ties": True, "ask_search": False, "ask_census": True}
+    problem_set = publish_now(create_problem_set(
+        creator=instructor[0], course=course, title="census set", seed="kinds",
+        items=[{"kind": "tictactoe_position", "params": params, "points": Decimal(1)}],
+    ))
+    assert problem_set.status == "ready", problem_set.failure_reason
+    variant = problem_set.variants.get(student=student[0])
+    client = Client()
+    client.force_login(student[0])
+    html = client.get(reverse("pages:item", args=[variant.pk, 1])).content.decode()
+    assert "Complete games from this position" in html
+    assert "Distinct positions reachable from this one" in html
+    assert "Nodes visited by minimax" not in html
