@@ -16,7 +16,7 @@ from exercises.kinds.base import NUMBER_PARTS
 from exercises.kinds.params import ParamError
 from tests.exercises.kind_cases import GOOD
 
-LANGS = ("en", "pt", "ca")
+LANGS = ("en", "pt", "pt-br", "ca")
 
 
 def prompts(kind_name: str, **params: Any) -> dict[str, str]:
@@ -40,7 +40,7 @@ def sentences(text: str) -> set[str]:
 def test_no_sentence_of_a_prompt_is_left_in_english(kind_name: str, params: dict) -> None:
     texts = prompts(kind_name, **params)
     english = sentences(texts["en"])
-    for lang in ("pt", "ca"):
+    for lang in ("pt", "pt-br", "ca"):
         assert not english & sentences(texts[lang]), (lang, english & sentences(texts[lang]))
 
 
@@ -65,6 +65,7 @@ def test_alphabeta_states_the_root_window_the_last_child_cut_and_ties() -> None:
     assert "nothing is left to skip" in texts["en"]
     assert "any of them is accepted" in texts["en"]
     assert "qualquer uma delas é aceite" in texts["pt"]
+    assert "qualquer uma delas é aceita" in texts["pt-br"]
     assert "qualsevol d'elles s'accepta" in texts["ca"]
     strict = prompts("alphabeta", depth=3, max_leaves=18, cut_on_equality=False,
                      root_raises_alpha=False)

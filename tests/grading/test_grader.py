@@ -221,7 +221,7 @@ def test_stored_variant_items_carry_what_grading_needs(alphabeta_set: Any) -> No
 
 @pytest.mark.parametrize(("language", "start"), [
     ("pt", "Podou C3, mas em C a janela era α=3, β=∞ e C1=5 não chega a α"),
-    ("ca", "Has podat C3, però a C la finestra era α=3, β=∞ i C1=5 no arriba a α"),
+    ("ca", "Heu podat C3, però a C la finestra era α=3, β=∞ i C1=5 no arriba a α"),
 ])
 def test_feedback_is_translated_when_rendered(language: str, start: str) -> None:
     from django.utils import translation

@@ -29,7 +29,7 @@ from exercises.kinds.params import (
 )
 from tests.grading.property_cases import Checker, answered_kinds, cases, register_figures
 
-LANGUAGES = ("en", "pt", "ca")
+LANGUAGES = ("en", "pt", "pt-br", "ca")
 PROMPT_SEEDS = 5
 """Seeds per kind: a prompt depends on the seed only through the nodes it names."""
 

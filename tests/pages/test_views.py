@@ -272,7 +272,7 @@ def test_submission_status_is_only_for_its_owner(alphabeta_set: Any, student: An
 
 @pytest.mark.parametrize(("language", "label", "text"), [
     ("pt", "tempo limite excedido", "O seu 2.º estado avaliado foi B2"),
-    ("ca", "límit de temps superat", "El teu 2n estat avaluat va ser B2"),
+    ("ca", "límit de temps superat", "El vostre 2n estat avaluat va ser B2"),
 ])
 def test_code_report_shows_translated_verdicts_and_message_texts(
     instructor: Any, student: Any, course: Any, language: str, label: str, text: str,

@@ -189,7 +189,7 @@ def test_partial_ply_is_told_apart_from_a_shallow_search(sandbox_config: Sandbox
 @pytest.mark.parametrize(("language", "expected"), [
     ("en", "Your 5th evaluated state was B2; the reference evaluates C1 there."),
     ("pt", "O seu 5.º estado avaliado foi B2; a referência avalia aí C1."),
-    ("ca", "El teu 5è estat avaluat va ser B2; la referència hi avalua C1."),
+    ("ca", "El vostre 5è estat avaluat va ser B2; la referència hi avalua C1."),
 ])
 def test_code_messages_are_rendered_in_the_readers_language(language: str, expected: str
                                                             ) -> None:
@@ -210,7 +210,7 @@ def test_every_way_a_run_ends_has_a_message_for_students() -> None:
 @pytest.mark.parametrize(("language", "expected"), [
     ("en", "Your code used more than its 2 s of CPU time."),
     ("pt", "O seu código usou mais do que os seus 2 s de tempo de CPU."),
-    ("ca", "El teu codi ha fet servir més dels seus 2 s de temps de CPU."),
+    ("ca", "El vostre codi ha fet servir més dels seus 2 s de temps de CPU."),
 ])
 def test_how_a_run_ended_is_told_in_the_readers_language(language: str, expected: str) -> None:
     from django.utils import translation
