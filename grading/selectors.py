@@ -18,6 +18,7 @@ from accounts.selectors import (
 )
 from exercises.models import ProblemSet, Variant, VariantItem
 from exercises.selectors import answers_visible as due_date_passed
+from exercises.selectors import rules_for
 from grading.feedback_policy import policy_in_force
 from grading.models import Regrade, Submission, Webhook, WebhookDelivery
 
@@ -32,7 +33,7 @@ def attempts_used(variant_item: VariantItem) -> int:
 
 def last_attempt_used(variant: Variant) -> bool:
     """Return whether every item of ``variant`` has used its last allowed attempt."""
-    limit = variant.problem_set.max_attempts
+    limit = rules_for(variant).max_attempts
     if not limit:
         return False
     exhausted = (
@@ -117,7 +118,7 @@ def submission_by_idempotency_key(student: User, key: str) -> Submission | None:
 
 def student_variant_item(student: User, variant_id: int, position: int) -> VariantItem | None:
     """Return item ``position`` of ``student``'s variant ``variant_id`` (None if not theirs,
-    or if they are no longer enrolled in its course)."""
+    if they are no longer enrolled in its course, or if the set is archived)."""
     try:
         return (
             VariantItem.objects.select_related("item", "variant__problem_set")
@@ -125,7 +126,8 @@ def student_variant_item(student: User, variant_id: int, position: int) -> Varia
             # the key or the trace: those are read by the grading task.
             .defer("answer_key", "trace")
             .get(variant_id=variant_id, variant__student=student, position=position,
-                 variant__problem_set__course_id__in=enrolled_course_ids(student))
+                 variant__problem_set__course_id__in=enrolled_course_ids(student),
+                 variant__problem_set__archived_at__isnull=True)
         )
     except VariantItem.DoesNotExist:
         return None

@@ -29,7 +29,7 @@ from config.jsonsafe import storable
 from exercises.kinds import get_kind
 from exercises.kinds.engine_bridge import engine_version
 from exercises.models import ProblemSet, Variant, VariantItem
-from exercises.selectors import variants_of
+from exercises.selectors import rules_for, variants_of
 from exercises.services import open_variant, resolve_item
 from grading.answers import AnswerFormatError, validate_answer
 from grading.grader import GradingContext, grade_answer
@@ -147,26 +147,28 @@ def replay_of(
 def check_deadlines(variant: Variant, now: datetime) -> tuple[bool, Decimal]:
     """Return (late, penalty) for a submission at ``now``; raise 403 when it is refused.
 
-    The quiz clock starts when the student first opens the set (or first submits).
+    The quiz clock starts when the student first opens the set (or first submits). The
+    student's extension, if any, sets the due date and time limit (:func:`rules_for`).
     """
     problem_set = variant.problem_set
-    if problem_set.time_limit_minutes:
+    rules = rules_for(variant)
+    if rules.time_limit_minutes:
         open_variant(variant, now)
         assert variant.opened_at is not None  # open_variant started the clock
-        ends = variant.opened_at + timedelta(minutes=problem_set.time_limit_minutes)
+        ends = variant.opened_at + timedelta(minutes=rules.time_limit_minutes)
         if now > ends + QUIZ_GRACE:
             raise ApiError(
-                f"the quiz's time limit of {problem_set.time_limit_minutes} minutes ended at "
+                f"the quiz's time limit of {rules.time_limit_minutes} minutes ended at "
                 f"{ends.isoformat()}", code="time_limit_exceeded", status_code=403,
                 details={"ended_at": ends.isoformat()},
             )
-    if problem_set.due_at is None or now <= problem_set.due_at:
+    if rules.due_at is None or now <= rules.due_at:
         return False, Decimal(0)
     if problem_set.late_policy == ProblemSet.LatePolicy.REFUSE:
         raise ApiError(
-            f"the due date ({problem_set.due_at.isoformat()}) has passed and late submissions "
+            f"the due date ({rules.due_at.isoformat()}) has passed and late submissions "
             "are refused", code="past_due", status_code=403,
-            details={"due_at": problem_set.due_at.isoformat()},
+            details={"due_at": rules.due_at.isoformat()},
         )
     return True, Decimal(problem_set.late_penalty)
 
@@ -191,7 +193,7 @@ def _store(
         if replay is not None:
             return replay, False
         is_late, penalty = check_deadlines(variant, now)
-        limit = variant.problem_set.max_attempts
+        limit = rules_for(variant).max_attempts
         counts = locked.submissions.aggregate(
             used=Count("pk", filter=~Q(status=Submission.Status.ERROR)),
             last=Max("attempt_number"),
