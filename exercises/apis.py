@@ -494,8 +494,10 @@ class ProblemSetDetailApi(APIView):
         items = ItemChangeSerializer(many=True, required=False, max_length=50)  # type: ignore[call-arg]
 
     @extend_schema_serializer(component_name="ProblemSetUpdateResult")
-    class UpdateOutputSerializer(ProblemSetOutputSerializer):
-        archived_at = serializers.DateTimeField(allow_null=True)
+    class UpdateOutputSerializer(serializers.Serializer):
+        problem_set = ProblemSetOutputSerializer()
+        archived_at = serializers.DateTimeField(source="problem_set.archived_at",
+                                                allow_null=True)
         regraded = serializers.ListField(
             child=serializers.CharField(),
             help_text="the changed fields that alter keys or scores (empty: nothing regraded)",
@@ -531,8 +533,9 @@ class ProblemSetDetailApi(APIView):
         )
         updated = problem_set_with_answers(request.user, problem_set_id)
         with translation.override(requested_language(request)):
-            body = self.UpdateOutputSerializer(updated).data
-        return Response({**body, "regraded": regraded, "regrade": regrade_id})
+            return Response(self.UpdateOutputSerializer(
+                {"problem_set": updated, "regraded": regraded, "regrade": regrade_id}
+            ).data)
 
     @extend_schema(
         request=None, responses={204: None}, tags=["problem sets"],
@@ -649,7 +652,7 @@ class ProblemSetExportApi(APIView):
 class ProblemSetImportApi(APIView):
     """Create a draft problem set from an exported definition."""
 
-    permission_classes = [IsAuthenticated, HasScope("problem_sets:write")]  # type: ignore[list-item]
+    permission_classes = [IsInstructor, HasScope("problem_sets:write")]  # type: ignore[list-item]
 
     @extend_schema_serializer(component_name="ProblemSetImport")
     class InputSerializer(serializers.Serializer):

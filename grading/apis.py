@@ -42,6 +42,7 @@ from grading.selectors import (
     regrade_for,
     regrade_request_taught_by,
     regrade_requests_of,
+    regrade_requests_on,
     score_history,
     set_submissions,
     submission_for,
@@ -83,6 +84,7 @@ SUBMISSION_EXAMPLE = {
          "trace_step": {"index": 9, "event": "enter", "node": "C"}},
     ],
     "created_at": "2026-11-29T22:00:00Z", "graded_at": "2026-11-29T22:00:00.050000Z",
+    "overridden": False, "regrade_requests": [],
 }
 
 
@@ -150,6 +152,20 @@ class SubmissionOutputSerializer(serializers.Serializer):
     results = serializers.SerializerMethodField()
     created_at = serializers.DateTimeField()
     graded_at = serializers.DateTimeField(allow_null=True)
+    overridden = serializers.BooleanField(help_text="the score was set by an instructor")
+    regrade_requests = serializers.SerializerMethodField(
+        help_text="the student's regrade requests on it, with the instructors' replies"
+    )
+
+    @extend_schema_field(serializers.ListField(child=serializers.DictField()))
+    def get_regrade_requests(self, submission: Submission) -> list[dict[str, Any]]:
+        """Return the regrade requests on the submission: message, status, reply, dates."""
+        return [
+            {"id": r.pk, "message": r.message, "status": r.status, "reply": r.reply,
+             "created_at": r.created_at.isoformat(),
+             "resolved_at": r.resolved_at.isoformat() if r.resolved_at else None}
+            for r in regrade_requests_on(submission)
+        ]
 
     @extend_schema_field(serializers.BooleanField())
     def get_answers_visible(self, submission: Submission) -> bool:
