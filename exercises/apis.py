@@ -690,9 +690,10 @@ def first_error_path(errors: Any, path: str) -> tuple[str, str]:
     if isinstance(errors, dict):
         for name, inner in errors.items():
             if inner:
-                return first_error_path(
-                    inner, path if name == "non_field_errors" else f"{path}.{name}"
-                )
+                # A list serializer reports its children's errors by index.
+                inner_path = (path if name == "non_field_errors" else
+                              f"{path}[{name}]" if isinstance(name, int) else f"{path}.{name}")
+                return first_error_path(inner, inner_path)
     if isinstance(errors, list):
         for index, inner in enumerate(errors):
             if isinstance(inner, dict | list) and inner:
