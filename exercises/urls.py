@@ -13,6 +13,22 @@ urlpatterns = [
         apis.ProblemSetDetailApi.as_view(),
         name="problem-set-detail",
     ),
+    path("problem-sets/import/", apis.ProblemSetImportApi.as_view(), name="problem-set-import"),
+    path(
+        "problem-sets/<int:problem_set_id>/copy/",
+        apis.ProblemSetCopyApi.as_view(),
+        name="problem-set-copy",
+    ),
+    path(
+        "problem-sets/<int:problem_set_id>/export.json",
+        apis.ProblemSetExportApi.as_view(),
+        name="problem-set-export",
+    ),
+    path(
+        "problem-sets/<int:problem_set_id>/extensions/",
+        apis.ExtensionListCreateApi.as_view(),
+        name="problem-set-extensions",
+    ),
     path(
         "problem-sets/<int:problem_set_id>/publish/",
         apis.ProblemSetPublishApi.as_view(),
