@@ -77,6 +77,9 @@ class _Parser:
         position = 0
         while position < len(text):
             match = _TOKEN.match(text, position)
+            if match is None and text[position] in "-0123456789":
+                raise TreeTextError(text, position, "a number is written like 3, -2, 3.5 or "
+                                    "7/2 (no exponents, no trailing dot)")
             if match is None:
                 raise TreeTextError(text, position, f"unexpected character {text[position]!r}")
             if match.lastgroup != "space":
@@ -140,6 +143,9 @@ class _Parser:
             if self.peek()[1] == "[":
                 if node_type != "chance":
                     raise self.error("only a CHANCE node's branches carry a probability [p]")
+                if len(probabilities) < len(children):
+                    raise self.error("give every branch of a CHANCE node a probability [p], "
+                                     "or none")
                 self.index += 1
                 probabilities.append(self.number("a probability is a number like 1/3 or 0.5"))
                 self.take("]", "a probability ends with ']'")
@@ -147,8 +153,6 @@ class _Parser:
                 raise self.error("give every branch of a CHANCE node a probability [p], or none")
             start = len(children)
             children.append(self.node(auto_name(name, start, depth + 1), depth + 1))
-            if probabilities and len(probabilities) != len(children):
-                raise self.error("give every branch of a CHANCE node a probability [p], or none")
             if self.peek()[1] != ",":
                 break
             self.index += 1

@@ -93,7 +93,8 @@ def _paths(raw: dict[str, Any]) -> tuple[dict[str, str], list[tuple[str, dict[st
     """Return name → JSON path of each named node, and (path, node) for every node in order.
 
     Raise :class:`ParamError` on a node that is not an object, children that are not a list,
-    and a tree of more than :data:`MAX_NODES` nodes, before the engine looks at it.
+    a name used twice (at its second use) and a tree of more than :data:`MAX_NODES` nodes,
+    before the engine looks at it.
     """
     by_name: dict[str, str] = {}
     ordered: list[tuple[str, dict[str, Any]]] = []
@@ -105,8 +106,12 @@ def _paths(raw: dict[str, Any]) -> tuple[dict[str, str], list[tuple[str, dict[st
         ordered.append((path, node))
         if len(ordered) > MAX_NODES:
             raise ParamError("tree", f"a tree may have at most {MAX_NODES} nodes, to fit on a page")
-        if isinstance(node.get("name"), str):
-            by_name.setdefault(node["name"], path)
+        name = node.get("name")
+        if isinstance(name, str) and name in by_name:
+            raise ParamError(path, f'node "{name}": node names must be unique within a tree '
+                                   f"(the first is at {by_name[name]})")
+        if isinstance(name, str):
+            by_name[name] = path
         children = node.get("children", [])
         if not isinstance(children, list):
             raise ParamError(f"{path}.children", "children must be a list of nodes")
@@ -128,8 +133,8 @@ def check_tree(rules: TreeRules, kind_name: str, raw: dict[str, Any], params: di
     for path, node in ordered:
         if "children" in node and node.get("type") not in rules.node_types:
             label = f'node "{node.get("name")}"' if "name" in node else path
-            raise ParamError(path, f"{label}: a {kind_name} tree's inner nodes are {allowed}, "
-                                   f"not {node.get('type')!r}")
+            raise ParamError(path, f"{label}: {kind_name} trees have only {allowed} inner "
+                                   f"nodes, not {node.get('type')!r}")
     if "children" not in raw:
         raise ParamError("tree", "the root must have children: the question is its decision")
     try:
