@@ -190,7 +190,9 @@ class TreeLibraryApi(APIView):
     class OutputSerializer(serializers.Serializer):
         id = serializers.CharField()
         title = serializers.CharField()
-        source = serializers.CharField(help_text="the teaching material the tree comes from")
+        # A field named like a Field attribute (DRF moves declared fields off the class).
+        source = serializers.CharField(  # type: ignore[assignment]
+            help_text="the teaching material the tree comes from")
         note = serializers.CharField()
         kinds = serializers.ListField(child=serializers.CharField(),
                                       help_text="the kinds whose params.tree it suits")
