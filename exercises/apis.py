@@ -60,6 +60,7 @@ from exercises.services import (
     update_problem_set,
     validate_item,
 )
+from exercises.tree_library import library_trees
 from grading.feedback_policy import FEEDBACK_POLICY_HELP
 from grading.selectors import answers_visible
 from lti.authentication import HasScope
@@ -188,6 +189,64 @@ class KindListApi(APIView):
         """Return every kind, its params (JSON Schema with defaults) and answer parts."""
         with translation.override(requested_language(request)):
             data = [self.describe(kind) for kind in all_kinds()]
+            return Response(self.OutputSerializer(data, many=True).data)
+
+
+class TreeLibraryApi(APIView):
+    """List the library's named trees, ready to pose as an item's ``params.tree``."""
+
+    permission_classes = [IsInstructor]
+
+    @extend_schema_serializer(component_name="LibraryTree")
+    class OutputSerializer(serializers.Serializer):
+        id = serializers.CharField()
+        title = serializers.CharField()
+        # A field named like a Field attribute (DRF moves declared fields off the class).
+        source = serializers.CharField(  # type: ignore[assignment]
+            help_text="the teaching material the tree comes from")
+        note = serializers.CharField()
+        kinds = serializers.ListField(child=serializers.CharField(),
+                                      help_text="the kinds whose params.tree it suits")
+        text = serializers.CharField(help_text="the tree in the board text form "
+                                     "(docs/tree-text.md); params.tree takes it as it is")
+        tree = JsonField(help_text="the tree as gametree/1 JSON")
+        params = JsonField(help_text="params the tree needs besides itself (a vector "
+                           "tree's number of players)")
+
+    @extend_schema(
+        responses={200: OutputSerializer(many=True)},
+        parameters=[
+            LANG_PARAMETER,
+            OpenApiParameter("kind", str, required=False,
+                             description="only the trees suiting this kind"),
+        ],
+        tags=["exercises"], summary="List the library of named trees",
+        examples=[OpenApiExample(
+            "the two-MIN-node tree", response_only=True,
+            value=[{"id": "two-by-two", "title": "Two MIN nodes, leaves 3, 5 and 2, 9",
+                    "source": "Jogos e Minimax (pt-PT summary)",
+                    "note": "Leaf 5 is read but changes nothing; only 9 is cut.",
+                    "kinds": ["minimax", "alphabeta", "move_ordering"],
+                    "text": "raiz: MAX(MIN(3, 5), MIN(2, 9))", "tree": {"name": "raiz"},
+                    "params": {}}],
+        )],
+    )
+    def get(self, request: Request) -> Response:
+        """Return the named trees (all, or those of ``?kind=``) with their text and JSON."""
+        kind = request.query_params.get("kind")
+        if kind is not None:
+            try:
+                get_kind(kind)
+            except ParamError as error:
+                raise ApiError(f"kind: {error.message}",
+                               details={"kind": [error.message]}) from error
+        with translation.override(requested_language(request)):
+            data = [
+                {"id": entry.id, "title": str(entry.title), "source": entry.source,
+                 "note": str(entry.note), "kinds": list(entry.kinds), "text": entry.text,
+                 "tree": entry.tree, "params": entry.params}
+                for entry in library_trees(kind)
+            ]
             return Response(self.OutputSerializer(data, many=True).data)
 
 

@@ -23,11 +23,13 @@ from config.api import ApiError
 from exercises.generation import (
     GeneratedItem,
     GenerationError,
+    derive_seed,
     generate_item,
     item_seed,
     variant_seed,
 )
 from exercises.kinds import get_kind
+from exercises.kinds.authored import is_authored
 from exercises.kinds.base import CHOICE_PART
 from exercises.kinds.engine_bridge import engine_version
 from exercises.kinds.params import ParamError
@@ -50,10 +52,13 @@ def validate_item(kind_name: Any, params: Any, *, prefix: str = "") -> dict[str,
     """Return ``params`` validated for kind ``kind_name`` with every default explicit.
 
     Raise a 400 :class:`ApiError` naming the field as the request spells it, ``prefix``
-    first (``items[1].params.depth``, ``params.depth``), and the rule it breaks.
+    first (``items[1].params.depth``, ``params.depth``, an instructor's tree's node as
+    ``params.tree.children[0]``), and the rule it breaks. An instructor's tree is also
+    searched once: one its kind's quality rules can never accept (an alpha-beta tree that
+    does not cut ``min_cuts`` times) is refused on ``params.tree`` now, not at publishing.
     """
     try:
-        return get_kind(kind_name).clean_params(params)
+        cleaned = get_kind(kind_name).clean_params(params)
     except ParamError as error:
         where = prefix + {"kind": "kind", "params": "params"}.get(
             error.field, f"params.{error.field}"
@@ -61,6 +66,14 @@ def validate_item(kind_name: Any, params: Any, *, prefix: str = "") -> dict[str,
         raise ApiError(
             f"{where}: {error.message}", code="invalid", details={where: [error.message]}
         ) from error
+    if is_authored(cleaned):
+        try:
+            generate_item(kind_name, cleaned, derive_seed("cutoff/authored-check"))
+        except GenerationError as error:
+            where = prefix + error.param_path
+            raise ApiError(f"{where}: {error.message}", code="invalid",
+                           details={where: [error.message]}) from error
+    return cleaned
 
 
 def split_points(kind_name: str, params: dict[str, Any], points: Decimal) -> dict[str, str]:

@@ -7,6 +7,7 @@ from exercises import apis
 urlpatterns = [
     path("kinds/", apis.KindListApi.as_view(), name="kind-list"),
     path("kinds/<str:kind>/preview/", apis.KindPreviewApi.as_view(), name="kind-preview"),
+    path("tree-library/", apis.TreeLibraryApi.as_view(), name="tree-library"),
     path("problem-sets/", apis.ProblemSetCreateApi.as_view(), name="problem-set-create"),
     path(
         "problem-sets/<int:problem_set_id>/",

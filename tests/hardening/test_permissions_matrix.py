@@ -105,6 +105,8 @@ MATRIX: tuple[Endpoint, ...] = (
     Endpoint(V1 + "kinds/", "GET", "/api/v1/kinds/", (401, 200, 200, 200, 200, 403, 403)),
     Endpoint(V1 + "kinds/<str:kind>/preview/", "POST", "/api/v1/kinds/minimax/preview/",
              (401, 403, 403, 200, 200, 403, 403), {"seed": "s"}),
+    Endpoint(V1 + "tree-library/", "GET", "/api/v1/tree-library/",
+             (401, 403, 403, 200, 200, 403, 403)),
     Endpoint(V1 + "problem-sets/", "POST", "/api/v1/problem-sets/",
              (401, 403, 403, 201, 400, 201, 403), _problem_set_body, WRITE_SETS),
     Endpoint(V1 + "problem-sets/<int:problem_set_id>/", "GET", PS + "/",
