@@ -38,18 +38,29 @@ from exercises.kinds.base import AnswerPart, Kind
 from exercises.kinds.params import ParamError
 from exercises.models import MOST_ATTEMPTS, Item, ProblemSet, Variant, VariantItem
 from exercises.selectors import (
+    extensions_of,
     problem_set_with_answers,
+    problem_sets_listed_for,
     problem_sets_taught_by,
+    rules_for,
     variant_of,
     variants_of,
 )
 from exercises.services import (
+    DEFINITION_FORMAT,
+    archive_problem_set,
+    copy_problem_set,
     create_problem_set,
+    export_definition,
+    grant_extension,
+    import_definition,
     open_variant,
     publish_problem_set,
     update_item,
+    update_problem_set,
     validate_item,
 )
+from exercises.tree_library import library_trees
 from grading.feedback_policy import FEEDBACK_POLICY_HELP
 from grading.selectors import answers_visible
 from lti.authentication import HasScope
@@ -181,6 +192,64 @@ class KindListApi(APIView):
             return Response(self.OutputSerializer(data, many=True).data)
 
 
+class TreeLibraryApi(APIView):
+    """List the library's named trees, ready to pose as an item's ``params.tree``."""
+
+    permission_classes = [IsInstructor]
+
+    @extend_schema_serializer(component_name="LibraryTree")
+    class OutputSerializer(serializers.Serializer):
+        id = serializers.CharField()
+        title = serializers.CharField()
+        # A field named like a Field attribute (DRF moves declared fields off the class).
+        source = serializers.CharField(  # type: ignore[assignment]
+            help_text="the teaching material the tree comes from")
+        note = serializers.CharField()
+        kinds = serializers.ListField(child=serializers.CharField(),
+                                      help_text="the kinds whose params.tree it suits")
+        text = serializers.CharField(help_text="the tree in the board text form "
+                                     "(docs/tree-text.md); params.tree takes it as it is")
+        tree = JsonField(help_text="the tree as gametree/1 JSON")
+        params = JsonField(help_text="params the tree needs besides itself (a vector "
+                           "tree's number of players)")
+
+    @extend_schema(
+        responses={200: OutputSerializer(many=True)},
+        parameters=[
+            LANG_PARAMETER,
+            OpenApiParameter("kind", str, required=False,
+                             description="only the trees suiting this kind"),
+        ],
+        tags=["exercises"], summary="List the library of named trees",
+        examples=[OpenApiExample(
+            "the two-MIN-node tree", response_only=True,
+            value=[{"id": "two-by-two", "title": "Two MIN nodes, leaves 3, 5 and 2, 9",
+                    "source": "Jogos e Minimax (pt-PT summary)",
+                    "note": "Leaf 5 is read but changes nothing; only 9 is cut.",
+                    "kinds": ["minimax", "alphabeta", "move_ordering"],
+                    "text": "raiz: MAX(MIN(3, 5), MIN(2, 9))", "tree": {"name": "raiz"},
+                    "params": {}}],
+        )],
+    )
+    def get(self, request: Request) -> Response:
+        """Return the named trees (all, or those of ``?kind=``) with their text and JSON."""
+        kind = request.query_params.get("kind")
+        if kind is not None:
+            try:
+                get_kind(kind)
+            except ParamError as error:
+                raise ApiError(f"kind: {error.message}",
+                               details={"kind": [error.message]}) from error
+        with translation.override(requested_language(request)):
+            data = [
+                {"id": entry.id, "title": str(entry.title), "source": entry.source,
+                 "note": str(entry.note), "kinds": list(entry.kinds), "text": entry.text,
+                 "tree": entry.tree, "params": entry.params}
+                for entry in library_trees(kind)
+            ]
+            return Response(self.OutputSerializer(data, many=True).data)
+
+
 class KindPreviewApi(APIView):
     """Generate one item of a kind synchronously, answers included, without storing it."""
 
@@ -309,6 +378,25 @@ class ProblemSetOutputSerializer(serializers.Serializer):
     variants = VariantKeysSerializer(many=True)
 
 
+@extend_schema_serializer(component_name="ProblemSetSummary")
+class ProblemSetSummarySerializer(serializers.Serializer):
+    """Summarise a problem set in an instructor's list."""
+
+    id = serializers.IntegerField()
+    course = serializers.IntegerField(source="course_id")
+    title = serializers.CharField()
+    status = serializers.CharField()
+    due_at = serializers.DateTimeField(allow_null=True)
+    published_at = serializers.DateTimeField(allow_null=True)
+    archived_at = serializers.DateTimeField(allow_null=True)
+
+
+ARCHIVED_PARAMETER = OpenApiParameter(
+    "archived", bool, required=False,
+    description="true: only archived sets; false (default): only the others",
+)
+
+
 PROBLEM_SET_EXAMPLE = {
     "course": 1,
     "title": "Week 3: alpha-beta",
@@ -326,7 +414,7 @@ PROBLEM_SET_EXAMPLE = {
 
 
 class ProblemSetCreateApi(APIView):
-    """Create a draft problem set in a course the caller teaches."""
+    """Create a draft problem set in a course the caller teaches (GET: list the caller's)."""
 
     permission_classes = [IsInstructor, HasScope("problem_sets:write")]  # type: ignore[list-item]
 
@@ -366,6 +454,19 @@ class ProblemSetCreateApi(APIView):
         time_limit_minutes = serializers.IntegerField(
             required=False, allow_null=True, default=None, min_value=1, max_value=24 * 60
         )
+
+    @extend_schema(
+        responses={200: ProblemSetSummarySerializer(many=True)},
+        parameters=[ARCHIVED_PARAMETER], tags=["problem sets"], summary="List my problem sets",
+    )
+    def get(self, request: AuthenticatedRequest) -> Response:
+        """Return the sets of the courses the caller teaches (``?archived=true``: archived)."""
+        archived = request.query_params.get("archived", "false").lower()
+        if archived not in ("true", "false"):
+            raise ApiError("archived: must be true or false",
+                           details={"archived": ["must be true or false"]})
+        sets = problem_sets_listed_for(request.user, archived=archived == "true")
+        return Response(ProblemSetSummarySerializer(sets, many=True).data)
 
     @extend_schema(
         request=InputSerializer, responses={201: ProblemSetOutputSerializer},
@@ -409,6 +510,319 @@ class ProblemSetDetailApi(APIView):
             raise Http404
         with translation.override(requested_language(request)):
             return Response(ProblemSetOutputSerializer(problem_set).data)
+
+    @extend_schema_serializer(component_name="ProblemSetUpdate")
+    class UpdateInputSerializer(serializers.Serializer):
+        @extend_schema_serializer(component_name="ProblemSetItemChange")
+        class ItemChangeSerializer(serializers.Serializer):
+            position = serializers.IntegerField(min_value=1)
+            params = JsonField(required=False, help_text="merged over the stored params")
+            points = serializers.DecimalField(
+                max_digits=7, decimal_places=2, min_value=0, required=False
+            )
+
+            def validate_params(self, value: Any) -> Any:
+                """Require a JSON object."""
+                if not isinstance(value, dict):
+                    raise serializers.ValidationError("must be a JSON object")
+                return value
+
+        title = serializers.CharField(max_length=200, required=False)
+        due_at = serializers.DateTimeField(required=False, allow_null=True)
+        max_attempts = serializers.IntegerField(
+            required=False, allow_null=True, min_value=1, max_value=MOST_ATTEMPTS
+        )
+        late_policy = serializers.ChoiceField(choices=ProblemSet.LatePolicy.choices,
+                                              required=False)
+        late_penalty = serializers.DecimalField(
+            max_digits=4, decimal_places=3, min_value=0, max_value=1, required=False,
+            help_text="applies to submissions made after the change",
+        )
+        score_policy = serializers.ChoiceField(choices=ProblemSet.ScorePolicy.choices,
+                                               required=False)
+        feedback_policy = serializers.ChoiceField(
+            choices=ProblemSet.FeedbackPolicy.choices, required=False,
+            help_text=FEEDBACK_POLICY_HELP,
+        )
+        time_limit_minutes = serializers.IntegerField(
+            required=False, allow_null=True, min_value=1, max_value=24 * 60
+        )
+        archived = serializers.BooleanField(
+            required=False, help_text="false unarchives an archived set (DELETE archives)"
+        )
+        # many=True hands max_length to the ListSerializer (drf-stubs leaves it out).
+        items = ItemChangeSerializer(many=True, required=False, max_length=50)  # type: ignore[call-arg]
+
+    @extend_schema_serializer(component_name="ProblemSetUpdateResult")
+    class UpdateOutputSerializer(serializers.Serializer):
+        problem_set = ProblemSetOutputSerializer()
+        archived_at = serializers.DateTimeField(source="problem_set.archived_at",
+                                                allow_null=True)
+        regraded = serializers.ListField(
+            child=serializers.CharField(),
+            help_text="the changed fields that alter keys or scores (empty: nothing regraded)",
+        )
+        regrade = serializers.IntegerField(
+            allow_null=True, help_text="id of the regrade run queued for them: "
+            "GET /api/v1/regrades/{id}/ for its report",
+        )
+
+    @extend_schema(
+        request=UpdateInputSerializer,
+        responses={200: UpdateOutputSerializer, 422: OpenApiResponse(
+            description="`unprocessable`: the change cannot apply; `details` names the field "
+            "(e.g. `items[0].params.depth` once variants exist, `max_attempts` below the "
+            "attempts already used). Nothing is changed.")},
+        tags=["problem sets"], summary="Edit a problem set (also after publishing)",
+        examples=[OpenApiExample(
+            "a later due date and a convention change",
+            value={"due_at": "2026-12-08T23:59:00Z",
+                   "items": [{"position": 2, "params": {"cut_on_equality": False}}]},
+            request_only=True,
+        )],
+    )
+    def patch(self, request: AuthenticatedRequest, problem_set_id: int) -> Response:
+        """Change settings and items; a change of keys or points queues a regrade."""
+        problem_set = problem_sets_taught_by(request.user).filter(pk=problem_set_id).first()
+        if problem_set is None:
+            raise Http404
+        data = self.UpdateInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        _, regraded, regrade_id = update_problem_set(
+            problem_set, changed_by=request.user, **data.validated_data
+        )
+        updated = problem_set_with_answers(request.user, problem_set_id)
+        with translation.override(requested_language(request)):
+            return Response(self.UpdateOutputSerializer(
+                {"problem_set": updated, "regraded": regraded, "regrade": regrade_id}
+            ).data)
+
+    @extend_schema(
+        request=None, responses={204: None}, tags=["problem sets"],
+        summary="Archive a problem set",
+        description="Hides the set from its students (their lists, pages and submitting); "
+        "variants, submissions and grades are kept. List archived sets with "
+        "GET /api/v1/problem-sets/?archived=true; PATCH {\"archived\": false} unarchives.",
+    )
+    def delete(self, request: AuthenticatedRequest, problem_set_id: int) -> Response:
+        """Archive the set; 404 unless the caller teaches its course."""
+        problem_set = problem_sets_taught_by(request.user).filter(pk=problem_set_id).first()
+        if problem_set is None:
+            raise Http404
+        archive_problem_set(problem_set)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class ProblemSetCopyApi(APIView):
+    """Copy a problem set into a course the caller teaches, as a new draft."""
+
+    permission_classes = [IsAuthenticated, HasScope("problem_sets:write")]  # type: ignore[list-item]
+
+    @extend_schema_serializer(component_name="ProblemSetCopy")
+    class InputSerializer(serializers.Serializer):
+        course = serializers.IntegerField(help_text="a course you teach (the same one or another)")
+        title = serializers.CharField(max_length=200, required=False, default="",
+                                      help_text="default: the original's title")
+
+    @extend_schema(
+        request=InputSerializer, responses={201: ProblemSetOutputSerializer},
+        tags=["problem sets"], summary="Copy a problem set as a draft",
+        examples=[OpenApiExample("into next year's course", value={"course": 4},
+                                 request_only=True)],
+    )
+    def post(self, request: AuthenticatedRequest, problem_set_id: int) -> Response:
+        """Create the copy (new seed, no variants); 404 unless the caller teaches the set."""
+        problem_set = problem_sets_taught_by(request.user).filter(pk=problem_set_id).first()
+        if problem_set is None:
+            raise Http404
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        course = taught_course(request.user, data.validated_data["course"])
+        copy = copy_problem_set(problem_set, course=course, creator=request.user,
+                                title=data.validated_data["title"])
+        return Response(ProblemSetOutputSerializer(problem_set_with_answers(request.user, copy.pk)
+                                                   ).data, status=status.HTTP_201_CREATED)
+
+
+def taught_course(user: Any, course_id: int) -> Course:
+    """Return course ``course_id`` if ``user`` teaches it; else raise 422 naming ``course``."""
+    course = Course.objects.filter(
+        pk=course_id, pk__in=courses_taught_by(user).values("pk")
+    ).first()
+    if course is None:
+        raise ApiError("course: no course with this id that you teach", code="unprocessable",
+                       status_code=status.HTTP_422_UNPROCESSABLE_ENTITY,
+                       details={"course": ["not one of your courses"]})
+    return course
+
+
+@extend_schema_serializer(component_name="ProblemSetDefinition")
+class DefinitionSerializer(serializers.Serializer):
+    """Check the shape of a portable problem-set definition (format ``cutoff-problem-set/1``)."""
+
+    @extend_schema_serializer(component_name="ProblemSetDefinitionPolicies")
+    class PoliciesSerializer(serializers.Serializer):
+        due_at = serializers.DateTimeField(allow_null=True, default=None)
+        max_attempts = serializers.IntegerField(allow_null=True, default=None, min_value=1,
+                                                max_value=MOST_ATTEMPTS)
+        late_policy = serializers.ChoiceField(choices=ProblemSet.LatePolicy.choices,
+                                              default=ProblemSet.LatePolicy.REFUSE)
+        late_penalty = serializers.DecimalField(max_digits=4, decimal_places=3, min_value=0,
+                                                max_value=1, default=Decimal(0))
+        score_policy = serializers.ChoiceField(choices=ProblemSet.ScorePolicy.choices,
+                                               default=ProblemSet.ScorePolicy.BEST)
+        feedback_policy = serializers.ChoiceField(choices=ProblemSet.FeedbackPolicy.choices,
+                                                  default=ProblemSet.FeedbackPolicy.VERDICTS)
+        time_limit_minutes = serializers.IntegerField(allow_null=True, default=None,
+                                                      min_value=1, max_value=24 * 60)
+
+    format = serializers.ChoiceField(choices=[DEFINITION_FORMAT])
+    title = serializers.CharField(max_length=200)
+    seed = serializers.CharField(max_length=64, required=False, default="")
+    policies = PoliciesSerializer()
+    items = ProblemSetCreateApi.InputSerializer.ItemSerializer(  # type: ignore[call-arg]
+        many=True, allow_empty=False, max_length=50
+    )
+
+
+class ProblemSetExportApi(APIView):
+    """Return a problem set's portable definition, to import elsewhere."""
+
+    permission_classes = [IsAuthenticated, HasScope("problem_sets:write")]  # type: ignore[list-item]
+
+    @extend_schema(
+        responses={200: DefinitionSerializer}, tags=["problem sets"],
+        summary="Export a problem set's definition",
+        examples=[OpenApiExample("one item", response_only=True, value={
+            "format": DEFINITION_FORMAT, "title": "Week 3", "seed": "2026-week-3",
+            "policies": {"due_at": None, "max_attempts": 3, "late_policy": "refuse",
+                         "late_penalty": "0.000", "score_policy": "best",
+                         "feedback_policy": "verdicts", "time_limit_minutes": None},
+            "items": [{"kind": "minimax", "params": {"depth": 2}, "points": "2.00"}],
+        })],
+    )
+    def get(self, request: AuthenticatedRequest, problem_set_id: int) -> Response:
+        """Return items (explicit params, instructor trees included), points and policies."""
+        problem_set = problem_sets_taught_by(request.user).filter(pk=problem_set_id).first()
+        if problem_set is None:
+            raise Http404
+        return Response(export_definition(problem_set))
+
+
+class ProblemSetImportApi(APIView):
+    """Create a draft problem set from an exported definition."""
+
+    permission_classes = [IsInstructor, HasScope("problem_sets:write")]  # type: ignore[list-item]
+
+    @extend_schema_serializer(component_name="ProblemSetImport")
+    class InputSerializer(serializers.Serializer):
+        course = serializers.IntegerField()
+        definition = JsonField(help_text="as GET /problem-sets/{id}/export.json returns it")
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={201: ProblemSetOutputSerializer, 422: OpenApiResponse(
+            description="`unprocessable`: `details` names the path of the bad field, e.g. "
+            "`definition.items[1].params.depth` or `definition.policies.late_policy`")},
+        tags=["problem sets"], summary="Import a problem set definition",
+    )
+    def post(self, request: AuthenticatedRequest) -> Response:
+        """Validate the definition (shape, then each item's params) and store a draft."""
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        course = taught_course(request.user, data.validated_data["course"])
+        definition = DefinitionSerializer(data=data.validated_data["definition"])
+        if not definition.is_valid():
+            path, message = first_error_path(definition.errors, "definition")
+            raise ApiError(f"{path}: {message}", code="unprocessable",
+                           status_code=status.HTTP_422_UNPROCESSABLE_ENTITY,
+                           details={path: [message]})
+        created = import_definition(course=course, creator=request.user,
+                                    definition=dict(definition.validated_data))
+        return Response(
+            ProblemSetOutputSerializer(problem_set_with_answers(request.user, created.pk)).data,
+            status=status.HTTP_201_CREATED,
+        )
+
+
+def first_error_path(errors: Any, path: str) -> tuple[str, str]:
+    """Return the dotted path (``definition.items[1].kind``) and message of the first error."""
+    if isinstance(errors, dict):
+        for name, inner in errors.items():
+            if inner:
+                # A list serializer reports its children's errors by index.
+                inner_path = (path if name == "non_field_errors" else
+                              f"{path}[{name}]" if isinstance(name, int) else f"{path}.{name}")
+                return first_error_path(inner, inner_path)
+    if isinstance(errors, list):
+        for index, inner in enumerate(errors):
+            if isinstance(inner, dict | list) and inner:
+                if isinstance(inner, dict):
+                    return first_error_path(inner, f"{path}[{index}]")
+                return first_error_path(inner, path)
+            if inner:
+                return path, str(inner)
+    return path, str(errors)
+
+
+@extend_schema_serializer(component_name="Extension")
+class ExtensionOutputSerializer(serializers.Serializer):
+    """Show one student's extension on a problem set."""
+
+    username = serializers.CharField(source="student.username")
+    due_at = serializers.DateTimeField(allow_null=True)
+    extra_attempts = serializers.IntegerField()
+    time_limit_minutes = serializers.IntegerField(allow_null=True)
+    granted_by = serializers.CharField(source="granted_by.username", allow_null=True)
+    updated_at = serializers.DateTimeField()
+
+
+class ExtensionListCreateApi(APIView):
+    """List a set's extensions, or grant one student theirs."""
+
+    permission_classes = [IsAuthenticated, HasScope("problem_sets:write")]  # type: ignore[list-item]
+
+    @extend_schema_serializer(component_name="ExtensionGrant")
+    class InputSerializer(serializers.Serializer):
+        username = serializers.CharField(max_length=150)
+        due_at = serializers.DateTimeField(required=False, allow_null=True,
+                                           help_text="null: the set's due date")
+        extra_attempts = serializers.IntegerField(required=False, min_value=0,
+                                                  max_value=MOST_ATTEMPTS)
+        time_limit_minutes = serializers.IntegerField(
+            required=False, allow_null=True, min_value=1, max_value=24 * 60,
+            help_text="null: the set's time limit",
+        )
+
+    @extend_schema(responses={200: ExtensionOutputSerializer(many=True)},
+                   tags=["problem sets"], summary="List a problem set's extensions")
+    def get(self, request: AuthenticatedRequest, problem_set_id: int) -> Response:
+        """Return every extension granted on the set, by username."""
+        problem_set = problem_sets_taught_by(request.user).filter(pk=problem_set_id).first()
+        if problem_set is None:
+            raise Http404
+        return Response(ExtensionOutputSerializer(extensions_of(problem_set), many=True).data)
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={200: ExtensionOutputSerializer, 422: OpenApiResponse(
+            description="`unprocessable`: `username` is not a student of the course")},
+        tags=["problem sets"], summary="Grant a student an extension",
+        examples=[OpenApiExample("two more days and one more attempt",
+                                 value={"username": "sara", "due_at": "2026-12-03T23:59:00Z",
+                                        "extra_attempts": 1}, request_only=True)],
+    )
+    def post(self, request: AuthenticatedRequest, problem_set_id: int) -> Response:
+        """Create or update the student's extension (fields left out keep their value)."""
+        problem_set = problem_sets_taught_by(request.user).filter(pk=problem_set_id).first()
+        if problem_set is None:
+            raise Http404
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        rules = dict(data.validated_data)
+        extension = grant_extension(problem_set, username=rules.pop("username"),
+                                    granted_by=request.user, **rules)
+        return Response(ExtensionOutputSerializer(extension).data)
 
 
 class ProblemSetPublishApi(APIView):
@@ -491,16 +905,33 @@ class AssignmentSummarySerializer(serializers.Serializer):
     problem_set = serializers.IntegerField(source="problem_set_id")
     title = serializers.CharField(source="problem_set.title")
     course = serializers.CharField(source="problem_set.course.slug")
-    due_at = serializers.DateTimeField(source="problem_set.due_at", allow_null=True)
-    max_attempts = serializers.IntegerField(source="problem_set.max_attempts", allow_null=True)
+    due_at = serializers.DateTimeField(
+        source="rules.due_at", allow_null=True, help_text="the student's own (extension) if any"
+    )
+    max_attempts = serializers.IntegerField(
+        source="rules.max_attempts", allow_null=True,
+        help_text="with the student's extra attempts, if any",
+    )
     time_limit_minutes = serializers.IntegerField(
-        source="problem_set.time_limit_minutes", allow_null=True
+        source="rules.time_limit_minutes", allow_null=True,
+        help_text="the student's own (extension) if any",
     )
     feedback_policy = serializers.ChoiceField(
         source="problem_set.feedback_policy", choices=ProblemSet.FeedbackPolicy.choices,
         help_text=FEEDBACK_POLICY_HELP,
     )
     opened_at = serializers.DateTimeField(allow_null=True)
+
+
+def assignment_fields(variant: Variant) -> dict[str, Any]:
+    """Return what :class:`AssignmentSummarySerializer` reads of a variant, its rules included."""
+    return {
+        "id": variant.pk,
+        "problem_set_id": variant.problem_set_id,
+        "problem_set": variant.problem_set,
+        "opened_at": variant.opened_at,
+        "rules": rules_for(variant),
+    }
 
 
 class AssignmentListApi(APIView):
@@ -512,7 +943,8 @@ class AssignmentListApi(APIView):
     )
     def get(self, request: AuthenticatedRequest) -> Response:
         """Return the caller's variants, newest first."""
-        return Response(AssignmentSummarySerializer(variants_of(request.user), many=True).data)
+        rows = [assignment_fields(variant) for variant in variants_of(request.user)]
+        return Response(AssignmentSummarySerializer(rows, many=True).data)
 
 
 class AssignmentDetailApi(APIView):
@@ -614,17 +1046,15 @@ class AssignmentDetailApi(APIView):
     @staticmethod
     def view_of(variant: Variant, visible: bool) -> dict[str, Any]:
         """Return the fields the output serializer reads, the quiz deadline included."""
-        limit = variant.problem_set.time_limit_minutes
+        fields = assignment_fields(variant)
+        limit = fields["rules"].time_limit_minutes
         closes_at = (
             variant.opened_at + timedelta(minutes=limit)
             if limit and variant.opened_at
             else None
         )
         return {
-            "id": variant.pk,
-            "problem_set_id": variant.problem_set_id,
-            "problem_set": variant.problem_set,
-            "opened_at": variant.opened_at,
+            **fields,
             "closes_at": closes_at,
             "answers_visible": visible,
             "items": list(variant.items.all()),

@@ -16,6 +16,7 @@ from typing import Any
 
 from engine.solve import exact
 from exercises.kinds import get_kind
+from exercises.kinds.authored import is_authored, is_fixed
 from exercises.kinds.base import CHOICE_PART, Kind, PartType
 from exercises.kinds.engine_bridge import EngineFailure, as_json, engine_version
 
@@ -82,10 +83,16 @@ def generate_item(kind_name: str, params: dict[str, Any], seed: str) -> Generate
     Each attempt draws a problem, has the engine solve it and checks the kind's quality
     constraints; the first attempt meeting them wins. Raise :class:`GenerationError` naming
     the kind and the last unmet constraint when none does within the kind's attempt budget.
+
+    An instructor's tree with its own values (``params.tree`` without ``randomize_values``)
+    may tie: the prompt states the tie rule, so its ties are not refused. A constraint no
+    attempt meets on an instructor's tree is reported on ``tree``.
     """
     kind = get_kind(kind_name)
     issues: list[str] = []
-    field = "params"
+    field = "tree" if is_authored(params) else "params"
+    judged = {**params, "allow_ties": True} if is_fixed(params) and "allow_ties" in params \
+        else params
     for attempt in range(kind.max_attempts):
         rng = attempt_rng(seed, attempt)
         problem = as_json(kind.generate(rng, params))
@@ -93,7 +100,7 @@ def generate_item(kind_name: str, params: dict[str, Any], seed: str) -> Generate
             answer = kind.solve(problem)
         except EngineFailure as error:
             raise GenerationError(str(error)) from error
-        issues = kind.quality_issues(problem, answer, params)
+        issues = kind.quality_issues(problem, answer, judged)
         if issues:
             # The key is only read off answers that met the constraints: a finished game,
             # for one, has no move to project.

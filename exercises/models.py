@@ -64,6 +64,9 @@ class ProblemSet(models.Model):
         null=True, blank=True, help_text="per-attempt quiz time limit, from first opening"
     )
     published_at = models.DateTimeField(null=True, blank=True, help_text="last publication")
+    archived_at = models.DateTimeField(
+        null=True, blank=True, help_text="archived: hidden from students, grades kept"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -130,4 +133,35 @@ class VariantItem(models.Model):
         ordering = ["position"]
         constraints = [
             models.UniqueConstraint(fields=["variant", "position"], name="one_per_variant_position")
+        ]
+
+
+class Extension(models.Model):
+    """One student's own rules for a problem set: a later due date, more attempts, more time.
+
+    A null field keeps the set's rule; ``extra_attempts`` adds to the set's limit.
+    """
+
+    problem_set = models.ForeignKey(
+        ProblemSet, on_delete=models.CASCADE, related_name="extensions"
+    )
+    student = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="extensions"
+    )
+    due_at = models.DateTimeField(null=True, blank=True, help_text="null: the set's due date")
+    extra_attempts = models.PositiveIntegerField(default=0)
+    time_limit_minutes = models.PositiveIntegerField(
+        null=True, blank=True, help_text="null: the set's time limit"
+    )
+    granted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["student__username"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["problem_set", "student"], name="one_extension_per_student"
+            )
         ]

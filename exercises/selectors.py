@@ -2,18 +2,84 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 
 from django.db.models import Prefetch, QuerySet
 
 from accounts.models import User
 from accounts.selectors import course_students, courses_taught_by, enrolled_course_ids
-from exercises.models import ProblemSet, Variant, VariantItem
+from exercises.models import Extension, ProblemSet, Variant, VariantItem
 
 
 def problem_sets_taught_by(user: User) -> QuerySet[ProblemSet]:
-    """Return the problem sets of the courses ``user`` teaches."""
+    """Return the problem sets of the courses ``user`` teaches, archived ones included."""
     return ProblemSet.objects.filter(course__in=courses_taught_by(user)).select_related("course")
+
+
+def problem_sets_listed_for(user: User, *, archived: bool = False) -> QuerySet[ProblemSet]:
+    """Return the problem sets ``user`` teaches, archived ones or the others, newest first."""
+    return problem_sets_taught_by(user).filter(archived_at__isnull=not archived).order_by(
+        "-created_at", "-id"
+    )
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The deadline, attempt limit and time limit that hold for one student's variant."""
+
+    due_at: datetime | None
+    max_attempts: int | None
+    time_limit_minutes: int | None
+    extended: bool = False
+
+
+RULES_CACHE = "_cutoff_rules"
+"""Attribute of a Variant instance holding its :class:`Rules`, computed once per request."""
+
+
+def rules_for(variant: Variant) -> Rules:
+    """Return the rules of ``variant``: its set's, with the student's extension applied.
+
+    An extension's due date and time limit replace the set's; its extra attempts add to a
+    limited set's attempts. Reads the extensions prefetched by :func:`variants_of` when
+    present, else one query; the result is kept on the instance.
+    """
+    cached = getattr(variant, RULES_CACHE, None)
+    if isinstance(cached, Rules):
+        return cached
+    problem_set = variant.problem_set
+    prefetched = getattr(problem_set, "student_extensions", None)
+    if prefetched is not None:
+        extension = next((e for e in prefetched if e.student_id == variant.student_id), None)
+    else:
+        extension = Extension.objects.filter(
+            problem_set_id=variant.problem_set_id, student_id=variant.student_id
+        ).first()
+    rules = apply_extension(problem_set, extension)
+    setattr(variant, RULES_CACHE, rules)
+    return rules
+
+
+def apply_extension(problem_set: ProblemSet, extension: Extension | None) -> Rules:
+    """Return ``problem_set``'s rules with ``extension`` (if any) applied."""
+    if extension is None:
+        return Rules(problem_set.due_at, problem_set.max_attempts,
+                     problem_set.time_limit_minutes)
+    attempts = problem_set.max_attempts
+    return Rules(
+        due_at=extension.due_at or problem_set.due_at,
+        max_attempts=attempts + extension.extra_attempts if attempts else None,
+        time_limit_minutes=extension.time_limit_minutes or problem_set.time_limit_minutes,
+        extended=True,
+    )
+
+
+def extensions_of(problem_set: ProblemSet) -> QuerySet[Extension]:
+    """Return the extensions granted on ``problem_set``, by username."""
+    return problem_set.extensions.select_related("student", "granted_by").order_by(
+        "student__username"
+    )
 
 
 def problem_set_with_answers(user: User, problem_set_id: int) -> ProblemSet | None:
@@ -51,11 +117,17 @@ def variants_of(student: User) -> QuerySet[Variant]:
 
     Only in courses the student is still enrolled in: one who left (an LMS roster sync
     unenrols them) keeps their submissions but no longer sees or answers the assignments.
+    Archived sets are left out likewise. The student's extensions come along (see
+    :func:`rules_for`).
     """
     return (
         Variant.objects.filter(student=student,
-                               problem_set__course_id__in=enrolled_course_ids(student))
+                               problem_set__course_id__in=enrolled_course_ids(student),
+                               problem_set__archived_at__isnull=True)
         .select_related("problem_set", "problem_set__course")
+        .prefetch_related(Prefetch("problem_set__extensions",
+                                   queryset=Extension.objects.filter(student=student),
+                                   to_attr="student_extensions"))
         .order_by("-problem_set__created_at", "-id")
     )
 
@@ -73,8 +145,9 @@ def variant_of(student: User, variant_id: int) -> Variant | None:
 def answers_visible(variant: Variant, now: datetime) -> bool:
     """Return whether the student may see the answer keys of ``variant`` at ``now``.
 
-    Keys show once the due date has passed. Grading extends this with "the last attempt has
-    been used", which needs submissions (see grading.selectors).
+    Keys show once the due date (the student's own, with an extension) has passed. Grading
+    extends this with "the last attempt has been used", which needs submissions (see
+    grading.selectors).
     """
-    due_at = variant.problem_set.due_at
+    due_at = rules_for(variant).due_at
     return due_at is not None and now >= due_at

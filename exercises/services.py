@@ -13,6 +13,7 @@ from fractions import Fraction
 from typing import Any
 
 from django.db import OperationalError, transaction
+from django.db.models import Count, Max
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerError
 from rest_framework import status
@@ -22,16 +23,18 @@ from config.api import ApiError
 from exercises.generation import (
     GeneratedItem,
     GenerationError,
+    derive_seed,
     generate_item,
     item_seed,
     variant_seed,
 )
 from exercises.kinds import get_kind
+from exercises.kinds.authored import is_authored
 from exercises.kinds.base import CHOICE_PART
 from exercises.kinds.engine_bridge import engine_version
 from exercises.kinds.params import ParamError
-from exercises.models import Item, ProblemSet, Variant, VariantItem
-from exercises.selectors import students_missing_variants
+from exercises.models import Extension, Item, ProblemSet, Variant, VariantItem
+from exercises.selectors import rules_for, students_missing_variants
 
 logger = logging.getLogger(__name__)
 
@@ -49,10 +52,13 @@ def validate_item(kind_name: Any, params: Any, *, prefix: str = "") -> dict[str,
     """Return ``params`` validated for kind ``kind_name`` with every default explicit.
 
     Raise a 400 :class:`ApiError` naming the field as the request spells it, ``prefix``
-    first (``items[1].params.depth``, ``params.depth``), and the rule it breaks.
+    first (``items[1].params.depth``, ``params.depth``, an instructor's tree's node as
+    ``params.tree.children[0]``), and the rule it breaks. An instructor's tree is also
+    searched once: one its kind's quality rules can never accept (an alpha-beta tree that
+    does not cut ``min_cuts`` times) is refused on ``params.tree`` now, not at publishing.
     """
     try:
-        return get_kind(kind_name).clean_params(params)
+        cleaned = get_kind(kind_name).clean_params(params)
     except ParamError as error:
         where = prefix + {"kind": "kind", "params": "params"}.get(
             error.field, f"params.{error.field}"
@@ -60,6 +66,14 @@ def validate_item(kind_name: Any, params: Any, *, prefix: str = "") -> dict[str,
         raise ApiError(
             f"{where}: {error.message}", code="invalid", details={where: [error.message]}
         ) from error
+    if is_authored(cleaned):
+        try:
+            generate_item(kind_name, cleaned, derive_seed("cutoff/authored-check"))
+        except GenerationError as error:
+            where = prefix + error.param_path
+            raise ApiError(f"{where}: {error.message}", code="invalid",
+                           details={where: [error.message]}) from error
+    return cleaned
 
 
 def split_points(kind_name: str, params: dict[str, Any], points: Decimal) -> dict[str, str]:
@@ -366,8 +380,11 @@ def fail_problem_set(problem_set_id: int, reason: str) -> None:
 
 
 def open_variant(variant: Variant, now: datetime) -> Variant:
-    """Start the quiz clock when a timed variant is first opened; return the variant."""
-    if variant.problem_set.time_limit_minutes and variant.opened_at is None:
+    """Start the quiz clock when a timed variant is first opened; return the variant.
+
+    Timed by the set's limit or the student's extension (:func:`rules_for`).
+    """
+    if rules_for(variant).time_limit_minutes and variant.opened_at is None:
         updated = Variant.objects.filter(pk=variant.pk, opened_at__isnull=True).update(
             opened_at=now
         )
@@ -449,3 +466,199 @@ def _option_holding(problem: dict[str, Any], value: Any) -> dict[str, str] | Non
         if option["value"] == value:
             return {CHOICE_PART: option["id"]}
     return None
+
+
+# --- running a course: editing, archiving, copying, portable definitions, extensions -------
+
+SETTING_FIELDS = (
+    "title", "due_at", "max_attempts", "late_policy", "late_penalty", "score_policy",
+    "feedback_policy", "time_limit_minutes",
+)
+"""Problem-set fields an instructor may change at any time, published or not."""
+
+DEFINITION_FORMAT = "cutoff-problem-set/1"
+"""Format version of a portable problem-set definition (see docs/course-running.md)."""
+
+
+def _unprocessable(field: str, message: str) -> ApiError:
+    return ApiError(f"{field}: {message}", code="unprocessable",
+                    status_code=status.HTTP_422_UNPROCESSABLE_ENTITY,
+                    details={field: [message]})
+
+
+def update_problem_set(
+    problem_set: ProblemSet,
+    *,
+    changed_by: User,
+    items: Sequence[dict[str, Any]] = (),
+    archived: bool | None = None,
+    **settings: Any,
+) -> tuple[ProblemSet, list[str], int | None]:
+    """Change a problem set's settings and items, published or not; return the set, the
+    fields whose change alters keys or scores, and the id of the regrade queued for them.
+
+    ``settings`` are :data:`SETTING_FIELDS`; ``items`` are ``{"position", "params"?,
+    "points"?}`` (params merged over the stored ones). Once variants exist an item's
+    conventions and points may change (a regrade then recomputes every key and score), not
+    the params that shape its problems. Everything is checked before anything is written:
+    a refused change (422 naming the field) alters nothing. ``archived`` archives or
+    unarchives the set.
+    """
+    from grading.services import request_regrade
+
+    by_position = {item.position: item for item in problem_set.items.all()}
+    has_variants = problem_set.variants.exists()
+    planned: list[tuple[Item, dict[str, Any], Decimal]] = []
+    key_changes: list[str] = []
+    for index, change in enumerate(items):
+        where = f"items[{index}]"
+        item = by_position.get(change["position"])
+        if item is None:
+            raise _unprocessable(f"{where}.position", f"the set has no item {change['position']}")
+        params = item.params
+        if change.get("params") is not None:
+            params = validate_item(item.kind, {**item.params, **change["params"]},
+                                   prefix=f"{where}.")
+            changed = sorted(name for name in params if params[name] != item.params.get(name))
+            conventions = get_kind(item.kind).convention_names()
+            frozen = [name for name in changed if name not in conventions]
+            if frozen and has_variants:
+                raise _unprocessable(
+                    f"{where}.params.{frozen[0]}",
+                    "shapes the students' problems, which are already generated; only "
+                    "conventions and points can change now",
+                )
+            key_changes += [f"{where}.params.{name}" for name in changed]
+        points = Decimal(change["points"]) if change.get("points") is not None else item.points
+        if points != item.points:
+            key_changes.append(f"{where}.points")
+        planned.append((item, params, points))
+    limit = settings.get("max_attempts", problem_set.max_attempts)
+    if "max_attempts" in settings and limit:
+        most_used = _most_attempts_used(problem_set)
+        if most_used > limit:
+            raise _unprocessable(
+                "max_attempts", f"a student already used {most_used} attempts at an item; "
+                f"the limit cannot go below that",
+            )
+    with transaction.atomic():
+        locked = ProblemSet.objects.select_for_update().get(pk=problem_set.pk)
+        for name, value in settings.items():
+            setattr(locked, name, value)
+        if archived is not None:
+            locked.archived_at = (locked.archived_at or timezone.now()) if archived else None
+        locked.save()
+        for item, params, points in planned:
+            item.params, item.points = params, points
+            item.part_points = split_points(item.kind, params, points)
+            item.save(update_fields=["params", "points", "part_points"])
+        regrade_id = None
+        if key_changes and has_variants:
+            regrade_id = request_regrade(locked, changed_by).pk
+    return locked, (key_changes if has_variants else []), regrade_id
+
+
+def _most_attempts_used(problem_set: ProblemSet) -> int:
+    """Return the most attempts any student used at one item of ``problem_set``."""
+    from grading.models import Submission  # grading builds on exercises, not the reverse
+
+    counts = (
+        Submission.objects.filter(variant_item__variant__problem_set=problem_set)
+        .exclude(status=Submission.Status.ERROR)
+        .values("variant_item").annotate(used=Count("pk")).aggregate(most=Max("used"))
+    )
+    return int(counts["most"] or 0)
+
+
+def archive_problem_set(problem_set: ProblemSet) -> ProblemSet:
+    """Archive ``problem_set``: students no longer see it; variants, grades, submissions stay."""
+    if problem_set.archived_at is None:
+        problem_set.archived_at = timezone.now()
+        problem_set.save(update_fields=["archived_at", "updated_at"])
+    return problem_set
+
+
+def export_definition(problem_set: ProblemSet) -> dict[str, Any]:
+    """Return the portable definition of ``problem_set``: items with their explicit params
+    (instructor trees included) and points, its policies, and the format version."""
+    return {
+        "format": DEFINITION_FORMAT,
+        "title": problem_set.title,
+        "seed": problem_set.seed,
+        "policies": {
+            "due_at": problem_set.due_at.isoformat() if problem_set.due_at else None,
+            "max_attempts": problem_set.max_attempts,
+            "late_policy": problem_set.late_policy,
+            "late_penalty": str(problem_set.late_penalty),
+            "score_policy": problem_set.score_policy,
+            "feedback_policy": problem_set.feedback_policy,
+            "time_limit_minutes": problem_set.time_limit_minutes,
+        },
+        "items": [
+            {"kind": item.kind, "params": item.params, "points": str(item.points)}
+            for item in problem_set.items.all()
+        ],
+    }
+
+
+def copy_problem_set(
+    problem_set: ProblemSet, *, course: Course, creator: User, title: str = ""
+) -> ProblemSet:
+    """Create a draft copy of ``problem_set`` in ``course``: same items and policies, a new
+    seed (other students, other variants), no variants or submissions."""
+    definition = export_definition(problem_set)
+    items = [
+        {"kind": item.kind, "params": item.params, "points": item.points}
+        for item in problem_set.items.all()
+    ]
+    policies = {**definition["policies"], "due_at": problem_set.due_at,
+                "late_penalty": problem_set.late_penalty}
+    return create_problem_set(creator=creator, course=course, title=title or problem_set.title,
+                              items=items, **policies)
+
+
+def import_definition(
+    *, course: Course, creator: User, definition: dict[str, Any]
+) -> ProblemSet:
+    """Create a draft problem set in ``course`` from a portable definition.
+
+    ``definition`` is already checked for shape (:class:`exercises.apis.DefinitionSerializer`);
+    each item's params are validated by its kind here. Raise a 422 :class:`ApiError` whose
+    details name the path of the bad field (``definition.items[1].params.depth``).
+    """
+    try:
+        return create_problem_set(
+            creator=creator, course=course, title=definition["title"],
+            seed=definition.get("seed", ""), items=definition["items"],
+            **definition["policies"],
+        )
+    except ApiError as error:
+        paths = error.details if isinstance(error.details, dict) else {}
+        field = next(iter(paths), "definition")
+        raise _unprocessable(f"definition.{field}", "; ".join(paths.get(field, [error.message])))\
+            from error
+
+
+def grant_extension(
+    problem_set: ProblemSet, *, username: str, granted_by: User, **rules: Any
+) -> Extension:
+    """Give one student of the set's course their own due date, extra attempts or time limit.
+
+    ``rules`` holds those of ``due_at``, ``extra_attempts``, ``time_limit_minutes`` given;
+    they replace the student's earlier extension's values, the others are kept. Raise 422
+    naming ``username`` when it is not a student of the course.
+    """
+    from accounts.selectors import course_students
+
+    student = course_students(problem_set.course).filter(username=username).first()
+    if student is None:
+        raise _unprocessable("username", "not a student of this problem set's course")
+    with transaction.atomic():
+        extension, _ = Extension.objects.select_for_update().get_or_create(
+            problem_set=problem_set, student=student, defaults={"granted_by": granted_by}
+        )
+        for name, value in rules.items():
+            setattr(extension, name, value)
+        extension.granted_by = granted_by
+        extension.save()
+    return extension

@@ -32,14 +32,22 @@ from grading import services, webhooks
 from grading.code.apis import code_submission_output
 from grading.feedback import render_results
 from grading.feedback_policy import FEEDBACK_POLICY_SERVED_HELP, served_results
-from grading.models import Regrade, Submission, Webhook
+from grading.models import Regrade, RegradeRequest, ScoreChange, Submission, Webhook
 from grading.selectors import (
     deliveries_of,
     feedback_view,
     grade_rows,
+    problem_set_statistics,
     problem_set_taught_by,
     regrade_for,
+    regrade_request_taught_by,
+    regrade_requests_of,
+    regrade_requests_on,
+    score_history,
+    set_submissions,
     submission_for,
+    submission_owned_by,
+    submission_taught_by,
     webhooks_of,
 )
 from lti.authentication import HasScope
@@ -76,6 +84,7 @@ SUBMISSION_EXAMPLE = {
          "trace_step": {"index": 9, "event": "enter", "node": "C"}},
     ],
     "created_at": "2026-11-29T22:00:00Z", "graded_at": "2026-11-29T22:00:00.050000Z",
+    "overridden": False, "regrade_requests": [],
 }
 
 
@@ -143,6 +152,20 @@ class SubmissionOutputSerializer(serializers.Serializer):
     results = serializers.SerializerMethodField()
     created_at = serializers.DateTimeField()
     graded_at = serializers.DateTimeField(allow_null=True)
+    overridden = serializers.BooleanField(help_text="the score was set by an instructor")
+    regrade_requests = serializers.SerializerMethodField(
+        help_text="the student's regrade requests on it, with the instructors' replies"
+    )
+
+    @extend_schema_field(serializers.ListField(child=serializers.DictField()))
+    def get_regrade_requests(self, submission: Submission) -> list[dict[str, Any]]:
+        """Return the regrade requests on the submission: message, status, reply, dates."""
+        return [
+            {"id": r.pk, "message": r.message, "status": r.status, "reply": r.reply,
+             "created_at": r.created_at.isoformat(),
+             "resolved_at": r.resolved_at.isoformat() if r.resolved_at else None}
+            for r in regrade_requests_on(submission)
+        ]
 
     @extend_schema_field(serializers.BooleanField())
     def get_answers_visible(self, submission: Submission) -> bool:
@@ -582,3 +605,320 @@ class WebhookDeliveryListApi(APIView):
                            details={"limit": ["must be an integer"]}) from None
         deliveries = deliveries_of(webhook)[: max(limit, 1)]
         return Response(self.OutputSerializer(deliveries, many=True).data)
+
+
+# --- running a course: every submission, overrides, regrade requests, statistics ----------
+
+PAGE_SIZE, MOST_PAGE_SIZE = 50, 200
+
+
+def page_of(request: AuthenticatedRequest, rows: Any) -> tuple[list[Any], dict[str, Any]]:
+    """Return the page ``?page=`` (1-based) of ``rows`` with ``?page_size=`` rows (default
+    50, at most 200) and the count/page/page_size/pages fields of the response."""
+    numbers = {}
+    for name, default, most in (("page", 1, None), ("page_size", PAGE_SIZE, MOST_PAGE_SIZE)):
+        raw = request.query_params.get(name, str(default))
+        if not raw.isdigit() or int(raw) < 1 or (most is not None and int(raw) > most):
+            rule = f"a whole number from 1 to {most}" if most else "a whole number from 1"
+            raise ApiError(f"{name}: must be {rule}", details={name: [rule]})
+        numbers[name] = int(raw)
+    count = rows.count()
+    size = numbers["page_size"]
+    start = (numbers["page"] - 1) * size
+    return list(rows[start:start + size]), {
+        "count": count, "page": numbers["page"], "page_size": size,
+        "pages": max(1, -(-count // size)),
+    }
+
+
+class SetSubmissionSerializer(serializers.Serializer):
+    """One submission in the instructor's list: who, which item and attempt, the grade."""
+
+    id = serializers.IntegerField()
+    student = serializers.CharField(source="student.username")
+    item = serializers.IntegerField(source="variant_item.position")
+    kind = serializers.CharField(source="variant_item.item.kind")
+    attempt_number = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=Submission.Status.choices)
+    score = serializers.DecimalField(max_digits=9, decimal_places=4, coerce_to_string=False,
+                                     allow_null=True)
+    max_score = serializers.DecimalField(max_digits=9, decimal_places=4,
+                                         coerce_to_string=False, allow_null=True)
+    overridden = serializers.BooleanField()
+    is_late = serializers.BooleanField()
+    answer = JsonObjectField(allow_null=True)
+    # A field named like a Field attribute (DRF moves declared fields off the class).
+    source = serializers.CharField(  # type: ignore[assignment]
+        help_text="code submissions: the program; else empty"
+    )
+    results = JsonAnyField(help_text="the full per-part feedback (instructors see it all)")
+    created_at = serializers.DateTimeField()
+    graded_at = serializers.DateTimeField(allow_null=True)
+
+
+class ProblemSetSubmissionListApi(APIView):
+    """List every submission of a problem set, for its instructors."""
+
+    permission_classes = [IsInstructor, HasScope("grades:read")]  # type: ignore[list-item]
+
+    class OutputSerializer(serializers.Serializer):
+        count = serializers.IntegerField()
+        page = serializers.IntegerField()
+        page_size = serializers.IntegerField()
+        pages = serializers.IntegerField()
+        results = SetSubmissionSerializer(many=True)
+
+    @extend_schema(
+        tags=["grades"], summary="Every submission of a problem set",
+        parameters=[
+            OpenApiParameter("student", str, required=False, description="a username"),
+            OpenApiParameter("item", int, required=False, description="an item position"),
+            OpenApiParameter("page", int, required=False, description="1-based (default 1)"),
+            OpenApiParameter("page_size", int, required=False,
+                             description=f"default {PAGE_SIZE}, at most {MOST_PAGE_SIZE}"),
+        ],
+        responses={200: OutputSerializer},
+    )
+    def get(self, request: AuthenticatedRequest, problem_set_id: int) -> Response:
+        """Return a page of submissions ordered by student, item and attempt."""
+        problem_set = problem_set_taught_by(request.user, problem_set_id)
+        if problem_set is None:
+            raise ApiError("no such problem set", code="not_found", status_code=404)
+        item = request.query_params.get("item")
+        if item is not None and not item.isdigit():
+            raise ApiError("item: must be an item position (a whole number)",
+                           details={"item": ["must be a whole number"]})
+        rows = set_submissions(problem_set, student=request.query_params.get("student"),
+                               item=int(item) if item is not None else None)
+        results, page = page_of(request, rows)
+        return Response(self.OutputSerializer({**page, "results": results}).data)
+
+
+class ScoreChangeSerializer(serializers.Serializer):
+    """One entry of a submission's score history."""
+
+    id = serializers.IntegerField()
+    # A field named like a Field attribute (DRF moves declared fields off the class).
+    source = serializers.ChoiceField(choices=ScoreChange.Source.choices)  # type: ignore[assignment]
+    changed_by = serializers.CharField(source="changed_by.username", allow_null=True)
+    old_score = serializers.DecimalField(max_digits=9, decimal_places=4,
+                                         coerce_to_string=False, allow_null=True)
+    new_score = serializers.DecimalField(max_digits=9, decimal_places=4,
+                                         coerce_to_string=False, allow_null=True)
+    reason = serializers.CharField()
+    created_at = serializers.DateTimeField()
+
+
+class SubmissionOverrideApi(APIView):
+    """Set a graded submission's score by hand, with a reason kept in its history."""
+
+    permission_classes = [IsInstructor]
+
+    class InputSerializer(serializers.Serializer):
+        score = serializers.DecimalField(max_digits=9, decimal_places=4)
+        reason = serializers.CharField(max_length=1000)
+
+    class OutputSerializer(serializers.Serializer):
+        submission = serializers.IntegerField(source="submission_id")
+        score = serializers.DecimalField(source="new_score", max_digits=9, decimal_places=4,
+                                         coerce_to_string=False)
+        history = ScoreChangeSerializer(many=True)
+
+    @extend_schema(
+        tags=["grades"], summary="Override a submission's score",
+        description="The score (0..max_score) replaces the graded one in the grades CSV and "
+        "is passed back to the LMS; webhooks get `submission.overridden`; later regrades "
+        "keep it. The history lists every change: who, when, old, new, reason.",
+        request=InputSerializer,
+        responses={200: OutputSerializer, 422: OpenApiResponse(
+            description="`unprocessable`: `score` out of range or the submission not graded")},
+        examples=[OpenApiExample("partial credit", request_only=True,
+                                 value={"score": "3.5", "reason": "right idea, slip in C"})],
+    )
+    def post(self, request: AuthenticatedRequest, submission_id: int) -> Response:
+        """Override; 404 unless the caller teaches the submission's course."""
+        submission = submission_taught_by(request.user, submission_id)
+        if submission is None:
+            raise ApiError("no such submission", code="not_found", status_code=404)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        change = services.override_score(submission, changed_by=request.user,
+                                         **data.validated_data)
+        return Response(self.OutputSerializer({
+            "submission_id": submission.pk, "new_score": change.new_score,
+            "history": score_history(submission),
+        }).data)
+
+
+class RegradeRequestSerializer(serializers.Serializer):
+    """A regrade request and its answer."""
+
+    id = serializers.IntegerField()
+    submission = serializers.IntegerField(source="submission_id")
+    student = serializers.CharField(source="student.username")
+    item = serializers.IntegerField(source="submission.variant_item.position")
+    message = serializers.CharField()
+    status = serializers.ChoiceField(choices=RegradeRequest.Status.choices)
+    reply = serializers.CharField()
+    resolved_by = serializers.CharField(source="resolved_by.username", allow_null=True)
+    new_score = serializers.DecimalField(source="score_change.new_score", max_digits=9,
+                                         decimal_places=4, coerce_to_string=False,
+                                         allow_null=True)
+    created_at = serializers.DateTimeField()
+    resolved_at = serializers.DateTimeField(allow_null=True)
+
+
+class RegradeRequestCreateApi(APIView):
+    """Ask the instructors to look again at one of my graded submissions."""
+
+    class InputSerializer(serializers.Serializer):
+        message = serializers.CharField(max_length=4000)
+
+    @extend_schema(
+        tags=["submissions"], summary="Request a regrade of my submission",
+        request=InputSerializer,
+        responses={201: RegradeRequestSerializer,
+                   409: OpenApiResponse(description="a request on it is already open"),
+                   422: OpenApiResponse(description="the submission is not graded yet")},
+        examples=[OpenApiExample("a student's doubt", request_only=True,
+                                 value={"message": "I think C2 is not pruned: 4 > 3."})],
+    )
+    def post(self, request: AuthenticatedRequest, submission_id: int) -> Response:
+        """Record the request; 404 unless the caller made the submission."""
+        submission = submission_owned_by(request.user, submission_id)
+        if submission is None:
+            raise ApiError("no such submission", code="not_found", status_code=404)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        created = services.request_score_review(submission, student=request.user,
+                                                message=data.validated_data["message"])
+        return Response(RegradeRequestSerializer(created).data, status=status.HTTP_201_CREATED)
+
+
+class RegradeRequestListApi(APIView):
+    """List the regrade requests on a problem set's submissions, for its instructors."""
+
+    permission_classes = [IsInstructor]
+
+    @extend_schema(
+        tags=["grades"], summary="Regrade requests on a problem set",
+        parameters=[OpenApiParameter("status", str, required=False,
+                                     enum=RegradeRequest.Status.values)],
+        responses={200: RegradeRequestSerializer(many=True)},
+    )
+    def get(self, request: AuthenticatedRequest, problem_set_id: int) -> Response:
+        """Return the requests, oldest first (``?status=open`` for those to answer)."""
+        problem_set = problem_set_taught_by(request.user, problem_set_id)
+        if problem_set is None:
+            raise ApiError("no such problem set", code="not_found", status_code=404)
+        wanted = request.query_params.get("status")
+        if wanted is not None and wanted not in RegradeRequest.Status.values:
+            raise ApiError("status: must be open or resolved",
+                           details={"status": ["must be open or resolved"]})
+        rows = regrade_requests_of(problem_set, wanted).select_related("score_change")
+        return Response(RegradeRequestSerializer(rows, many=True).data)
+
+
+class RegradeRequestResolveApi(APIView):
+    """Answer a regrade request, with or without overriding the score."""
+
+    permission_classes = [IsInstructor]
+
+    class InputSerializer(serializers.Serializer):
+        reply = serializers.CharField(max_length=4000, help_text="shown to the student")
+        score = serializers.DecimalField(
+            max_digits=9, decimal_places=4, required=False, allow_null=True, default=None,
+            help_text="a new score (an override, the reply as its reason); null keeps it",
+        )
+
+    @extend_schema(
+        tags=["grades"], summary="Resolve a regrade request", request=InputSerializer,
+        responses={200: RegradeRequestSerializer,
+                   409: OpenApiResponse(description="already resolved"),
+                   422: OpenApiResponse(description="`score` out of range")},
+        examples=[OpenApiExample("accepted", request_only=True,
+                                 value={"reply": "You are right: full marks.", "score": "6"})],
+    )
+    def post(self, request: AuthenticatedRequest, request_id: int) -> Response:
+        """Resolve; 404 unless the caller teaches the submission's course."""
+        regrade_request = regrade_request_taught_by(request.user, request_id)
+        if regrade_request is None:
+            raise ApiError("no such regrade request", code="not_found", status_code=404)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        resolved = services.resolve_regrade_request(
+            regrade_request, resolved_by=request.user, **data.validated_data
+        )
+        return Response(RegradeRequestSerializer(resolved).data)
+
+
+class DiscriminationSerializer(serializers.Serializer):
+    """A point-biserial correlation, null with the reason when it is undefined."""
+
+    value = serializers.FloatField(allow_null=True)
+    reason = serializers.ChoiceField(
+        choices=["too_few_students", "item_zero_variance", "rest_zero_variance",
+                 "no_rest_of_set"], allow_null=True,
+    )
+
+
+class PartStatisticsSerializer(serializers.Serializer):
+    """Statistics of one answer part."""
+
+    name = serializers.CharField()
+    students = serializers.IntegerField()
+    attempts = serializers.IntegerField()
+    mean = serializers.FloatField(allow_null=True, help_text="mean points on counted attempts")
+    max_points = serializers.FloatField(allow_null=True)
+    right_at_first_attempt = serializers.IntegerField()
+    misconceptions = serializers.DictField(child=serializers.IntegerField())
+    discrimination = DiscriminationSerializer()
+
+
+class ItemStatisticsSerializer(serializers.Serializer):
+    """Statistics of one item and its parts."""
+
+    position = serializers.IntegerField()
+    kind = serializers.CharField()
+    points = serializers.FloatField()
+    multiple_choice = serializers.BooleanField()
+    students = serializers.IntegerField(help_text="students with a graded attempt")
+    attempts = serializers.IntegerField(help_text="graded attempts")
+    mean = serializers.FloatField(allow_null=True, help_text="mean counted score")
+    right_at_first_attempt = serializers.IntegerField(
+        help_text="students whose first attempt got full marks")
+    misconceptions = serializers.DictField(
+        child=serializers.IntegerField(),
+        help_text="misconception code → graded attempts diagnosed with it")
+    options = serializers.DictField(
+        child=serializers.IntegerField(),
+        help_text="multiple choice: option id → graded attempts choosing it; else empty")
+    discrimination = DiscriminationSerializer()
+    parts = PartStatisticsSerializer(many=True)
+
+
+class ProblemSetStatisticsApi(APIView):
+    """Item statistics of a problem set, for its instructors."""
+
+    permission_classes = [IsInstructor, HasScope("grades:read")]  # type: ignore[list-item]
+
+    class OutputSerializer(serializers.Serializer):
+        items = ItemStatisticsSerializer(many=True)
+
+    @extend_schema(
+        tags=["grades"], summary="Item statistics of a problem set",
+        description="Per item and part: students, attempts, mean, right at the first "
+        "attempt, misconception counts (from the stored diagnosis), option counts for "
+        "multiple choice, and discrimination: the point-biserial correlation of full marks "
+        "on the item (or part) with the student's score on the rest of the set (every other "
+        "item, counted as in the grades CSV), over the students with a graded attempt; "
+        "null with a reason when undefined. Definitions: docs/course-running.md.",
+        responses={200: OutputSerializer},
+    )
+    def get(self, request: AuthenticatedRequest, problem_set_id: int) -> Response:
+        """Return the statistics of every item."""
+        problem_set = problem_set_taught_by(request.user, problem_set_id)
+        if problem_set is None:
+            raise ApiError("no such problem set", code="not_found", status_code=404)
+        return Response(self.OutputSerializer(
+            {"items": problem_set_statistics(problem_set)}).data)

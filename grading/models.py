@@ -52,6 +52,9 @@ class Submission(models.Model):
         default=list, blank=True, help_text="per-part results and feedback (grading.feedback)"
     )
     is_late = models.BooleanField(default=False)
+    overridden = models.BooleanField(
+        default=False, help_text="score set by hand: regrades keep it (history in ScoreChange)"
+    )
     late_penalty = models.DecimalField(
         max_digits=4, decimal_places=3, default=0, help_text="fraction of the score removed"
     )
@@ -102,7 +105,11 @@ class Regrade(models.Model):
 
 
 class ScoreChange(models.Model):
-    """A submission's score before and after a regrade: the history of its scores."""
+    """A submission's score before and after a regrade or an override: its score history."""
+
+    class Source(models.TextChoices):
+        REGRADE = "regrade"
+        OVERRIDE = "override"
 
     submission = models.ForeignKey(
         Submission, on_delete=models.CASCADE, related_name="score_changes"
@@ -115,11 +122,53 @@ class ScoreChange(models.Model):
     old_max_score = models.DecimalField(max_digits=9, decimal_places=4, null=True)
     new_max_score = models.DecimalField(max_digits=9, decimal_places=4, null=True)
     old_results = models.JSONField(default=list, blank=True)
-    reason = models.CharField(max_length=200, blank=True)
+    source = models.CharField(max_length=8, choices=Source.choices, default=Source.REGRADE)
+    changed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+        related_name="+", help_text="the instructor who overrode the score",
+    )
+    reason = models.CharField(max_length=1000, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["id"]
+
+
+class RegradeRequest(models.Model):
+    """A student's request that an instructor look again at one of their submissions."""
+
+    class Status(models.TextChoices):
+        OPEN = "open"
+        RESOLVED = "resolved"
+
+    submission = models.ForeignKey(
+        Submission, on_delete=models.CASCADE, related_name="regrade_requests"
+    )
+    student = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="regrade_requests"
+    )
+    message = models.TextField()
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.OPEN)
+    reply = models.TextField(blank=True, help_text="the instructor's answer, shown to the student")
+    resolved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True,
+        related_name="+",
+    )
+    score_change = models.ForeignKey(
+        ScoreChange, on_delete=models.SET_NULL, null=True, blank=True, related_name="+",
+        help_text="the override made when resolving, if any",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    resolved_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["submission"], condition=models.Q(status="open"),
+                name="one_open_regrade_request_per_submission",
+            )
+        ]
 
 
 def new_webhook_secret() -> str:

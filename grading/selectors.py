@@ -16,10 +16,21 @@ from accounts.selectors import (
     enrolled_course_ids,
     is_course_grader,
 )
+from exercises.kinds import get_kind
+from exercises.kinds.base import CHOICE_PART
 from exercises.models import ProblemSet, Variant, VariantItem
 from exercises.selectors import answers_visible as due_date_passed
+from exercises.selectors import rules_for
 from grading.feedback_policy import policy_in_force
-from grading.models import Regrade, Submission, Webhook, WebhookDelivery
+from grading.models import (
+    Regrade,
+    RegradeRequest,
+    ScoreChange,
+    Submission,
+    Webhook,
+    WebhookDelivery,
+)
+from grading.statistics import Attempt, ItemStats, item_statistics
 
 
 def attempts_used(variant_item: VariantItem) -> int:
@@ -32,7 +43,7 @@ def attempts_used(variant_item: VariantItem) -> int:
 
 def last_attempt_used(variant: Variant) -> bool:
     """Return whether every item of ``variant`` has used its last allowed attempt."""
-    limit = variant.problem_set.max_attempts
+    limit = rules_for(variant).max_attempts
     if not limit:
         return False
     exhausted = (
@@ -117,7 +128,7 @@ def submission_by_idempotency_key(student: User, key: str) -> Submission | None:
 
 def student_variant_item(student: User, variant_id: int, position: int) -> VariantItem | None:
     """Return item ``position`` of ``student``'s variant ``variant_id`` (None if not theirs,
-    or if they are no longer enrolled in its course)."""
+    if they are no longer enrolled in its course, or if the set is archived)."""
     try:
         return (
             VariantItem.objects.select_related("item", "variant__problem_set")
@@ -125,7 +136,8 @@ def student_variant_item(student: User, variant_id: int, position: int) -> Varia
             # the key or the trace: those are read by the grading task.
             .defer("answer_key", "trace")
             .get(variant_id=variant_id, variant__student=student, position=position,
-                 variant__problem_set__course_id__in=enrolled_course_ids(student))
+                 variant__problem_set__course_id__in=enrolled_course_ids(student),
+                 variant__problem_set__archived_at__isnull=True)
         )
     except VariantItem.DoesNotExist:
         return None
@@ -226,3 +238,96 @@ def grade_rows(problem_set: ProblemSet) -> Iterator[GradeRow]:
             email=student.email,
             lms_user_ids=tuple(sorted(link.subject for link in student.lti_links.all())),
         )
+
+
+def set_submissions(
+    problem_set: ProblemSet, *, student: str | None = None, item: int | None = None
+) -> QuerySet[Submission]:
+    """Return every submission of ``problem_set`` (optionally one student's, by username, or
+    one item's, by position), in order: student, item, attempt."""
+    submissions = Submission.objects.filter(
+        variant_item__variant__problem_set=problem_set
+    ).select_related("student", "variant_item__item", "variant_item__variant__problem_set"
+                     ).defer(*(f"variant_item__{name}" for name in VARIANT_ITEM_BULK))
+    if student is not None:
+        submissions = submissions.filter(student__username=student)
+    if item is not None:
+        submissions = submissions.filter(variant_item__position=item)
+    return submissions.order_by("student__username", "variant_item__position",
+                                "attempt_number")
+
+
+def submission_taught_by(user: User, submission_id: int) -> Submission | None:
+    """Return submission ``submission_id`` (its tree and key included) if ``user`` teaches
+    its course."""
+    return (
+        Submission.objects.filter(
+            pk=submission_id,
+            variant_item__variant__problem_set__course__in=courses_taught_by(user),
+        )
+        .select_related("student", "variant_item__item", "variant_item__variant__problem_set")
+        .first()
+    )
+
+
+def submission_owned_by(user: User, submission_id: int) -> Submission | None:
+    """Return submission ``submission_id`` if ``user`` made it."""
+    return Submission.objects.filter(pk=submission_id, student=user).select_related(
+        "variant_item__variant__problem_set").first()
+
+
+def score_history(submission: Submission) -> QuerySet[ScoreChange]:
+    """Return the score changes of ``submission`` (regrades and overrides), oldest first."""
+    return submission.score_changes.select_related("changed_by").order_by("id")
+
+
+def regrade_requests_of(problem_set: ProblemSet, status: str | None = None
+                        ) -> QuerySet[RegradeRequest]:
+    """Return the regrade requests on ``problem_set``'s submissions (open or resolved ones,
+    given ``status``), oldest first."""
+    requests = RegradeRequest.objects.filter(
+        submission__variant_item__variant__problem_set=problem_set
+    ).select_related("student", "resolved_by", "submission__variant_item")
+    if status is not None:
+        requests = requests.filter(status=status)
+    return requests.order_by("id")
+
+
+def regrade_request_taught_by(user: User, request_id: int) -> RegradeRequest | None:
+    """Return regrade request ``request_id`` if ``user`` teaches its course."""
+    return RegradeRequest.objects.filter(
+        pk=request_id,
+        submission__variant_item__variant__problem_set__course__in=courses_taught_by(user),
+    ).select_related("submission", "student").first()
+
+
+def regrade_requests_on(submission: Submission) -> list[RegradeRequest]:
+    """Return the regrade requests on ``submission``, oldest first."""
+    return list(submission.regrade_requests.order_by("id"))
+
+
+def problem_set_statistics(problem_set: ProblemSet) -> list[ItemStats]:
+    """Return the statistics of each item of ``problem_set`` (see :mod:`grading.statistics`).
+
+    Three queries whatever the number of students: items, graded submissions, nothing else.
+    """
+    items = list(problem_set.items.all())
+    rows = Submission.objects.filter(
+        variant_item__variant__problem_set=problem_set, status=Submission.Status.GRADED
+    ).values_list("student_id", "variant_item__position", "attempt_number", "score",
+                  "max_score", "results", "answer")
+    attempts: dict[int, dict[int, list[Attempt]]] = {}
+    for student_id, position, number, score, max_score, results, answer in rows:
+        choice = (answer or {}).get(CHOICE_PART) if isinstance(answer, dict) else None
+        attempts.setdefault(position, {}).setdefault(student_id, []).append(Attempt(
+            student_id, number, float(score or 0), float(max_score or 0), results or [],
+            str(choice) if choice is not None else None,
+        ))
+    students = sorted({sid for by_student in attempts.values() for sid in by_student})
+    described = []
+    for item in items:
+        kind = get_kind(item.kind)
+        described.append((item.position, item.kind, float(item.points),
+                          kind.is_multiple_choice(item.params),
+                          [part.name for part in kind.answer_parts(item.params)]))
+    return item_statistics(described, attempts, students, problem_set.score_policy)

@@ -29,11 +29,11 @@ from config.jsonsafe import storable
 from exercises.kinds import get_kind
 from exercises.kinds.engine_bridge import engine_version
 from exercises.models import ProblemSet, Variant, VariantItem
-from exercises.selectors import variants_of
+from exercises.selectors import rules_for, variants_of
 from exercises.services import open_variant, resolve_item
 from grading.answers import AnswerFormatError, validate_answer
 from grading.grader import GradingContext, grade_answer
-from grading.models import Regrade, ScoreChange, Submission, WorkerHeartbeat
+from grading.models import Regrade, RegradeRequest, ScoreChange, Submission, WorkerHeartbeat
 from grading.selectors import student_variant_item, submission_by_idempotency_key
 from grading.signals import score_recorded
 from grading.webhooks import queue_webhook_events
@@ -147,26 +147,28 @@ def replay_of(
 def check_deadlines(variant: Variant, now: datetime) -> tuple[bool, Decimal]:
     """Return (late, penalty) for a submission at ``now``; raise 403 when it is refused.
 
-    The quiz clock starts when the student first opens the set (or first submits).
+    The quiz clock starts when the student first opens the set (or first submits). The
+    student's extension, if any, sets the due date and time limit (:func:`rules_for`).
     """
     problem_set = variant.problem_set
-    if problem_set.time_limit_minutes:
+    rules = rules_for(variant)
+    if rules.time_limit_minutes:
         open_variant(variant, now)
         assert variant.opened_at is not None  # open_variant started the clock
-        ends = variant.opened_at + timedelta(minutes=problem_set.time_limit_minutes)
+        ends = variant.opened_at + timedelta(minutes=rules.time_limit_minutes)
         if now > ends + QUIZ_GRACE:
             raise ApiError(
-                f"the quiz's time limit of {problem_set.time_limit_minutes} minutes ended at "
+                f"the quiz's time limit of {rules.time_limit_minutes} minutes ended at "
                 f"{ends.isoformat()}", code="time_limit_exceeded", status_code=403,
                 details={"ended_at": ends.isoformat()},
             )
-    if problem_set.due_at is None or now <= problem_set.due_at:
+    if rules.due_at is None or now <= rules.due_at:
         return False, Decimal(0)
     if problem_set.late_policy == ProblemSet.LatePolicy.REFUSE:
         raise ApiError(
-            f"the due date ({problem_set.due_at.isoformat()}) has passed and late submissions "
+            f"the due date ({rules.due_at.isoformat()}) has passed and late submissions "
             "are refused", code="past_due", status_code=403,
-            details={"due_at": problem_set.due_at.isoformat()},
+            details={"due_at": rules.due_at.isoformat()},
         )
     return True, Decimal(problem_set.late_penalty)
 
@@ -191,7 +193,7 @@ def _store(
         if replay is not None:
             return replay, False
         is_late, penalty = check_deadlines(variant, now)
-        limit = variant.problem_set.max_attempts
+        limit = rules_for(variant).max_attempts
         counts = locked.submissions.aggregate(
             used=Count("pk", filter=~Q(status=Submission.Status.ERROR)),
             last=Max("attempt_number"),
@@ -408,7 +410,8 @@ def run_regrade(regrade_id: int) -> Regrade:
 
     Keys are recomputed under the items' current conventions and the current engine; each
     graded submission is graded again with its item's current points, and every score that
-    changes is kept in a :class:`ScoreChange`. Graded code submissions are listed in the
+    changes is kept in a :class:`ScoreChange`; scores an instructor overrode are kept as
+    they are (listed as ``overridden_kept``). Graded code submissions are listed in the
     report as ``code_submissions_pending`` and sent to the sandbox queue to run again
     (:func:`enqueue_code_regrade`); each one that finishes leaves that list (its change, if
     any, joins ``scores_changed``) and the regrade is ``done`` after the last. Running it
@@ -457,9 +460,13 @@ def _regrade_problem_set(regrade: Regrade) -> dict[str, Any]:
             "keys_changed": resolve_item(item.pk),
         })
     changes = []
+    # An instructor's override stands: its submission is left out (and listed).
+    kept = list(Submission.objects.filter(
+        variant_item__variant__problem_set=problem_set, overridden=True,
+    ).order_by("pk").values_list("pk", flat=True))
     submissions = Submission.objects.filter(
         variant_item__variant__problem_set=problem_set, kind=Submission.Kind.ANSWER,
-        status=Submission.Status.GRADED,
+        status=Submission.Status.GRADED, overridden=False,
     ).select_related("variant_item__item", "student").order_by("pk")
     regraded = 0
     for submission in submissions.iterator(chunk_size=200):
@@ -469,9 +476,10 @@ def _regrade_problem_set(regrade: Regrade) -> dict[str, Any]:
             changes.append(score_change_entry(submission, change))
     code_ids = list(Submission.objects.filter(
         variant_item__variant__problem_set=problem_set, kind=Submission.Kind.CODE,
-        status=Submission.Status.GRADED,
+        status=Submission.Status.GRADED, overridden=False,
     ).order_by("pk").values_list("pk", flat=True))
     return {
+        "overridden_kept": kept,
         "engine_version": engine_version(),
         "items": items_report,
         "submissions_regraded": regraded,
@@ -620,3 +628,89 @@ def replace_grade(submission_id: int, apply: Callable[[Submission], None],
 
 def _float(value: Decimal | None) -> float | None:
     return None if value is None else float(value)
+
+
+# --- overrides and regrade requests -------------------------------------------------------
+
+
+def override_score(
+    submission: Submission, *, score: Decimal, reason: str, changed_by: User
+) -> ScoreChange:
+    """Set a graded submission's score by hand; return the :class:`ScoreChange` kept.
+
+    The history keeps who, when, the old and new score and the reason; the submission is
+    marked ``overridden`` so later regrades keep the instructor's score. Webhooks hear
+    ``submission.overridden`` and the LMS passback re-sends the student's set score (the
+    grades CSV reads the new score). Raise 422 naming ``score`` when the submission is not
+    graded or the score is outside 0..max_score; nothing changes then.
+    """
+    with transaction.atomic():
+        locked = Submission.objects.select_for_update().select_related(
+            "variant_item__variant").get(pk=submission.pk)
+        if locked.status != Submission.Status.GRADED or locked.max_score is None:
+            raise _refused("score", "only a graded submission's score can be overridden")
+        if not Decimal(0) <= score <= locked.max_score:
+            raise _refused("score", f"must be between 0 and the maximum {locked.max_score}")
+        change = ScoreChange.objects.create(
+            submission=locked, old_score=locked.score, new_score=score,
+            old_max_score=locked.max_score, new_max_score=locked.max_score,
+            old_results=locked.results, source=ScoreChange.Source.OVERRIDE,
+            changed_by=changed_by, reason=reason,
+        )
+        locked.score = score
+        locked.overridden = True
+        locked.save(update_fields=["score", "overridden"])
+        queue_webhook_events(locked, "submission.overridden")
+        announce_score(locked)
+    submission.refresh_from_db()
+    return change
+
+
+def _refused(field: str, message: str) -> ApiError:
+    return ApiError(f"{field}: {message}", code="unprocessable",
+                    status_code=status.HTTP_422_UNPROCESSABLE_ENTITY,
+                    details={field: [message]})
+
+
+def request_score_review(submission: Submission, *, student: User, message: str
+                         ) -> RegradeRequest:
+    """Record a student's regrade request on their graded submission; return it.
+
+    Raise 422 naming ``submission`` when it is not graded yet, and 409 while an earlier
+    request on it is still open.
+    """
+    if submission.status != Submission.Status.GRADED:
+        raise _refused("submission", "only a graded submission can be reviewed")
+    try:
+        with transaction.atomic():
+            return RegradeRequest.objects.create(submission=submission, student=student,
+                                                 message=message)
+    except IntegrityError:
+        raise ApiError("a regrade request on this submission is already open",
+                       code="conflict", status_code=status.HTTP_409_CONFLICT) from None
+
+
+def resolve_regrade_request(
+    regrade_request: RegradeRequest, *, resolved_by: User, reply: str,
+    score: Decimal | None = None,
+) -> RegradeRequest:
+    """Answer an open regrade request with ``reply`` (the student reads it), overriding the
+    submission's score to ``score`` when given (:func:`override_score`, the reply as its
+    reason). Raise 409 when it is already resolved."""
+    with transaction.atomic():
+        locked = RegradeRequest.objects.select_for_update().get(pk=regrade_request.pk)
+        if locked.status != RegradeRequest.Status.OPEN:
+            raise ApiError("this regrade request is already resolved", code="conflict",
+                           status_code=status.HTTP_409_CONFLICT)
+        if score is not None:
+            locked.score_change = override_score(
+                locked.submission, score=score, reason=reply or "regrade request",
+                changed_by=resolved_by,
+            )
+        locked.status = RegradeRequest.Status.RESOLVED
+        locked.reply = reply
+        locked.resolved_by = resolved_by
+        locked.resolved_at = timezone.now()
+        locked.save(update_fields=["status", "reply", "resolved_by", "resolved_at",
+                                   "score_change"])
+    return locked

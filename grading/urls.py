@@ -25,6 +25,36 @@ urlpatterns = [
         apis.ProblemSetRegradeApi.as_view(),
         name="problem-set-regrade",
     ),
+    path(
+        "problem-sets/<int:problem_set_id>/submissions/",
+        apis.ProblemSetSubmissionListApi.as_view(),
+        name="problem-set-submissions",
+    ),
+    path(
+        "problem-sets/<int:problem_set_id>/statistics/",
+        apis.ProblemSetStatisticsApi.as_view(),
+        name="problem-set-statistics",
+    ),
+    path(
+        "problem-sets/<int:problem_set_id>/regrade-requests/",
+        apis.RegradeRequestListApi.as_view(),
+        name="problem-set-regrade-requests",
+    ),
+    path(
+        "submissions/<int:submission_id>/override/",
+        apis.SubmissionOverrideApi.as_view(),
+        name="submission-override",
+    ),
+    path(
+        "submissions/<int:submission_id>/regrade-request/",
+        apis.RegradeRequestCreateApi.as_view(),
+        name="submission-regrade-request",
+    ),
+    path(
+        "regrade-requests/<int:request_id>/resolve/",
+        apis.RegradeRequestResolveApi.as_view(),
+        name="regrade-request-resolve",
+    ),
     path("regrades/<int:regrade_id>/", apis.RegradeDetailApi.as_view(), name="regrade-detail"),
     path("webhooks/", apis.WebhookListCreateApi.as_view(), name="webhook-list-create"),
     path("webhooks/<int:webhook_id>/", apis.WebhookDeleteApi.as_view(), name="webhook-delete"),

@@ -12,6 +12,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
 from exercises.kinds import register
+from exercises.kinds.authored import TreeRules, is_authored
 from exercises.kinds.base import SET_SCORING, AnswerPart, Kind, PartType
 from exercises.kinds.engine_bridge import solve_problem
 from exercises.kinds.minimax import ROOT_PLAYER, decision_key, minimax_values, tie_issues
@@ -180,10 +181,17 @@ class AlphaBetaKind(Kind):
         SET_SCORING,
     )
     choice_part = "evaluated_count"
+    tree_rules = TreeRules(("max", "min"))
 
     def check_params(self, params: dict[str, Any]) -> None:
-        """Check the tree params, and that the cutoffs asked for can happen in such a tree."""
+        """Check the tree params, and that the cutoffs asked for can happen in such a tree.
+
+        An instructor's tree is searched when the item is created instead (see
+        :func:`exercises.services.validate_item`): its own shape says how it cuts.
+        """
         check_tree_params(params)
+        if is_authored(params):
+            return
         if params["min_cuts"]:
             check_cuts_possible(params, "min_cuts", f"min_cuts {params['min_cuts']} cannot be met")
         if params["ask_cut_bound"]:
@@ -234,7 +242,8 @@ class AlphaBetaKind(Kind):
 
     def generate(self, rng: random.Random, params: dict[str, Any]) -> dict[str, Any]:
         """Draw a MAX/MIN tree and the inner nodes whose windows are asked."""
-        tree = draw_tree(rng, params, alternating_layers(params["root_player"], params["depth"]))
+        tree = self.tree_for(rng, params, lambda: draw_tree(
+            rng, params, alternating_layers(params["root_player"], params["depth"])))
         ask: dict[str, list[str]] = {
             "windows": pick_names(rng, inner_names(tree), params["ask_windows"])
         }
@@ -326,7 +335,7 @@ class AlphaBetaKind(Kind):
     def prompt_args(self, problem: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
         """Return the root player, the conventions and the nodes whose windows are asked."""
         return {
-            "root_player": params["root_player"],
+            "root_player": problem["tree"]["type"],
             "conventions": conventions_of(params),
             "windows": problem["ask"]["windows"],
             **({"cut_bound": problem["ask"]["cut_bound"][0]} if problem["ask"].get("cut_bound")

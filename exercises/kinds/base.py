@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import enum
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, ClassVar
@@ -19,6 +20,7 @@ from django.utils.text import format_lazy
 from django.utils.translation import gettext, gettext_lazy
 
 from engine.misconceptions import applicable
+from exercises.kinds.authored import AUTHORED_PARAMS, TreeRules, check_tree, problem_tree
 from exercises.kinds.engine_bridge import as_json
 from exercises.kinds.params import (
     ChoiceParam,
@@ -28,6 +30,7 @@ from exercises.kinds.params import (
     clean_params,
     json_schema,
 )
+from exercises.kinds.trees import draw_values, fill_leaves, leaves
 
 
 class PartType(enum.StrEnum):
@@ -108,7 +111,9 @@ class Kind:
     Subclasses set :attr:`name`, :attr:`title`, :attr:`params` and implement :meth:`generate`,
     :meth:`solve`, :meth:`open_parts`, :meth:`project`, :meth:`prompt_args` and
     :meth:`render_prompt`. Kinds whose :attr:`choice_part` is set can also be asked as multiple
-    choice, the wrong options coming from the engine's named misconceptions.
+    choice, the wrong options coming from the engine's named misconceptions. Kinds that set
+    :attr:`tree_rules` also pose an instructor's own tree (``params.tree``, see
+    :mod:`exercises.kinds.authored`), drawing their trees through :meth:`tree_for`.
     """
 
     name: ClassVar[str]
@@ -119,15 +124,17 @@ class Kind:
     default_options: ClassVar[int] = 3
     most_options: ClassVar[int] = 6
     max_attempts: ClassVar[int] = 200
+    tree_rules: ClassVar[TreeRules | None] = None
 
     # --- params -------------------------------------------------------------------------
 
     def declared_params(self) -> tuple[Param, ...]:
         """Return every parameter, the multiple-choice ones included when supported."""
+        own = (*self.params, *AUTHORED_PARAMS) if self.tree_rules is not None else self.params
         if self.choice_part is None:
-            return self.params
+            return own
         return (
-            *self.params,
+            *own,
             ChoiceParam(
                 "answer_format", "open", "open answers, or one multiple-choice question",
                 choices=ANSWER_FORMATS,
@@ -143,6 +150,11 @@ class Kind:
     def clean_params(self, raw: Any) -> dict[str, Any]:
         """Return validated params with every default explicit; raise :class:`ParamError`."""
         params = clean_params(self.declared_params(), raw)
+        if self.tree_rules is not None and params["tree"] is not None:
+            params["tree"] = check_tree(self.tree_rules, self.name, params["tree"], params)
+        elif self.tree_rules is not None and params["randomize_values"]:
+            raise ParamError("randomize_values", "needs params.tree: random trees get fresh "
+                             "values for every student anyway")
         self.check_params(params)
         if self.is_multiple_choice(params) and params["options"] > self.max_options(params):
             raise ParamError(
@@ -215,6 +227,27 @@ class Kind:
     def generate(self, rng: random.Random, params: dict[str, Any]) -> dict[str, Any]:
         """Return a new problem (``gametree/1`` JSON plus kind fields) drawn from ``rng``."""
         raise NotImplementedError
+
+    def tree_for(
+        self, rng: random.Random, params: dict[str, Any], draw: Callable[[], dict[str, Any]]
+    ) -> dict[str, Any]:
+        """Return the tree of a generation attempt: ``draw()``, or the instructor's tree.
+
+        With ``params.randomize_values`` the instructor's tree gets leaf values from
+        :meth:`fill_values`; ``draw`` is not called, so it alone consumes ``rng`` otherwise.
+        """
+        return problem_tree(params, draw, lambda tree: self.fill_values(rng, params, tree))
+
+    def fill_values(self, rng: random.Random, params: dict[str, Any], tree: dict[str, Any]
+                    ) -> None:
+        """Give ``tree``'s leaves fresh values as this kind's random trees get them.
+
+        The default draws integers from ``min_value..max_value``, all different unless
+        ``allow_ties``.
+        """
+        count = len(leaves(tree))
+        fill_leaves(tree, draw_values(rng, count, params["min_value"], params["max_value"],
+                                      distinct=not params["allow_ties"]))
 
     def solve(self, problem: dict[str, Any]) -> dict[str, Any]:
         """Return the engine's answer to ``problem`` (JSON, with its trace when it has one)."""

@@ -16,6 +16,7 @@ from django.utils.translation import gettext_lazy, ngettext
 
 from engine.games.dice import two_dice_rolls
 from exercises.kinds import register
+from exercises.kinds.authored import TreeRules, is_authored, tree_height
 from exercises.kinds.base import AnswerPart, Kind, PartType
 from exercises.kinds.engine_bridge import solve_problem
 from exercises.kinds.minimax import decision_key, tie_issues
@@ -79,11 +80,16 @@ class ChanceKind(Kind):
         )
 
     def check_params(self, params: dict[str, Any]) -> None:
-        """Check bounds that only make sense together, and keep dice trees small."""
-        if params["min_branching"] > params["max_branching"]:
-            raise ParamError("max_branching", "must be at least min_branching")
+        """Check bounds that only make sense together, and keep dice trees small.
+
+        An instructor's tree has its own shape and chance nodes: only the values are checked.
+        """
         if params["min_value"] >= params["max_value"]:
             raise ParamError("max_value", "must be greater than min_value")
+        if is_authored(params):
+            return
+        if params["min_branching"] > params["max_branching"]:
+            raise ParamError("max_branching", "must be at least min_branching")
         if params["chance"] == "dice" and params["depth"] != 2:
             raise ParamError(
                 "depth", "dice chance nodes have 21 outcomes, so dice trees must have depth 2"
@@ -140,11 +146,12 @@ class ChanceKind(Kind):
                 "children": [build(child, depth + 1) for child in names],
             }
 
-        tree = build(ROOT, 0)
-        count = len(leaves(tree))
-        fill_leaves(tree, draw_values(
-            rng, count, params["min_value"], params["max_value"], distinct=False
-        ))
+        def draw() -> dict[str, Any]:
+            tree = build(ROOT, 0)
+            self.fill_values(rng, params, tree)
+            return tree
+
+        tree = self.tree_for(rng, params, draw)
         chance_nodes = [n["name"] for n in walk(tree) if n.get("type") == "chance"]
         asked = pick_names(rng, chance_nodes or inner_names(tree), params["ask_nodes"])
         return {
@@ -154,6 +161,13 @@ class ChanceKind(Kind):
             "params": {},
             "ask": {"node_values": asked, "minimax_move": params["contrast_minimax"]},
         }
+
+    def fill_values(self, rng: random.Random, params: dict[str, Any], tree: dict[str, Any]
+                    ) -> None:
+        """Give the leaves values from ``min_value..max_value``; chance leaves may repeat."""
+        fill_leaves(tree, draw_values(
+            rng, len(leaves(tree)), params["min_value"], params["max_value"], distinct=False
+        ))
 
     def solve(self, problem: dict[str, Any]) -> dict[str, Any]:
         """Return the engine's answer, plus its answer with chance nodes as MIN when asked."""
@@ -203,12 +217,21 @@ class ChanceKind(Kind):
         return issues
 
     def prompt_args(self, problem: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
-        """Return the chance mode, the asked nodes and whether the contrast is asked."""
+        """Return the chance mode, the asked nodes and whether the contrast is asked.
+
+        An instructor's tree prints its probabilities on its branches, and its depth is
+        told as a random tree's would be: 2 when it has no MIN level.
+        """
+        if not is_authored(params):
+            chance, depth = params["chance"], params["depth"]
+        else:
+            has_min = any(node.get("type") == "min" for node in walk(problem["tree"]))
+            chance, depth = "biased", max(2, tree_height(problem["tree"])) if has_min else 2
         return {
-            "chance": params["chance"],
+            "chance": chance,
             "nodes": problem["ask"]["node_values"],
             "contrast": params["contrast_minimax"],
-            "depth": params["depth"],
+            "depth": depth,
         }
 
     def render_prompt(self, args: dict[str, Any]) -> str:
@@ -264,6 +287,7 @@ class ExpectiminimaxKind(ChanceKind):
     """Ask about MAX, chance, MIN, chance… trees: the two-player game with luck."""
 
     name = "expectiminimax"
+    tree_rules = TreeRules(("max", "min", "chance"))
     title = gettext_lazy("Expectiminimax")
     description = gettext_lazy("MAX, MIN and chance nodes: exact expected values.")
     layer_cycle = ("max", "chance", "min", "chance")
@@ -285,6 +309,7 @@ class ExpectimaxKind(ChanceKind):
     """Ask about MAX against chance only: a one-player game with luck."""
 
     name = "expectimax"
+    tree_rules = TreeRules(("max", "chance"))
     title = gettext_lazy("Expectimax")
     description = gettext_lazy("MAX and chance nodes only: maximise the expected value.")
     layer_cycle = ("max", "chance")

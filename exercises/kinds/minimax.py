@@ -9,6 +9,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
 from exercises.kinds import register
+from exercises.kinds.authored import TreeRules
 from exercises.kinds.base import AnswerPart, Kind, PartType
 from exercises.kinds.engine_bridge import solve_problem
 from exercises.kinds.params import ChoiceParam, IntParam
@@ -67,6 +68,7 @@ class MinimaxKind(Kind):
     title = gettext_lazy("Minimax")
     description = gettext_lazy("Back up leaf values to the root of a MAX/MIN tree.")
     params = (*TREE_PARAMS, ROOT_PLAYER, ASK_NODES)
+    tree_rules = TreeRules(("max", "min"))
     choice_part = "value"
     default_options = 2  # the engine names one way to get a plain minimax value wrong
 
@@ -91,7 +93,8 @@ class MinimaxKind(Kind):
 
     def generate(self, rng: random.Random, params: dict[str, Any]) -> dict[str, Any]:
         """Draw a MAX/MIN tree and which inner nodes to ask about."""
-        tree = draw_tree(rng, params, alternating_layers(params["root_player"], params["depth"]))
+        tree = self.tree_for(rng, params, lambda: draw_tree(
+            rng, params, alternating_layers(params["root_player"], params["depth"])))
         return {
             "format": "gametree/1",
             "kind": "minimax",
@@ -127,8 +130,9 @@ class MinimaxKind(Kind):
         return tie_issues(answer, [child["name"] for child in problem["tree"]["children"]])
 
     def prompt_args(self, problem: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
-        """Return the root player and the asked nodes."""
-        return {"root_player": params["root_player"], "nodes": problem["ask"]["node_values"]}
+        """Return who moves at the root (the tree's, an instructor's may differ from the
+        param) and the asked nodes."""
+        return {"root_player": problem["tree"]["type"], "nodes": problem["ask"]["node_values"]}
 
     def render_prompt(self, args: dict[str, Any]) -> str:
         """Return the prompt in the active language."""

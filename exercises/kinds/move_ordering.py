@@ -16,6 +16,7 @@ from exercises.kinds.alphabeta import (
     conventions_of,
     render_conventions,
 )
+from exercises.kinds.authored import TreeRules, is_authored
 from exercises.kinds.base import AnswerPart, Kind, PartType
 from exercises.kinds.engine_bridge import solve_problem
 from exercises.kinds.minimax import ROOT_PLAYER
@@ -33,6 +34,7 @@ class MoveOrderingKind(Kind):
     description = gettext_lazy(
         "Search the same tree in two orders: the value stays, the evaluated leaves change."
     )
+    tree_rules = TreeRules(("max", "min"))
     params = (
         *TREE_PARAMS,
         ROOT_PLAYER,
@@ -53,8 +55,13 @@ class MoveOrderingKind(Kind):
     )
 
     def check_params(self, params: dict[str, Any]) -> None:
-        """Check the shared tree params, and that the two orders can evaluate other leaves."""
+        """Check the shared tree params, and that the two orders can evaluate other leaves.
+
+        An instructor's tree is searched when the item is created instead.
+        """
         check_tree_params(params)
+        if is_authored(params):
+            return
         check_cuts_possible(
             params, "min_difference",
             "both searches evaluate every leaf and cannot differ by min_difference",
@@ -78,7 +85,8 @@ class MoveOrderingKind(Kind):
 
     def generate(self, rng: random.Random, params: dict[str, Any]) -> dict[str, Any]:
         """Draw a MAX/MIN tree; the orders are named in the params."""
-        tree = draw_tree(rng, params, alternating_layers(params["root_player"], params["depth"]))
+        tree = self.tree_for(rng, params, lambda: draw_tree(
+            rng, params, alternating_layers(params["root_player"], params["depth"])))
         return {
             "format": "gametree/1",
             "kind": "move_ordering",

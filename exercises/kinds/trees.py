@@ -12,6 +12,7 @@ import string
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from exercises.kinds.authored import leaf_count
 from exercises.kinds.params import BoolParam, IntParam, ParamError
 
 ROOT = "root"
@@ -71,7 +72,7 @@ def inner_names(tree: dict[str, Any], *, include_root: bool = False) -> list[str
     return [
         node["name"]
         for node in walk(tree)
-        if "children" in node and (include_root or node["name"] != ROOT)
+        if "children" in node and (include_root or node is not tree)
     ]
 
 
@@ -126,11 +127,18 @@ TREE_PARAMS = (
 
 
 def check_tree_params(params: dict[str, Any]) -> None:
-    """Raise :class:`ParamError` when the shared tree params contradict each other."""
-    if params["min_branching"] > params["max_branching"]:
-        raise ParamError("max_branching", "must be at least min_branching")
+    """Raise :class:`ParamError` when the shared tree params contradict each other.
+
+    An instructor's tree (``params.tree``) has its own shape: only the value range is
+    checked, against its leaves when they are drawn afresh.
+    """
     if params["min_value"] >= params["max_value"]:
         raise ParamError("max_value", "must be greater than min_value")
+    if params.get("tree") is not None:
+        check_value_range(params, leaf_count(params["tree"]), distinct=not params["allow_ties"])
+        return
+    if params["min_branching"] > params["max_branching"]:
+        raise ParamError("max_branching", "must be at least min_branching")
     fewest_leaves = params["min_branching"] ** params["depth"]
     if fewest_leaves > params["max_leaves"]:
         raise ParamError(
@@ -146,6 +154,17 @@ def check_tree_params(params: dict[str, Any]) -> None:
             "max_value",
             f"without ties every leaf needs its own value: {most_leaves} leaves need a range "
             f"of at least {most_leaves} values, min_value..max_value has {span}",
+        )
+
+
+def check_value_range(params: dict[str, Any], count: int, *, distinct: bool) -> None:
+    """Refuse a value range too narrow for ``count`` distinct leaves of a randomized tree."""
+    span = params["max_value"] - params["min_value"] + 1
+    if params.get("randomize_values") and distinct and span < count:
+        raise ParamError(
+            "max_value",
+            f"without ties every leaf needs its own value: the tree's {count} leaves need a "
+            f"range of at least {count} values, min_value..max_value has {span}",
         )
 
 
@@ -191,7 +210,7 @@ def other_node_values(problem: dict[str, Any], answer: dict[str, Any]) -> list[t
     children = [child["name"] for child in problem["tree"].get("children", [])]
     deeper = [
         node["name"] for node in walk(problem["tree"])
-        if node["name"] != ROOT and node["name"] not in children
+        if node is not problem["tree"] and node["name"] not in children
     ]
     return [
         *((values[name], "root_child_value") for name in children if name in values),

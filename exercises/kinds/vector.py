@@ -9,6 +9,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from exercises.kinds import register
+from exercises.kinds.authored import TreeRules
 from exercises.kinds.base import AnswerPart, Kind, PartType
 from exercises.kinds.engine_bridge import solve_problem
 from exercises.kinds.params import BoolParam, IntParam, JsonParam, ParamError
@@ -77,6 +78,7 @@ class VectorKind(Kind):
         ),
     )
     choice_part = "value"
+    tree_rules = TreeRules(("player",), vector=True, player_names=PLAYER_NAMES)
 
     def check_params(self, params: dict[str, Any]) -> None:
         """Check ranges, and that the tie rule names a player of the game."""
@@ -109,17 +111,27 @@ class VectorKind(Kind):
                              for i in range(count)],
             }
 
-        tree = build(ROOT, 0)
-        for leaf in leaves(tree):
-            leaf["value"] = draw_values(
-                rng, len(players), params["min_value"], params["max_value"], distinct=False
-            )
+        def draw() -> dict[str, Any]:
+            tree = build(ROOT, 0)
+            self.fill_values(rng, params, tree)
+            return tree
+
+        tree = self.tree_for(rng, params, draw)
         return {
             "format": "gametree/1",
             "kind": "vector",
             "tree": tree,
             "params": {"players": players, "tie_break": params["tie_break"]},
         }
+
+    def fill_values(self, rng: random.Random, params: dict[str, Any], tree: dict[str, Any]
+                    ) -> None:
+        """Give every leaf a payoff vector, one value per player from min_value..max_value."""
+        for leaf in leaves(tree):
+            leaf["value"] = draw_values(
+                rng, params["players"], params["min_value"], params["max_value"],
+                distinct=False,
+            )
 
     def solve(self, problem: dict[str, Any]) -> dict[str, Any]:
         """Return the engine's max^n answer."""

@@ -21,7 +21,7 @@ from config.api import ApiError
 from config.jsonsafe import storable
 from exercises.kinds.engine_bridge import engine_version
 from exercises.models import Variant, VariantItem
-from exercises.selectors import variant_of
+from exercises.selectors import rules_for, variant_of
 from grading.code.contract import CONTRACTS, starter_source
 from grading.code.grader import CodeGrade, grade_code
 from grading.code.runs import SandboxFailed
@@ -130,7 +130,7 @@ def _store(variant: Variant, variant_item: VariantItem, student: User, source: s
         if replay is not None:
             return replay
         is_late, penalty = check_deadlines(variant, now)
-        limit = variant.problem_set.max_attempts
+        limit = rules_for(variant).max_attempts
         used = attempts_used(locked)
         if limit and used >= limit:
             raise ApiError(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
+from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
@@ -22,7 +23,7 @@ from accounts.requests import AuthenticatedHttpRequest
 from config.api import ApiError
 from exercises.kinds import get_kind
 from exercises.models import Variant, VariantItem
-from exercises.selectors import variant_of, variants_of
+from exercises.selectors import rules_for, variant_of, variants_of
 from exercises.services import open_variant
 from grading.code.contract import CONTRACTS
 from grading.code.feedback import render_tests
@@ -59,6 +60,11 @@ class AssignmentRow:
     items: list[ItemRow]
 
     @property
+    def due_at(self) -> datetime | None:
+        """Return the student's due date (their extension's, if any)."""
+        return rules_for(self.variant).due_at
+
+    @property
     def score(self) -> Decimal | None:
         """Return the sum of the counted scores, or None before anything is graded."""
         scores = [row.score for row in self.items if row.score is not None]
@@ -84,7 +90,7 @@ def item_rows(variant: Variant) -> list[ItemRow]:
                 title=str(get_kind(variant_item.item.kind).title),
                 attempts_used=used,
                 attempts_left=(
-                    max(0, problem_set.max_attempts - used) if problem_set.max_attempts else None
+                    max(0, limit - used) if (limit := rules_for(variant).max_attempts) else None
                 ),
                 score=counted.score if counted else None,
                 points=variant_item.item.points,
@@ -164,6 +170,7 @@ def item_page(request: AuthenticatedHttpRequest, variant_id: int, position: int)
         "variant": variant,
         "variant_item": variant_item,
         "problem_set": problem_set,
+        "due_at": rules_for(variant).due_at,
         "kind": kind,
         "prompt": kind.render_prompt(variant_item.prompt["args"]),
         "problem": problem,
@@ -177,7 +184,7 @@ def item_page(request: AuthenticatedHttpRequest, variant_id: int, position: int)
         "error": error,
         "attempts_used": used,
         "attempts_left": (
-            max(0, problem_set.max_attempts - used) if problem_set.max_attempts else None
+            max(0, limit - used) if (limit := rules_for(variant).max_attempts) else None
         ),
         "answers_visible": visible,
         "idempotency_key": uuid.uuid4().hex,
@@ -225,6 +232,7 @@ def code_item_page(request: AuthenticatedHttpRequest, variant: Variant, variant_
         "variant": variant,
         "variant_item": variant_item,
         "problem_set": problem_set,
+        "due_at": rules_for(variant).due_at,
         "kind": kind,
         "prompt": kind.render_prompt(variant_item.prompt["args"]),
         "source": source,
@@ -242,7 +250,7 @@ def code_item_page(request: AuthenticatedHttpRequest, variant: Variant, variant_
         "error": error,
         "attempts_used": used,
         "attempts_left": (
-            max(0, problem_set.max_attempts - used) if problem_set.max_attempts else None
+            max(0, limit - used) if (limit := rules_for(variant).max_attempts) else None
         ),
         "idempotency_key": uuid.uuid4().hex,
     }

@@ -63,6 +63,22 @@ VARIED: dict[str, list[dict[str, Any]]] = {
 }
 """Params beyond the defaults (deeper trees, ties, other conventions) checked the same way."""
 
+AUTHORED_TREES = {
+    "minimax": "MAX(MIN(MAX(3, 5), MAX(2, 9)), MIN(4, MAX(1, 8, 7)), MIN(6, 2))",
+    "alphabeta": "MAX(A: MIN(3, 12, 8), B: MIN(2, 4, 6), C: MIN(14, 5, 2))",
+    "move_ordering": "MAX(MIN(MAX(1, 2), MAX(3, 4)), MIN(MAX(8, 9), MAX(6, 7)))",
+    "expectimax": "MAX(CHANCE([1/3] 3, [2/3] MAX(6, 1)), CHANCE(2, 9, 4))",
+    "expectiminimax": "MAX(L: CHANCE(MIN(3, 7), MIN(8, 4)), R: CHANCE([1/4] MIN(10, 1), "
+                      "[3/4] MIN(6, 5)))",
+    "vector": "A(l: B(C((1, 2, 6), (4, 2, 3)), C((6, 1, 2), (7, 4, 1))), r: B(C((5, 4, 5), "
+              "(2, 5, 4)), C((5, 2, 4), (7, 7, 1))))",
+}
+"""Instructors' trees (issue 17): each kind's key on them, as given and with values drawn
+afresh per seed, must agree with the naive solver too."""
+for _kind, _tree in AUTHORED_TREES.items():
+    VARIED[_kind] = [*VARIED[_kind], {"tree": _tree, "allow_ties": True},
+                     {"tree": _tree, "randomize_values": True, "max_value": 30}]
+
 SOLVED = [(name, "open") for name in answered_kinds() if name in NAIVE_SOLVERS]
 
 

@@ -67,6 +67,17 @@ def _problem_set_body(world: World) -> dict[str, Any]:
             "items": [{"kind": "minimax", "params": {}, "points": "2"}]}
 
 
+def _copy_body(world: World) -> dict[str, Any]:
+    return {"course": world.ids["course_id"]}
+
+
+def _import_body(world: World) -> dict[str, Any]:
+    return {"course": world.ids["course_id"], "definition": {
+        "format": "cutoff-problem-set/1", "title": "Imported", "policies": {},
+        "items": [{"kind": "minimax", "params": {}, "points": "2"}],
+    }}
+
+
 def _answer_body(world: World) -> dict[str, Any]:
     return {"answer": world.key_of_owner}
 
@@ -94,6 +105,8 @@ MATRIX: tuple[Endpoint, ...] = (
     Endpoint(V1 + "kinds/", "GET", "/api/v1/kinds/", (401, 200, 200, 200, 200, 403, 403)),
     Endpoint(V1 + "kinds/<str:kind>/preview/", "POST", "/api/v1/kinds/minimax/preview/",
              (401, 403, 403, 200, 200, 403, 403), {"seed": "s"}),
+    Endpoint(V1 + "tree-library/", "GET", "/api/v1/tree-library/",
+             (401, 403, 403, 200, 200, 403, 403)),
     Endpoint(V1 + "problem-sets/", "POST", "/api/v1/problem-sets/",
              (401, 403, 403, 201, 400, 201, 403), _problem_set_body, WRITE_SETS),
     Endpoint(V1 + "problem-sets/<int:problem_set_id>/", "GET", PS + "/",
@@ -175,6 +188,40 @@ MATRIX: tuple[Endpoint, ...] = (
              PS + "/export/moodle.xml", (401, 403, 403, 200, 404, 403, 403)),
     Endpoint(V1 + "problem-sets/<int:problem_set_id>/export/qti.zip", "GET",
              PS + "/export/qti.zip", (401, 403, 403, 200, 404, 403, 403)),
+    # Running a course (issue 17).
+    Endpoint(V1 + "problem-sets/", "GET", "/api/v1/problem-sets/",
+             (401, 403, 403, 200, 200, 200, 403), scope=WRITE_SETS),
+    Endpoint(V1 + "problem-sets/<int:problem_set_id>/", "PATCH", PS + "/",
+             (401, 404, 404, 200, 404, 200, 403), {"title": "Week 3 (edited)"}, WRITE_SETS),
+    Endpoint(V1 + "problem-sets/<int:problem_set_id>/", "DELETE", PS + "/",
+             (401, 404, 404, 204, 404, 204, 403), scope=WRITE_SETS),
+    Endpoint(V1 + "problem-sets/<int:problem_set_id>/copy/", "POST", PS + "/copy/",
+             (401, 404, 404, 201, 404, 201, 403), _copy_body, WRITE_SETS),
+    Endpoint(V1 + "problem-sets/<int:problem_set_id>/export.json", "GET", PS + "/export.json",
+             (401, 404, 404, 200, 404, 200, 403), scope=WRITE_SETS),
+    Endpoint(V1 + "problem-sets/import/", "POST", "/api/v1/problem-sets/import/",
+             (401, 403, 403, 201, 422, 201, 403), _import_body, WRITE_SETS),
+    Endpoint(V1 + "problem-sets/<int:problem_set_id>/extensions/", "GET", PS + "/extensions/",
+             (401, 404, 404, 200, 404, 200, 403), scope=WRITE_SETS),
+    Endpoint(V1 + "problem-sets/<int:problem_set_id>/extensions/", "POST", PS + "/extensions/",
+             (401, 404, 404, 200, 404, 200, 403), {"username": "sara", "extra_attempts": 1},
+             WRITE_SETS),
+    Endpoint(V1 + "problem-sets/<int:problem_set_id>/submissions/", "GET",
+             PS + "/submissions/", (401, 403, 403, 200, 404, 200, 403),
+             scope=READ_GRADES),
+    Endpoint(V1 + "problem-sets/<int:problem_set_id>/statistics/", "GET", PS + "/statistics/",
+             (401, 403, 403, 200, 404, 200, 403), scope=READ_GRADES),
+    Endpoint(V1 + "problem-sets/<int:problem_set_id>/regrade-requests/", "GET",
+             PS + "/regrade-requests/", (401, 403, 403, 200, 404, 403, 403)),
+    Endpoint(V1 + "submissions/<int:submission_id>/override/", "POST",
+             "/api/v1/submissions/{submission_id}/override/",
+             (401, 403, 403, 200, 404, 403, 403), {"score": "1", "reason": "by hand"}),
+    Endpoint(V1 + "submissions/<int:submission_id>/regrade-request/", "POST",
+             "/api/v1/submissions/{submission_id}/regrade-request/",
+             (401, 201, 404, 404, 404, 403, 403), {"message": "Please look again."}),
+    Endpoint(V1 + "regrade-requests/<int:request_id>/resolve/", "POST",
+             "/api/v1/regrade-requests/{regrade_request_id}/resolve/",
+             (401, 403, 403, 200, 404, 403, 403), {"reply": "Checked: the score stands."}),
     # The schema and its docs are public; client tokens are refused wherever no scope is
     # declared, these included.
     Endpoint("api/schema/", "GET", "/api/schema/", (200, 200, 200, 200, 200, 403, 403)),

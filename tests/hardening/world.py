@@ -2,8 +2,9 @@
 
 Two courses (each with its instructor), two students of the first course, a ready problem set
 with a typed-answer item and a code item, both students' variants, a graded submission and a
-code submission of the owner, a regrade, a webhook with a delivery, an LMS platform with a
-course context and a passback, and API clients of the instructor with and without scopes.
+code submission of the owner (the latter with an open regrade request), a regrade, a webhook
+with a delivery, an LMS platform with a course context and a passback, and API clients of the
+instructor with and without scopes.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from exercises.kinds import get_kind
 from exercises.models import Item, ProblemSet, Variant, VariantItem
 from exercises.services import split_points
 from grading import services as grading_services
-from grading.models import Regrade, Submission, Webhook, WebhookDelivery
+from grading.models import Regrade, RegradeRequest, Submission, Webhook, WebhookDelivery
 from lti.clients import create_api_client
 from lti.models import ApiClient, LtiContext, LtiResourceLink, ScorePassback
 from lti.services import register_platform
@@ -108,6 +109,10 @@ def build_world(**problem_set_settings: Any) -> World:
         attempt_number=1, kind=Submission.Kind.CODE, source="def f():\n    return 1\n",
     )
     regrade = Regrade.objects.create(problem_set=problem_set, requested_by=instructor)
+    # On the code submission, so the owner may still ask about the typed one.
+    regrade_request = RegradeRequest.objects.create(
+        submission=code_submission, student=owner, message="Please run my tests again."
+    )
     webhook = Webhook.objects.create(owner=instructor, url="http://127.0.0.1:9/hook",
                                      course=course)
     WebhookDelivery.objects.create(webhook=webhook, event_type="submission.graded",
@@ -143,7 +148,8 @@ def build_world(**problem_set_settings: Any) -> World:
         "problem_set_id": problem_set.pk, "variant_id": variant.pk,
         "classmate_variant_id": classmate_variant.pk,
         "submission_id": submission.pk, "code_submission_id": code_submission.pk,
-        "regrade_id": regrade.pk, "webhook_id": webhook.pk, "platform_id": platform.pk,
+        "regrade_id": regrade.pk, "regrade_request_id": regrade_request.pk,
+        "webhook_id": webhook.pk, "platform_id": platform.pk,
         "context_id": context.pk, "client_id": spare_client.pk, "passback_id": passback.pk,
     }
     world.authorization = {

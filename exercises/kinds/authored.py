@@ -1,0 +1,193 @@
+"""Instructor-authored trees: ``params.tree`` and ``params.randomize_values`` for tree kinds.
+
+A kind that declares :class:`TreeRules` (see :attr:`exercises.kinds.base.Kind.tree_rules`)
+takes a ``gametree/1`` tree in ``params.tree`` instead of drawing a random one; every student
+gets that tree, names as written. With ``params.randomize_values`` the shape, names, node
+types and probabilities stay and each student's leaves get fresh values, drawn by the kind
+(:meth:`~exercises.kinds.base.Kind.fill_values`) under the same quality rules as random trees.
+
+:func:`check_tree` validates a tree against a kind's rules and the engine's, raising
+:class:`ParamError` whose ``field`` is the node's path in the JSON
+(``tree.children[1].children[0]``) and whose message names the node and the rule.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from engine.errors import ProblemError
+from engine.tree import parse_tree
+from exercises.kinds.params import BoolParam, JsonParam, ParamError
+from exercises.tree_text import TreeTextError, parse_tree_text
+
+MAX_NODES = 200
+"""Most nodes an authored tree may have: larger trees do not fit on a page."""
+
+NODE_FIELDS = ("name", "type", "player", "probabilities", "value", "children")
+"""The node fields an authored tree keeps; anything else is dropped when it is stored."""
+
+
+@dataclass(frozen=True)
+class TreeRules:
+    """Say which authored trees a kind takes: its inner node types and its leaves' values.
+
+    ``vector`` kinds' leaves are payoff lists, one per player of ``params["players"]``
+    (a count: the players are the first that many of ``player_names``).
+    """
+
+    node_types: tuple[str, ...]
+    vector: bool = False
+    player_names: tuple[str, ...] = ()
+
+    def players(self, params: dict[str, Any]) -> list[str] | None:
+        """Return the players of a vector game with ``params``, ``None`` for scalar kinds."""
+        if not self.vector:
+            return None
+        return list(self.player_names[: params["players"]])
+
+
+def _clean_tree_value(name: str, value: Any) -> Any:
+    """Return ``value`` as a tree object: ``None``, a JSON object, or the text form parsed."""
+    if value is None or isinstance(value, dict):
+        return value
+    if isinstance(value, str):
+        try:
+            return parse_tree_text(value)
+        except TreeTextError as error:
+            raise ParamError(name, str(error)) from None
+    raise ParamError(
+        name, f"must be a gametree/1 tree (a JSON object) or its text form, got "
+        f"{type(value).__name__}",
+    )
+
+
+TREE_PARAM = JsonParam(
+    "tree", None,
+    "the instructor's own gametree/1 tree (or its text form, e.g. MAX(A: MIN(3, 5), "
+    "B: MIN(2, 9))), posed to every student instead of a random one; null: draw random trees",
+    validator=_clean_tree_value,
+    json_schema={"oneOf": [{"type": "null"}, {"type": "object"}, {"type": "string"}]},
+)
+RANDOMIZE_PARAM = BoolParam(
+    "randomize_values", False,
+    "keep the tree's shape, names, node types and probabilities, but draw each student's "
+    "leaf values from min_value..max_value under the kind's quality rules",
+)
+AUTHORED_PARAMS = (TREE_PARAM, RANDOMIZE_PARAM)
+
+
+def is_authored(params: dict[str, Any]) -> bool:
+    """Return whether ``params`` pose an instructor's tree rather than random ones."""
+    return params.get("tree") is not None
+
+
+def is_fixed(params: dict[str, Any]) -> bool:
+    """Return whether ``params`` pose an instructor's tree with the instructor's own values."""
+    return is_authored(params) and not params.get("randomize_values")
+
+
+def _paths(raw: dict[str, Any]) -> tuple[dict[str, str], list[tuple[str, dict[str, Any]]]]:
+    """Return name → JSON path of each named node, and (path, node) for every node in order.
+
+    Raise :class:`ParamError` on a node that is not an object, children that are not a list,
+    a name used twice (at its second use) and a tree of more than :data:`MAX_NODES` nodes,
+    before the engine looks at it.
+    """
+    by_name: dict[str, str] = {}
+    ordered: list[tuple[str, dict[str, Any]]] = []
+    stack: list[tuple[str, Any]] = [("tree", raw)]
+    while stack:
+        path, node = stack.pop()
+        if not isinstance(node, dict):
+            raise ParamError(path, f"a node must be a JSON object, got {node!r}")
+        ordered.append((path, node))
+        if len(ordered) > MAX_NODES:
+            raise ParamError("tree", f"a tree may have at most {MAX_NODES} nodes, to fit on a page")
+        name = node.get("name")
+        if isinstance(name, str) and name in by_name:
+            raise ParamError(path, f'node "{name}": node names must be unique within a tree '
+                                   f"(the first is at {by_name[name]})")
+        if isinstance(name, str):
+            by_name[name] = path
+        children = node.get("children", [])
+        if not isinstance(children, list):
+            raise ParamError(f"{path}.children", "children must be a list of nodes")
+        stack.extend((f"{path}.children[{i}]", child) for i, child in reversed(
+            list(enumerate(children))))
+    return by_name, ordered
+
+
+def check_tree(rules: TreeRules, kind_name: str, raw: dict[str, Any], params: dict[str, Any]
+               ) -> dict[str, Any]:
+    """Return ``raw`` validated for a kind with ``rules``, keeping only the gametree/1 fields.
+
+    Raise :class:`ParamError` at the offending node's path naming the node and the rule:
+    more than :data:`MAX_NODES` nodes, a node type the kind does not use, a leaf root, or
+    any rule of the engine (unique names, probabilities summing to 1, one payoff per player).
+    """
+    by_name, ordered = _paths(raw)
+    allowed = ", ".join(rules.node_types)
+    for path, node in ordered:
+        if "children" in node and node.get("type") not in rules.node_types:
+            label = f'node "{node.get("name")}"' if "name" in node else path
+            raise ParamError(path, f"{label}: {kind_name} trees have only {allowed} inner "
+                                   f"nodes, not {node.get('type')!r}")
+    if "children" not in raw:
+        raise ParamError("tree", "the root must have children: the question is its decision")
+    try:
+        parse_tree(raw, players=rules.players(params))
+    except ProblemError as error:
+        path = by_name.get(error.node or "", "tree")
+        raise ParamError(path, str(error)) from None
+    return _kept_fields(raw)
+
+
+def _kept_fields(node: dict[str, Any]) -> dict[str, Any]:
+    kept = {key: copy.deepcopy(node[key]) for key in NODE_FIELDS if key in node}
+    if "children" in node:
+        kept["children"] = [_kept_fields(child) for child in node["children"]]
+    return kept
+
+
+def leaf_count(tree: dict[str, Any]) -> int:
+    """Return how many leaves ``tree`` has."""
+    stack, count = [tree], 0
+    while stack:
+        node = stack.pop()
+        if "children" in node:
+            stack.extend(node["children"])
+        else:
+            count += 1
+    return count
+
+
+def tree_height(tree: dict[str, Any]) -> int:
+    """Return the plies from the root of ``tree`` to its deepest leaf."""
+    stack, height = [(tree, 0)], 0
+    while stack:
+        node, depth = stack.pop()
+        height = max(height, depth)
+        stack.extend((child, depth + 1) for child in node.get("children", []))
+    return height
+
+
+def problem_tree(
+    params: dict[str, Any],
+    draw: Callable[[], dict[str, Any]],
+    fill: Callable[[dict[str, Any]], None],
+) -> dict[str, Any]:
+    """Return the tree a generation attempt poses: ``draw()``, or a copy of ``params.tree``.
+
+    With ``randomize_values`` the copy's leaves are refilled by ``fill``; without, it is the
+    instructor's tree as stored. Random trees come from ``draw`` untouched, so variants of
+    items without ``params.tree`` stay byte-identical.
+    """
+    if not is_authored(params):
+        return draw()
+    tree = copy.deepcopy(params["tree"])
+    if params.get("randomize_values"):
+        fill(tree)
+    return tree

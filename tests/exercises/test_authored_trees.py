@@ -1,0 +1,285 @@
+"""Instructor-authored trees: ``params.tree`` and ``randomize_values`` per kind, the library."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from exercises.generation import generate_item
+from exercises.kinds import get_kind
+from exercises.kinds.authored import MAX_NODES
+from exercises.kinds.params import ParamError
+from exercises.kinds.trees import leaves, walk
+from exercises.tree_library import LIBRARY, library_trees
+from exercises.tree_text import parse_tree_text
+from tests.conftest import REPO
+
+SEEDS = [f"student-{n}" for n in range(25)]
+TREE_KINDS = ("minimax", "alphabeta", "move_ordering", "expectimax", "expectiminimax", "vector")
+AUTHORED = {
+    "minimax": "MAX(A: MIN(3, 5), B: MIN(2, 9))",
+    "alphabeta": "MAX(A: MIN(3, 12, 8), B: MIN(2, 4, 6), C: MIN(14, 5, 2))",
+    "move_ordering": "MAX(MIN(3, 5, 1), MIN(2, 9, 4), MIN(7, 8, 9))",
+    "expectimax": "MAX(CHANCE([1/3] 3, [2/3] 6), CHANCE(2, 9))",
+    "expectiminimax": "MAX(CHANCE(MIN(3, 4), MIN(1, 9)), CHANCE([1/4] MIN(2, 8), [3/4] 5))",
+    "vector": "A(B((1, 2, 3), (3, 2, 1)), B((0, 4, 0), (1, 1, 1)))",
+}
+SEED_DATA = json.loads((REPO / "tests/data/seed-worked-examples.json").read_text())
+SEED_TREES = [seed for seed in SEED_DATA["trees"] if "tree" in seed.get("problem", {})]
+
+
+def shape(tree: dict[str, Any]) -> list[tuple[Any, ...]]:
+    """Return every node's name, type, player and probabilities: all but the leaf values."""
+    return [(n["name"], n.get("type"), n.get("player"), tuple(n.get("probabilities", ())))
+            for n in walk(tree)]
+
+
+@pytest.mark.parametrize("kind_name", TREE_KINDS)
+def test_every_tree_kind_poses_the_instructors_tree_to_every_student(kind_name: str) -> None:
+    kind = get_kind(kind_name)
+    params = kind.clean_params({"tree": AUTHORED[kind_name]})
+    tree = parse_tree_text(AUTHORED[kind_name])
+    keys = []
+    for seed in SEEDS:
+        item = generate_item(kind_name, params, seed)
+        assert item.problem["tree"] == tree
+        keys.append(json.dumps({k: v for k, v in item.answer_key.items()
+                                if k in ("value", "move", "evaluated_first")}))
+    assert len(set(keys)) == 1  # the asked nodes may differ; the tree's answer does not
+
+
+@pytest.mark.parametrize("kind_name", TREE_KINDS)
+def test_randomized_values_keep_the_shape_and_meet_the_kinds_quality_rules(
+    kind_name: str,
+) -> None:
+    kind = get_kind(kind_name)
+    params = kind.clean_params({"tree": AUTHORED[kind_name], "randomize_values": True})
+    authored = parse_tree_text(AUTHORED[kind_name])
+    drawn = set()
+    for seed in SEEDS:
+        item = generate_item(kind_name, params, seed)
+        tree = item.problem["tree"]
+        assert shape(tree) == shape(authored)
+        values = [leaf["value"] for leaf in leaves(tree)]
+        flat = [v for value in values for v in (value if isinstance(value, list) else [value])]
+        assert all(params["min_value"] <= v <= params["max_value"] for v in flat)
+        if kind_name in ("minimax", "alphabeta", "move_ordering"):
+            assert len(set(values)) == len(values)  # no ties unless allow_ties
+        assert kind.quality_issues(item.problem, kind.solve(item.problem), params) == []
+        drawn.add(json.dumps(values))
+    assert len(drawn) > len(SEEDS) // 2  # students really get different values
+
+
+def test_randomized_alphabeta_trees_cut_at_least_min_cuts_times() -> None:
+    kind = get_kind("alphabeta")
+    params = kind.clean_params({"tree": AUTHORED["alphabeta"], "randomize_values": True,
+                                "min_cuts": 2})
+    for seed in SEEDS:
+        item = generate_item("alphabeta", params, seed)
+        assert len([c for c in item.answer_key["cutoffs"] if c["pruned"]]) >= 2
+
+
+def test_a_fixed_tree_may_tie_and_the_prompt_states_the_tie_rule() -> None:
+    params = get_kind("minimax").clean_params({"tree": "MAX(MIN(3, 5), MIN(3, 9))"})
+    item = generate_item("minimax", params, "s")
+    assert item.answer_key["move"] == "A"
+    assert "leftmost best child" in get_kind("minimax").render_prompt(item.prompt["args"])
+
+
+def test_a_min_rooted_tree_is_announced_as_min() -> None:
+    params = get_kind("alphabeta").clean_params({"tree": "MIN(MAX(3, 5), MAX(2, 9))",
+                                                 "min_cuts": 0})
+    item = generate_item("alphabeta", params, "s")
+    assert "MIN moves at the root" in get_kind("alphabeta").render_prompt(item.prompt["args"])
+
+
+def test_the_authored_root_is_never_an_asked_node() -> None:
+    params = get_kind("minimax").clean_params({"tree": "top: MAX(MIN(3, 5), MIN(2, 9))",
+                                               "ask_nodes": 8})
+    for seed in SEEDS[:5]:
+        assert "top" not in generate_item("minimax", params, seed).problem["ask"]["node_values"]
+
+
+def big_tree(count: int) -> dict[str, Any]:
+    return {"name": "r", "type": "max",
+            "children": [{"name": f"n{i}", "value": i} for i in range(count - 1)]}
+
+
+@pytest.mark.parametrize(
+    ("kind_name", "tree", "field", "rule"),
+    [
+        ("minimax", "MAX(A: CHANCE(1, 2), B: MIN(2, 9))", "tree.children[0]",
+         "have only max, min inner nodes"),
+        ("expectimax", "MAX(CHANCE([1/3] 3, [1/3] 6), CHANCE(2, 9))", "tree.children[0]",
+         "sum exactly to 1"),
+        ("expectimax", "MAX(MIN(3, 6), CHANCE(2, 9))", "tree.children[0]",
+         "have only max, chance inner nodes"),
+        ("vector", "A(B((1, 2), (3, 2, 1)), B((0, 0, 0), (1, 1, 1)))",
+         "tree.children[0].children[0]", "needs 3 values"),
+        ("vector", "A(E((1, 2, 3)), B((0, 0, 0)))", "tree.children[0]", '"player" must be'),
+        ("minimax", {"name": "r", "type": "max", "children": [
+            {"name": "x", "value": 1}, {"name": "x", "value": 2}]}, "tree.children[1]",
+         "unique"),
+        ("minimax", "MAX(MIN(3, (1, 2)), 4)", "tree.children[0].children[1]", "one number"),
+        ("minimax", big_tree(MAX_NODES + 1), "tree", f"at most {MAX_NODES} nodes"),
+        ("minimax", "5", "tree", "root must have children"),
+        ("minimax", "MAX(MIN(3, 5), MIN(2, 9)", "tree", "column 25"),
+        ("minimax", 7, "tree", "gametree/1 tree"),
+        ("minimax", {"name": "r", "type": "max", "children": "A"}, "tree.children",
+         "must be a list"),
+    ],
+)
+def test_a_tree_breaking_a_rule_is_refused_naming_the_node_and_the_rule(
+    kind_name: str, tree: Any, field: str, rule: str
+) -> None:
+    with pytest.raises(ParamError) as refused:
+        get_kind(kind_name).clean_params({"tree": tree})
+    assert refused.value.field == field
+    assert rule in refused.value.message
+
+
+def test_a_tree_of_exactly_the_page_limit_is_accepted() -> None:
+    tree = big_tree(MAX_NODES)
+    params = get_kind("minimax").clean_params({"tree": tree, "allow_ties": True})
+    assert params["tree"] == tree
+
+
+def test_randomize_values_needs_a_tree_and_a_wide_enough_range() -> None:
+    with pytest.raises(ParamError) as refused:
+        get_kind("minimax").clean_params({"randomize_values": True})
+    assert refused.value.field == "randomize_values"
+    with pytest.raises(ParamError) as refused:
+        get_kind("minimax").clean_params({"tree": AUTHORED["alphabeta"], "randomize_values": True,
+                                          "min_value": 0, "max_value": 5})
+    assert refused.value.field == "max_value" and "9 leaves" in refused.value.message
+
+
+def test_unknown_node_fields_are_dropped_when_stored() -> None:
+    tree = {"name": "r", "type": "max", "colour": "red",
+            "children": [{"name": "a", "value": 1, "x": 1}, {"name": "b", "value": 2}]}
+    params = get_kind("minimax").clean_params({"tree": tree})
+    assert params["tree"] == {"name": "r", "type": "max", "children": [
+        {"name": "a", "value": 1}, {"name": "b", "value": 2}]}
+
+
+# --- the library ---------------------------------------------------------------------------
+
+
+def test_the_library_holds_every_seed_tree_with_its_source() -> None:
+    by_id = {entry.id: entry for entry in LIBRARY}
+    for seed in SEED_TREES:
+        entry = by_id[seed["id"]]
+        assert entry.tree == seed["problem"]["tree"]
+        assert entry.source == seed["source"]
+        assert seed["problem"]["kind"] in entry.kinds
+
+
+@pytest.mark.parametrize("entry", LIBRARY, ids=[entry.id for entry in LIBRARY])
+def test_every_library_tree_poses_under_every_kind_it_suits(entry: Any) -> None:
+    for kind_name in entry.kinds:
+        kind = get_kind(kind_name)
+        params = kind.clean_params({**entry.params, "tree": entry.text, "min_cuts": 0}
+                                   if kind_name == "alphabeta" else
+                                   {**entry.params, "tree": entry.text, "min_difference": 1}
+                                   if kind_name == "move_ordering" else
+                                   {**entry.params, "tree": entry.text})
+        item = generate_item(kind_name, params, "library")
+        assert item.problem["tree"] == entry.tree
+
+
+def test_library_trees_give_the_seeds_worked_answers() -> None:
+    by_id = {entry.id: entry for entry in LIBRARY}
+    for seed in SEED_TREES:
+        if seed["problem"]["kind"] != "alphabeta":
+            continue
+        params = get_kind("alphabeta").clean_params({"tree": by_id[seed["id"]].text,
+                                                     "min_cuts": 0})
+        key = generate_item("alphabeta", params, "s").answer_key
+        assert key["value"] == seed["expect"]["value"]
+        assert key["move"] == seed["expect"]["move"]
+        assert key["pruned_leaves"] == seed["expect"].get("pruned_leaves", key["pruned_leaves"])
+
+
+def test_the_library_filters_by_kind() -> None:
+    assert [e.id for e in library_trees("vector")] == ["three-players"]
+    assert "two-by-two" not in {e.id for e in library_trees("move_ordering")}
+    assert {e.id for e in library_trees("expectimax")} == {"uniform-opponent"}
+    assert len(library_trees()) == len(LIBRARY)
+
+
+# --- over the API --------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_a_set_with_an_authored_tree_stores_it_as_json(instructor: Any, course: Any) -> None:
+    _, client = instructor
+    response = client.post("/api/v1/problem-sets/", {
+        "course": course.pk, "title": "Lecture 4", "items": [
+            {"kind": "alphabeta", "params": {"tree": "MAX(A: MIN(3, 5), B: MIN(2, 9))"},
+             "points": "2"},
+            {"kind": "minimax", "params": {"tree": LIBRARY[0].tree, "randomize_values": True},
+             "points": "1"},
+        ]}, format="json")
+    assert response.status_code == 201, response.content
+    first, second = response.json()["items"]
+    assert first["params"]["tree"] == parse_tree_text("MAX(A: MIN(3, 5), B: MIN(2, 9))")
+    assert second["params"]["tree"]["name"] == "raiz"
+    assert second["params"]["randomize_values"] is True
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("tree", "field", "rule"),
+    [
+        ("MAX(A: MIN(3, 5), B: CHANCE(2, 9))", "items[0].params.tree.children[1]",
+         'node "B": alphabeta trees have only max, min inner nodes'),
+        ({"name": "r", "type": "max", "children": [{"name": "x"}]},
+         "items[0].params.tree.children[0]", 'node "x": a leaf needs a "value"'),
+        ("MAX(MIN(3, 5) MIN(2, 9))", "items[0].params.tree", "column 15"),
+        ("MAX(MIN(3, 5), MIN(4, 9))", "items[0].params.tree", "fewer than min_cuts"),
+    ],
+)
+def test_a_bad_tree_is_a_400_naming_the_node_and_nothing_is_stored(
+    instructor: Any, course: Any, tree: Any, field: str, rule: str
+) -> None:
+    from exercises.models import ProblemSet
+
+    _, client = instructor
+    response = client.post("/api/v1/problem-sets/", {
+        "course": course.pk, "title": "t",
+        "items": [{"kind": "alphabeta", "params": {"tree": tree}, "points": "1"}],
+    }, format="json")
+    assert response.status_code == 400, response.content
+    error = response.json()["error"]
+    assert list(error["details"]) == [field]
+    assert rule in error["details"][field][0] and rule in error["message"]
+    assert not ProblemSet.objects.exists()
+
+
+@pytest.mark.django_db
+def test_the_preview_computes_the_key_of_an_authored_tree(instructor: Any) -> None:
+    _, client = instructor
+    response = client.post("/api/v1/kinds/alphabeta/preview/",
+                           {"params": {"tree": "MAX(A: MIN(3, 5), B: MIN(2, 9))"}}, format="json")
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert body["answer_key"]["pruned_leaves"] == ["B2"] and body["answer_key"]["value"] == 3
+
+
+@pytest.mark.django_db
+def test_the_library_api_lists_named_trees_by_kind(instructor: Any) -> None:
+    _, client = instructor
+    every = client.get("/api/v1/tree-library/").json()
+    assert [entry["id"] for entry in every] == [entry.id for entry in LIBRARY]
+    two = every[0]
+    assert two["text"] == "raiz: MAX(MIN(3, 5), MIN(2, 9))"
+    assert two["tree"] == LIBRARY[0].tree and two["source"]
+    vector = client.get("/api/v1/tree-library/?kind=vector").json()
+    assert [entry["id"] for entry in vector] == ["three-players"]
+    assert vector[0]["params"] == {"players": 3}
+    translated = client.get("/api/v1/tree-library/?kind=vector&lang=pt").json()
+    assert translated[0]["id"] == "three-players"
+    refused = client.get("/api/v1/tree-library/?kind=chess")
+    assert refused.status_code == 400 and "kind" in refused.json()["error"]["details"]

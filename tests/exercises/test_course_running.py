@@ -1,0 +1,345 @@
+"""Running a course (issue 17): editing a published set, archiving, copying, portable
+definitions and per-student extensions, over the API."""
+
+from __future__ import annotations
+
+import csv
+import io
+from datetime import timedelta
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from django.utils import timezone
+
+from accounts.models import Course, Role
+from accounts.services import enroll
+from exercises.generation import generate_item
+from exercises.models import Extension, Item, ProblemSet, Variant, VariantItem
+from grading.models import Regrade, Submission
+from tests.conftest import make_account
+from tests.grading.conftest import (
+    ALPHABETA_PROBLEM,
+    correct_answer,
+    give_variant,
+    make_problem_set,
+)
+
+pytestmark = pytest.mark.django_db
+
+NO_CUT = {"evaluated_count": 9, "pruned_leaves": [], "cutoffs": []}
+
+
+@pytest.fixture
+def running(course: Any, instructor: Any, student: Any) -> tuple[ProblemSet, Variant]:
+    """Return a ready set (one alpha-beta item, 6 points, 2 attempts) and the student's
+    variant of it."""
+    problem_set = make_problem_set(course, instructor[0], [("alphabeta", {}, "6")],
+                                   max_attempts=2)
+    return problem_set, prompted(give_variant(problem_set, student[0], [ALPHABETA_PROBLEM]))
+
+
+def prompted(variant: Variant) -> Variant:
+    """Give the hand-keyed variant's items a prompt, as generation would, for the pages."""
+    for variant_item in variant.items.select_related("item"):
+        item = variant_item.item
+        variant_item.prompt = generate_item(item.kind, item.params, "prompt").prompt
+        variant_item.save(update_fields=["prompt"])
+    return variant
+
+
+@pytest.fixture
+def submit(celery_eager: None, django_capture_on_commit_callbacks: Any) -> Any:
+    def send(client: Any, variant: Variant, answer: Any) -> Any:
+        with django_capture_on_commit_callbacks(execute=True):
+            return client.post(f"/api/v1/assignments/{variant.pk}/items/1/submissions/",
+                               {"answer": answer}, format="json")
+
+    return send
+
+
+def key_of(variant: Variant) -> dict[str, Any]:
+    return correct_answer(VariantItem.objects.get(variant=variant))
+
+
+# --- PATCH -------------------------------------------------------------------------------
+
+
+def test_settings_change_after_publishing_without_a_regrade(running: Any, instructor: Any
+                                                            ) -> None:
+    problem_set, _ = running
+    due = (timezone.now() + timedelta(days=3)).replace(microsecond=0)
+    response = instructor[1].patch(f"/api/v1/problem-sets/{problem_set.pk}/", {
+        "title": "Week 3, extended", "due_at": due.isoformat(), "max_attempts": 4,
+        "late_policy": "penalty", "late_penalty": "0.25", "time_limit_minutes": 30,
+        "feedback_policy": "score_only", "score_policy": "last",
+    }, format="json")
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert body["regraded"] == [] and body["regrade"] is None
+    assert body["problem_set"]["title"] == "Week 3, extended"
+    problem_set.refresh_from_db()
+    assert (problem_set.due_at, problem_set.max_attempts, problem_set.late_policy,
+            problem_set.late_penalty, problem_set.time_limit_minutes,
+            problem_set.feedback_policy, problem_set.score_policy) == (
+        due, 4, "penalty", Decimal("0.25"), 30, "score_only", "last")
+
+
+def test_a_convention_change_goes_through_a_regrade_and_says_so(
+    running: Any, instructor: Any, student: Any, submit: Any,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    problem_set, variant = running
+    answer = {**key_of(variant), **NO_CUT}
+    assert submit(student[1], variant, answer).status_code == 202
+    before = Submission.objects.get().score
+    with django_capture_on_commit_callbacks(execute=True):
+        response = instructor[1].patch(f"/api/v1/problem-sets/{problem_set.pk}/", {
+            "items": [{"position": 1, "params": {"cut_on_equality": False}, "points": "8"}],
+        }, format="json")
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert body["regraded"] == ["items[0].params.cut_on_equality", "items[0].points"]
+    regrade = Regrade.objects.get(pk=body["regrade"])
+    assert regrade.status == Regrade.Status.DONE
+    assert regrade.report["submissions_regraded"] == 1
+    submission = Submission.objects.get()
+    assert submission.max_score == 8 and submission.score != before
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"title": "kept?", "items": [{"position": 1, "params": {"depth": 4}}]},
+         "items[0].params.depth"),
+        ({"title": "kept?", "items": [{"position": 7, "points": "1"}]}, "items[0].position"),
+        ({"title": "kept?", "max_attempts": 1}, "max_attempts"),
+    ],
+)
+def test_changes_that_cannot_apply_are_a_422_and_change_nothing(
+    running: Any, instructor: Any, student: Any, submit: Any, body: dict[str, Any], field: str,
+) -> None:
+    problem_set, variant = running
+    wrong = {**key_of(variant), **NO_CUT}
+    for _ in range(2):
+        assert submit(student[1], variant, wrong).status_code == 202
+    response = instructor[1].patch(f"/api/v1/problem-sets/{problem_set.pk}/", body,
+                                   format="json")
+    assert response.status_code == 422, response.content
+    error = response.json()["error"]
+    assert field in error["details"] and error["message"].startswith(field)
+    problem_set.refresh_from_db()
+    assert problem_set.title == "Set" and problem_set.max_attempts == 2
+    assert Item.objects.get().params["depth"] != 4 and not Regrade.objects.exists()
+
+
+def test_a_malformed_patch_is_a_400_naming_the_field(running: Any, instructor: Any) -> None:
+    response = instructor[1].patch(f"/api/v1/problem-sets/{running[0].pk}/",
+                                   {"late_policy": "never"}, format="json")
+    assert response.status_code == 400
+    assert "late_policy" in response.json()["error"]["details"]
+
+
+# --- archive -----------------------------------------------------------------------------
+
+
+def test_archiving_hides_the_set_from_students_and_keeps_grades(
+    running: Any, instructor: Any, student: Any, submit: Any,
+) -> None:
+    problem_set, variant = running
+    assert submit(student[1], variant, key_of(variant)).status_code == 202
+    path = f"/api/v1/problem-sets/{problem_set.pk}/"
+    assert instructor[1].delete(path).status_code == 204
+    assert student[1].get("/api/v1/assignments/").json() == []
+    assert student[1].get(f"/api/v1/assignments/{variant.pk}/").status_code == 404
+    assert submit(student[1], variant, key_of(variant)).status_code == 404
+    listed = instructor[1].get("/api/v1/problem-sets/").json()
+    archived = instructor[1].get("/api/v1/problem-sets/?archived=true").json()
+    assert [s["id"] for s in listed] == [] and [s["id"] for s in archived] == [problem_set.pk]
+    grades = instructor[1].get(f"/api/v1/problem-sets/{problem_set.pk}/grades.csv")
+    [row] = list(csv.DictReader(io.StringIO(grades.content.decode())))
+    assert Decimal(row["item_1"]) == 6
+    # Unarchiving brings it back.
+    response = instructor[1].patch(path, {"archived": False}, format="json")
+    assert response.status_code == 200 and response.json()["archived_at"] is None
+    assert [a["id"] for a in student[1].get("/api/v1/assignments/").json()] == [variant.pk]
+
+
+def test_the_archived_filter_must_be_a_boolean(instructor: Any) -> None:
+    response = instructor[1].get("/api/v1/problem-sets/?archived=maybe")
+    assert response.status_code == 400 and "archived" in response.json()["error"]["details"]
+
+
+# --- copy, export, import ----------------------------------------------------------------
+
+
+def test_copy_into_another_course_of_mine_is_a_fresh_draft(running: Any, instructor: Any
+                                                           ) -> None:
+    problem_set, _ = running
+    next_year = Course.objects.create(slug="search-102", title="Next year")
+    enroll(course=next_year, user=instructor[0], role=Role.INSTRUCTOR)
+    response = instructor[1].post(f"/api/v1/problem-sets/{problem_set.pk}/copy/",
+                                  {"course": next_year.pk, "title": "Week 3 (2027)"},
+                                  format="json")
+    assert response.status_code == 201, response.content
+    copy = response.json()
+    assert copy["course"] == next_year.pk and copy["status"] == "draft"
+    assert copy["title"] == "Week 3 (2027)" and copy["variants"] == []
+    assert copy["seed"] != problem_set.seed and copy["max_attempts"] == 2
+    assert [i["params"] for i in copy["items"]] == [Item.objects.get(
+        problem_set=problem_set).params]
+
+
+def test_copy_into_a_course_i_do_not_teach_is_a_422(running: Any, instructor: Any,
+                                                    other_course: Any) -> None:
+    response = instructor[1].post(f"/api/v1/problem-sets/{running[0].pk}/copy/",
+                                  {"course": other_course.pk}, format="json")
+    assert response.status_code == 422 and "course" in response.json()["error"]["details"]
+
+
+def test_export_import_export_is_the_same_definition(instructor: Any, course: Any) -> None:
+    tree = {"type": "max", "name": "R", "children": [
+        {"type": "min", "name": "A", "children": [{"name": "A1", "value": 3},
+                                                   {"name": "A2", "value": 5}]},
+        {"type": "min", "name": "B", "children": [{"name": "B1", "value": 2},
+                                                   {"name": "B2", "value": 9}]}]}
+    items = [{"kind": "minimax", "params": {"depth": 2}, "points": "2"},
+             {"kind": "alphabeta", "params": {"cut_on_equality": False}, "points": "3.5"}]
+    if "tree" in _minimax_param_names():
+        items.append({"kind": "minimax", "params": {"tree": tree}, "points": "1"})
+    created = instructor[1].post("/api/v1/problem-sets/", {
+        "course": course.pk, "title": "Portable", "seed": "p-1", "items": items,
+        "max_attempts": 3, "late_policy": "penalty", "late_penalty": "0.1",
+        "due_at": "2026-12-24T12:00:00Z", "feedback_policy": "full",
+    }, format="json").json()
+    first = instructor[1].get(f"/api/v1/problem-sets/{created['id']}/export.json").json()
+    assert first["format"] == "cutoff-problem-set/1" and len(first["items"]) == len(items)
+    imported = instructor[1].post("/api/v1/problem-sets/import/",
+                                  {"course": course.pk, "definition": first}, format="json")
+    assert imported.status_code == 201, imported.content
+    assert imported.json()["status"] == "draft" and imported.json()["id"] != created["id"]
+    second = instructor[1].get(
+        f"/api/v1/problem-sets/{imported.json()['id']}/export.json").json()
+    assert second == first
+
+
+def _minimax_param_names() -> set[str]:
+    from exercises.kinds import get_kind
+
+    return {param.name for param in get_kind("minimax").declared_params()}
+
+
+def _definition(**changes: Any) -> dict[str, Any]:
+    definition: dict[str, Any] = {
+        "format": "cutoff-problem-set/1", "title": "Imported", "seed": "s",
+        "policies": {"max_attempts": 2},
+        "items": [{"kind": "minimax", "params": {}, "points": "1"},
+                  {"kind": "minimax", "params": {"depth": 2}, "points": "1"}],
+    }
+    definition.update(changes)
+    return definition
+
+
+@pytest.mark.parametrize(
+    ("definition", "path"),
+    [
+        (_definition(items=[{"kind": "minimax", "params": {}},
+                            {"kind": "minimax", "params": {"depth": 99}}]),
+         "definition.items[1].params.depth"),
+        (_definition(items=[{"kind": "chess"}]), "definition.items[0].kind"),
+        (_definition(policies={"late_policy": "never"}), "definition.policies.late_policy"),
+        (_definition(format="cutoff-problem-set/9"), "definition.format"),
+        (_definition(items=[]), "definition.items"),
+        (_definition(items=[{"kind": "minimax", "points": "-1"}]),
+         "definition.items[0].points"),
+        ({"title": "no format"}, "definition.format"),
+    ],
+)
+def test_a_bad_definition_is_a_422_naming_the_path(
+    instructor: Any, course: Any, definition: dict[str, Any], path: str
+) -> None:
+    response = instructor[1].post("/api/v1/problem-sets/import/",
+                                  {"course": course.pk, "definition": definition},
+                                  format="json")
+    assert response.status_code == 422, response.content
+    error = response.json()["error"]
+    assert list(error["details"]) == [path], error
+    assert not ProblemSet.objects.exists()
+
+
+# --- extensions --------------------------------------------------------------------------
+
+
+def test_an_extension_moves_the_students_deadline_everywhere(
+    running: Any, instructor: Any, student: Any, other_student: Any, submit: Any,
+) -> None:
+    problem_set, variant = running
+    other_variant = prompted(give_variant(problem_set, other_student[0], [ALPHABETA_PROBLEM]))
+    ProblemSet.objects.filter(pk=problem_set.pk).update(
+        due_at=timezone.now() - timedelta(hours=1))
+    assert submit(student[1], variant, key_of(variant)).json()["error"]["code"] == "past_due"
+    later = (timezone.now() + timedelta(days=2)).replace(microsecond=0)
+    response = instructor[1].post(f"/api/v1/problem-sets/{problem_set.pk}/extensions/",
+                                  {"username": student[0].username,
+                                   "due_at": later.isoformat()}, format="json")
+    assert response.status_code == 200, response.content
+    assert response.json()["due_at"].startswith(later.strftime("%Y-%m-%dT%H:%M"))
+    assert submit(student[1], variant, key_of(variant)).status_code == 202
+    assignment = student[1].get(f"/api/v1/assignments/{variant.pk}/").json()
+    assert assignment["due_at"].startswith(later.strftime("%Y-%m-%dT%H:%M"))
+    assert assignment["answers_visible"] is False and assignment["items"][0]["answer_key"] is None
+    [listed] = student[1].get("/api/v1/assignments/").json()
+    assert listed["due_at"] == assignment["due_at"]
+    # The classmate keeps the set's due date.
+    refused = submit(other_student[1], other_variant, key_of(other_variant))
+    assert refused.json()["error"]["code"] == "past_due"
+
+
+def test_extra_attempts_and_a_longer_time_limit(running: Any, instructor: Any, student: Any,
+                                                 submit: Any) -> None:
+    problem_set, variant = running
+    ProblemSet.objects.filter(pk=problem_set.pk).update(time_limit_minutes=10)
+    wrong = {**key_of(variant), **NO_CUT}
+    for _ in range(2):
+        assert submit(student[1], variant, wrong).status_code == 202
+    assert submit(student[1], variant, wrong).json()["error"]["code"] == "attempts_exhausted"
+    path = f"/api/v1/problem-sets/{problem_set.pk}/extensions/"
+    assert instructor[1].post(path, {"username": student[0].username, "extra_attempts": 1},
+                              format="json").status_code == 200
+    assert instructor[1].post(path, {"username": student[0].username,
+                                     "time_limit_minutes": 90}, format="json").status_code == 200
+    extension = Extension.objects.get()
+    assert (extension.extra_attempts, extension.time_limit_minutes) == (1, 90)
+    assignment = student[1].get(f"/api/v1/assignments/{variant.pk}/").json()
+    assert assignment["max_attempts"] == 3 and assignment["time_limit_minutes"] == 90
+    Variant.objects.filter(pk=variant.pk).update(
+        opened_at=timezone.now() - timedelta(minutes=30))
+    # 30 minutes in: past the set's 10, within the student's 90.
+    assert submit(student[1], variant, wrong).status_code == 202
+    assert submit(student[1], variant, wrong).json()["error"]["code"] == "attempts_exhausted"
+    [listed] = instructor[1].get(path).json()
+    assert listed["username"] == student[0].username and listed["extra_attempts"] == 1
+
+
+def test_an_extension_for_someone_not_in_the_course_is_a_422(
+    running: Any, instructor: Any, other_instructor: Any,
+) -> None:
+    response = instructor[1].post(f"/api/v1/problem-sets/{running[0].pk}/extensions/",
+                                  {"username": other_instructor[0].username,
+                                   "extra_attempts": 1}, format="json")
+    assert response.status_code == 422 and "username" in response.json()["error"]["details"]
+    assert not Extension.objects.exists()
+
+
+def test_listing_assignments_with_extensions_is_not_n_plus_one(
+    course: Any, instructor: Any, django_assert_max_num_queries: Any,
+) -> None:
+    student, client = make_account("many", "student", course)
+    for number in range(6):
+        problem_set = make_problem_set(course, instructor[0], [("alphabeta", {}, "6")])
+        give_variant(problem_set, student, [ALPHABETA_PROBLEM])
+        Extension.objects.create(problem_set=problem_set, student=student,
+                                 extra_attempts=number)
+    with django_assert_max_num_queries(6):
+        response = client.get("/api/v1/assignments/")
+    assert len(response.json()) == 6
