@@ -19,6 +19,7 @@ from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts.requests import AuthenticatedHttpRequest
@@ -46,6 +47,13 @@ from pages.tree_drawing import lay_out
 from pages.views.instructor import _taught_set, instructor_required
 
 SUBMISSIONS_PER_PAGE = 50
+REASONS = {
+    "too_few_students": gettext_lazy("undefined: fewer than two students"),
+    "item_zero_variance": gettext_lazy("undefined: everyone or no one got full marks"),
+    "rest_zero_variance": gettext_lazy("undefined: every rest-of-set score is equal"),
+    "no_rest_of_set": gettext_lazy("undefined: the set has no other item"),
+}
+"""Why a discrimination is undefined, in words (grading.statistics.point_biserial)."""
 
 
 @instructor_required
@@ -206,13 +214,23 @@ def statistics_page(request: AuthenticatedHttpRequest, problem_set_id: int) -> H
     """Show the item statistics with SVG bar plots drawn on the server."""
     problem_set = _taught_set(request, problem_set_id)
     items = problem_set_statistics(problem_set)
+    item_params = dict(problem_set.items.values_list("position", "params"))
     plots = item_plots(items, {
         "mean": _("Mean score (fraction of the points)"),
         "first": _("Right at the first attempt (fraction of the students)"),
         "discrimination": _("Discrimination (point-biserial, −1 to 1)"),
     })
+    labels = {
+        item.position: {part.name: part.label for part in get_kind(item.kind).answer_parts(
+            item_params[item.position])}
+        for item in items
+    }
     rows = [{
         "stats": item, "title": get_kind(item.kind).title,
+        "reason": REASONS.get(item.discrimination.reason or "", ""),
+        "parts": [(part, labels[item.position].get(part.name, part.name),
+                   REASONS.get(part.discrimination.reason or "", ""))
+                  for part in item.parts],
         "misconceptions": [(code, misconception_text(code), count)
                            for code, count in item.misconceptions.items()],
     } for item in items]
