@@ -2,7 +2,7 @@
 
 An event is JSON ``{"id", "type", "created_at", "data": {"submission": {...}}}`` POSTed with::
 
-    X-Cutoff-Event: submission.graded
+    X-Cutoff-Event: submission.graded   (or submission.regraded, submission.overridden)
     X-Cutoff-Delivery: <event id, the same on every retry>
     X-Cutoff-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>
 

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from pages.views import auth, instructor, student
+from pages.views import auth, instructor, running, student
 
 app_name = "pages"
 
@@ -24,6 +24,18 @@ urlpatterns = [
          name="problem_set_status"),
     path("teach/problem-sets/<int:problem_set_id>/dashboard/", instructor.dashboard,
          name="dashboard"),
+    path("teach/problem-sets/<int:problem_set_id>/submissions/", running.submission_list,
+         name="running_submissions"),
+    path("teach/problem-sets/<int:problem_set_id>/regrade-requests/",
+         running.regrade_request_list, name="running_regrade_requests"),
+    path("teach/problem-sets/<int:problem_set_id>/extensions/", running.extensions_page,
+         name="running_extensions"),
+    path("teach/problem-sets/<int:problem_set_id>/statistics/", running.statistics_page,
+         name="running_statistics"),
+    path("teach/submissions/<int:submission_id>/", running.submission_page,
+         name="running_submission"),
+    path("submissions/<int:submission_id>/regrade-request/", running.student_regrade_request,
+         name="regrade_request"),
     path("teach/problem-sets/<int:problem_set_id>/passbacks/<int:passback_id>/resend/",
          instructor.resend_passback, name="resend_passback"),
 ]

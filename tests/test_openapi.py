@@ -113,3 +113,28 @@ def test_swagger_ui_and_the_schema_are_served(anonymous: Any) -> None:
     assert response.status_code == 200 and b"swagger" in response.content.lower()
     response = anonymous.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
     assert response.status_code == 200
+
+
+def test_course_running_paths_are_in_the_schema(schema: dict[str, Any]) -> None:
+    paths = schema["paths"]
+    ps = "/api/v1/problem-sets/{problem_set_id}"
+    expected = {
+        "/api/v1/problem-sets/": {"get", "post"},
+        ps + "/": {"get", "patch", "delete"},
+        ps + "/copy/": {"post"},
+        ps + "/export.json": {"get"},
+        "/api/v1/problem-sets/import/": {"post"},
+        ps + "/extensions/": {"get", "post"},
+        ps + "/submissions/": {"get"},
+        ps + "/statistics/": {"get"},
+        ps + "/regrade-requests/": {"get"},
+        "/api/v1/submissions/{submission_id}/override/": {"post"},
+        "/api/v1/submissions/{submission_id}/regrade-request/": {"post"},
+        "/api/v1/regrade-requests/{request_id}/resolve/": {"post"},
+    }
+    for path, methods in expected.items():
+        assert methods <= set(paths.get(path, {})), path
+    patch = paths[ps + "/"]["patch"]
+    assert "422" in patch["responses"]
+    statistics = paths[ps + "/statistics/"]["get"]["responses"]["200"]
+    assert statistics["content"]["application/json"]["schema"]

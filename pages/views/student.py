@@ -31,7 +31,13 @@ from grading.code.grader import summarise
 from grading.code.services import starter_file, submit_code
 from grading.feedback_policy import FULL, SCORE_ONLY, served_tests
 from grading.models import Submission
-from grading.selectors import answers_visible, counted_submission, feedback_view, submission_for
+from grading.selectors import (
+    answers_visible,
+    counted_submission,
+    feedback_view,
+    regrade_requests_on,
+    submission_for,
+)
 from grading.services import submit_answer
 from pages.answer_form import WIDGET_HELP, decorate_tree, part_fields, read_answer
 from pages.feedback_view import paint_feedback, rendered_results
@@ -187,6 +193,10 @@ def item_page(request: AuthenticatedHttpRequest, variant_id: int, position: int)
             max(0, limit - used) if (limit := rules_for(variant).max_attempts) else None
         ),
         "answers_visible": visible,
+        "regrade_requests": (
+            regrade_requests_on(latest)
+            if latest is not None and latest.status == Submission.Status.GRADED else []
+        ),
         "idempotency_key": uuid.uuid4().hex,
         "has_replay": steps is not None,
         "replay": steps if visible else None,
