@@ -236,8 +236,9 @@
       taken.add(node.name);
       (node.children || []).forEach(collect);
     })(tree);
+    // The classroom name of the position, or of the next free position after it.
     let name = childName(parent, index, depth);
-    while (taken.has(name)) name += "'";
+    for (let next = index + 1; taken.has(name); next += 1) name = childName(parent, next, depth);
     return name;
   }
 
