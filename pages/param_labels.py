@@ -99,6 +99,7 @@ CHOICE_LABELS = {
     "alphabeta": _("alpha-beta"),
     "evaluation": _("evaluation functions"),
     "mcts": _("Monte Carlo tree search"),
+    "chance": _("chance"),
     "X": "X",
     "O": "O",
     "fair_coin": _("fair coin"),

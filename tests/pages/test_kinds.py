@@ -122,3 +122,29 @@ def test_item_page_asks_the_cut_bound_of_the_named_node(instructor: Any, student
     html = client.get(reverse("pages:item", args=[variant.pk, 1])).content.decode()
     assert f"A cutoff happens at {asked}" in html
     assert "cut_bound" in html and labelled_inputs_missing(html) == []
+
+
+
+SAME_IN_EVERY_LANGUAGE = {"MAX", "MIN", "minimax", "Valor", "Value", "derrota", "alpha-beta"}
+
+
+def test_every_param_and_choice_has_a_human_label_in_every_language() -> None:
+    from django.utils import translation
+
+    from exercises.kinds import all_kinds
+    from pages.param_labels import CHOICE_LABELS, PARAM_LABELS
+
+    for kind in all_kinds():
+        for param in kind.declared_params():
+            assert param.name in PARAM_LABELS, f"{kind.name}.{param.name} has no label"
+            for choice in getattr(param, "choices", ()):
+                assert choice in CHOICE_LABELS, f"{kind.name}.{param.name}: {choice}"
+    labels = [*PARAM_LABELS.values(),
+              *(label for label in CHOICE_LABELS.values() if not isinstance(label, str))]
+    with translation.override(None):
+        english = [str(label) for label in labels]
+    for lang in ("pt", "ca"):
+        with translation.override(lang):
+            untranslated = [en for en, label in zip(english, labels, strict=True)
+                            if str(label) == en and en not in SAME_IN_EVERY_LANGUAGE]
+        assert untranslated == [], lang
