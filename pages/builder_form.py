@@ -1,7 +1,10 @@
 """The problem-set builder's inputs, drawn from each kind's declared params, and read back.
 
-Each registered kind gets a fieldset: how many items of it, their points, and one input per
-declared param (number, tick box, menu, list of tick boxes or JSON) holding its default.
+The builder is a list of items in the order the instructor arranges them, several of one
+kind allowed, each with its own kind, points and one input per declared param (number, tick
+box, menu, list of tick boxes, JSON, or the tree editor for ``params.tree``) holding its
+default. Each row posts ``item`` (its index, so the rows' order is the items' order) and
+``item-<index>-<name>`` inputs; submit buttons add, remove and move rows without scripts.
 What is posted becomes the ``items`` list :func:`exercises.services.create_problem_set`
 validates, so every rule about params lives in the kinds, not here.
 """
@@ -26,10 +29,15 @@ from exercises.kinds.params import (
     IntParam,
     JsonParam,
     Param,
+    ParamError,
 )
+from exercises.tree_library import LibraryTree, library_trees
+from pages.param_labels import choice_label, param_label
 
-MAX_ITEMS_PER_KIND = 10
+MAX_ITEMS = 50
 MAX_POINTS = 1000
+FIRST_KIND = "alphabeta"
+"""The kind of the one item a new builder starts with."""
 
 
 class BuilderError(ValueError):
@@ -43,36 +51,47 @@ class BuilderError(ValueError):
 
 @dataclass
 class ParamInput:
-    """One param's input: its widget, bounds or choices, and the value shown."""
+    """One param's input: its widget, human label, bounds or choices, and the value shown."""
 
     param: Param
     input_name: str
-    widget: str  # number, checkbox, select, checkboxes, json, text
+    widget: str  # number, checkbox, select, checkboxes, json, tree, text
     value: Any
 
     @property
-    def choices(self) -> tuple[str, ...]:
-        """Return the choices of a menu or list of tick boxes."""
-        return tuple(getattr(self.param, "choices", ()))
+    def label(self) -> str:
+        """Return the param's label in the active language."""
+        return param_label(self.param.name)
 
+    @property
+    def choices(self) -> list[tuple[str, str]]:
+        """Return (value, label) of each choice of a menu or list of tick boxes."""
+        return [(choice, choice_label(choice)) for choice in getattr(self.param, "choices", ())]
 
 
 @dataclass
-class KindInputs:
-    """A kind's fieldset: how many items, their points and the param inputs."""
+class ItemInputs:
+    """One item's row: its index in the form, kind, points and param inputs."""
 
+    index: int
     kind: Kind
-    count: int
     points: str
     params: list[ParamInput]
 
     @property
     def prefix(self) -> str:
-        """Return the prefix of this kind's input names."""
-        return f"item-{self.kind.name}"
+        """Return the prefix of this row's input names."""
+        return f"item-{self.index}"
+
+    @property
+    def library(self) -> list[LibraryTree]:
+        """Return the library's named trees this row's kind can pose."""
+        return library_trees(self.kind.name)
 
 
 def _widget(param: Param) -> str:
+    if param.name == "tree" and isinstance(param, JsonParam):
+        return "tree"
     if isinstance(param, BoolParam):
         return "checkbox"
     if isinstance(param, IntParam):
@@ -86,43 +105,98 @@ def _widget(param: Param) -> str:
     return "text"
 
 
-def kind_inputs(data: QueryDict | None = None) -> list[KindInputs]:
-    """Return every kind's fieldset, showing ``data`` when re-displayed, else the defaults."""
-    fieldsets = []
-    for index, kind in enumerate(all_kinds()):
-        prefix = f"item-{kind.name}"
-        params = []
-        for param in kind.declared_params():
-            name = f"{prefix}-{param.name}"
-            widget = _widget(param)
-            # A JSON param shows its default as JSON text, as the instructor will edit it.
-            value: Any = json.dumps(param.default) if widget == "json" else param.default
-            if data is not None:
-                if widget == "checkbox":
-                    value = name in data
-                elif widget == "checkboxes":
-                    value = data.getlist(name)
-                else:
-                    value = data.get(name, "")
-            params.append(ParamInput(param, name, widget, value))
-        default_count = "1" if index == 0 else "0"
-        count = data.get(f"{prefix}-count", default_count) if data is not None else default_count
-        points = data.get(f"{prefix}-points", "1") if data is not None else "1"
-        fieldsets.append(KindInputs(kind, _as_count(count), points, params))
-    return fieldsets
+def _shown_default(param: Param, widget: str) -> Any:
+    if widget == "tree":
+        return ""  # no tree: random trees
+    # A JSON param shows its default as JSON text, as the instructor will edit it.
+    return json.dumps(param.default) if widget == "json" else param.default
 
 
-def _as_count(text: str) -> int:
+def item_inputs(index: int, kind: Kind, data: QueryDict | None = None) -> ItemInputs:
+    """Return the row ``index`` of ``kind``, showing ``data`` when re-displayed, else defaults."""
+    prefix = f"item-{index}"
+    params = []
+    for param in kind.declared_params():
+        name = f"{prefix}-{param.name}"
+        widget = _widget(param)
+        value: Any = _shown_default(param, widget)
+        if data is not None:
+            if widget == "checkbox":
+                value = name in data
+            elif widget == "checkboxes":
+                value = data.getlist(name)
+            else:
+                value = data.get(name, "")
+        params.append(ParamInput(param, name, widget, value))
+    points = data.get(f"{prefix}-points", "1") if data is not None else "1"
+    return ItemInputs(index, kind, points, params)
+
+
+def _row_indices(data: QueryDict) -> list[int]:
+    indices: list[int] = []
+    for text in data.getlist("item")[:MAX_ITEMS]:
+        try:
+            index = int(text)
+        except ValueError:
+            raise BuilderError("item", _("must be a whole number")) from None
+        if index not in indices and 0 <= index < 10 * MAX_ITEMS:
+            indices.append(index)
+    return indices
+
+
+def row_kind(data: QueryDict, index: int) -> Kind:
+    """Return the kind row ``index`` of the posted builder asks for."""
     try:
-        return max(0, min(MAX_ITEMS_PER_KIND, int(text)))
+        return get_kind(data.get(f"item-{index}-kind", ""))
+    except ParamError as error:
+        raise BuilderError(f"item-{index}-kind", error.message) from None
+
+
+def builder_rows(data: QueryDict | None = None) -> list[ItemInputs]:
+    """Return the builder's rows: one alpha-beta item at first, else the posted ones.
+
+    The posted row actions apply here: ``add_item`` appends a row of the ``add_kind`` kind,
+    ``remove_item``, ``move_up`` and ``move_down`` (a row's index) drop or move that row.
+    """
+    if data is None:
+        return [item_inputs(0, get_kind(FIRST_KIND))]
+    indices = _row_indices(data)
+    rows = [item_inputs(index, row_kind(data, index), data) for index in indices]
+    if "add_item" in data and len(rows) < MAX_ITEMS:
+        try:
+            kind = get_kind(data.get("add_kind", ""))
+        except ParamError as error:
+            raise BuilderError("add_kind", error.message) from None
+        rows.append(item_inputs(max(indices, default=-1) + 1, kind))
+    position = {row.index: number for number, row in enumerate(rows)}
+    for action, step in (("move_up", -1), ("move_down", 1)):
+        index = _int_or_none(data.get(action))
+        moved = position.get(index) if index is not None else None
+        if moved is not None and 0 <= moved + step < len(rows):
+            rows[moved], rows[moved + step] = rows[moved + step], rows[moved]
+    removed = _int_or_none(data.get("remove_item"))
+    return [row for row in rows if row.index != removed]
+
+
+def row_action(data: QueryDict) -> bool:
+    """Return whether ``data`` asks to rearrange rows rather than to create the set."""
+    return any(name in data for name in ("add_item", "remove_item", "move_up", "move_down"))
+
+
+def _int_or_none(text: str | None) -> int | None:
+    try:
+        return int(text) if text is not None else None
     except ValueError:
-        return 0
+        return None
 
 
-def read_params(kind: Kind, data: QueryDict) -> dict[str, Any]:
-    """Return the raw params of ``kind`` posted in ``data`` (validation is the kind's job)."""
+def read_params(kind: Kind, data: QueryDict, prefix: str) -> dict[str, Any]:
+    """Return the raw params of the row ``prefix`` posted in ``data`` (the kind validates).
+
+    The tree editor's text is JSON when it starts with ``{``, else the board text form,
+    which ``params.tree`` reads itself.
+    """
     params: dict[str, Any] = {}
-    prefix = f"item-{kind.name}"
     for param in kind.declared_params():
         name = f"{prefix}-{param.name}"
         widget = _widget(param)
@@ -140,7 +214,7 @@ def read_params(kind: Kind, data: QueryDict) -> dict[str, Any]:
                 params[param.name] = int(text)
             except ValueError:
                 raise BuilderError(name, _("must be a whole number")) from None
-        elif widget == "json":
+        elif widget == "json" or (widget == "tree" and text.startswith("{")):
             try:
                 params[param.name] = jsonsafe.loads(text)
             except jsonsafe.UnsafeJson as error:
@@ -153,13 +227,11 @@ def read_params(kind: Kind, data: QueryDict) -> dict[str, Any]:
 
 
 def read_items(data: QueryDict) -> list[dict[str, Any]]:
-    """Return the ``items`` (kind, params, points) the builder's posted ``data`` asks for."""
+    """Return the ``items`` (kind, params, points) of the posted rows, in their order."""
     items = []
-    for kind in all_kinds():
-        prefix = f"item-{kind.name}"
-        count = _as_count(data.get(f"{prefix}-count", "0"))
-        if not count:
-            continue
+    for index in _row_indices(data):
+        kind = row_kind(data, index)
+        prefix = f"item-{index}"
         try:
             points = Decimal(data.get(f"{prefix}-points", "1") or "1")
         except InvalidOperation:
@@ -167,11 +239,19 @@ def read_items(data: QueryDict) -> list[dict[str, Any]]:
         if not points.is_finite() or not 0 <= points <= MAX_POINTS:
             raise BuilderError(f"{prefix}-points",
                                _("must be between 0 and %(most)d") % {"most": MAX_POINTS})
-        params = read_params(kind, data)
-        items += [{"kind": kind.name, "params": params, "points": points}] * count
+        items.append({"kind": kind.name, "params": read_params(kind, data, prefix),
+                      "points": points})
     return items
 
 
-def preview_kind(data: QueryDict) -> Kind:
-    """Return the kind whose preview is asked for in ``data``."""
-    return get_kind(data.get("kind", ""))
+def preview_row(data: QueryDict) -> tuple[Kind, str]:
+    """Return the kind and input prefix of the row whose preview ``data`` asks for."""
+    index = _int_or_none(data.get("preview_item"))
+    if index is None:
+        raise BuilderError("preview_item", _("must be a whole number"))
+    return row_kind(data, index), f"item-{index}"
+
+
+def kind_choices() -> list[Kind]:
+    """Return the kinds a row can be, as the "add an item" menu lists them."""
+    return all_kinds()

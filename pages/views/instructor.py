@@ -6,8 +6,10 @@ through exercises' and grading's selectors; only instructors of the course see a
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from datetime import datetime
+from decimal import Decimal, InvalidOperation
 from functools import wraps
 from typing import Any
 
@@ -26,17 +28,28 @@ from accounts.selectors import courses_taught_by
 from config.api import ApiError
 from exercises.generation import GenerationError, derive_seed, generate_item
 from exercises.kinds import get_kind
+from exercises.kinds.authored import is_authored
 from exercises.kinds.params import ParamError
 from exercises.models import MOST_ATTEMPTS, ProblemSet
 from exercises.selectors import problem_sets_taught_by
 from exercises.services import create_problem_set, publish_problem_set
+from exercises.tree_text import print_tree_text
 from grading.code.contract import CONTRACTS, starter_source
 from grading.selectors import problem_set_taught_by
 from lti.selectors import passbacks_to_look_at
 from lti.services import resend_score_passback
-from pages.answer_form import part_fields
-from pages.builder_form import BuilderError, kind_inputs, preview_kind, read_items, read_params
+from pages.answer_form import WIDGET_HELP, decorate_tree, part_fields
+from pages.builder_form import (
+    BuilderError,
+    builder_rows,
+    kind_choices,
+    preview_row,
+    read_items,
+    read_params,
+    row_action,
+)
 from pages.dashboard import dashboard_data
+from pages.param_labels import param_label
 from pages.tree_drawing import lay_out
 
 View = Callable[..., HttpResponse]
@@ -101,6 +114,49 @@ def _feedback_policy(data: Any) -> str:
     return value
 
 
+def _choice(data: Any, name: str, choices: Any) -> str:
+    value = str(data.get(name, choices.values[0]))
+    if value not in choices.values:
+        raise BuilderError(name, _("choose one of the listed options"))
+    return value
+
+
+def _late_penalty(data: Any) -> Decimal:
+    text = data.get("late_penalty", "").strip() or "0"
+    try:
+        percent = Decimal(text)
+    except InvalidOperation:
+        raise BuilderError("late_penalty", _("must be a number")) from None
+    if not percent.is_finite() or not 0 <= percent <= 100:
+        raise BuilderError("late_penalty", _("must be between 0 and %(most)d") % {"most": 100})
+    return (percent / 100).quantize(Decimal("0.001"))
+
+
+def _time_limit(data: Any) -> int | None:
+    text = data.get("time_limit_minutes", "").strip()
+    if not text:
+        return None
+    try:
+        minutes = int(text)
+    except ValueError:
+        raise BuilderError("time_limit_minutes", _("must be a whole number")) from None
+    if not 1 <= minutes <= MOST_MINUTES:
+        raise BuilderError("time_limit_minutes",
+                           _("must be between 1 and %(most)d") % {"most": MOST_MINUTES})
+    return minutes
+
+
+MOST_MINUTES = 24 * 60
+LATE_POLICY_LABELS = (
+    (ProblemSet.LatePolicy.REFUSE, gettext_lazy("refused after the due date")),
+    (ProblemSet.LatePolicy.PENALTY, gettext_lazy("accepted with a penalty")),
+)
+SCORE_POLICY_LABELS = (
+    (ProblemSet.ScorePolicy.BEST, gettext_lazy("the best attempt counts")),
+    (ProblemSet.ScorePolicy.LAST, gettext_lazy("the last attempt counts")),
+)
+
+
 FEEDBACK_POLICY_LABELS = (
     (ProblemSet.FeedbackPolicy.VERDICTS, gettext_lazy(
         "verdicts: which parts are right, the first wrong step, the misconception")),
@@ -116,7 +172,12 @@ def builder(request: AuthenticatedHttpRequest) -> HttpResponse:
     """Show the builder; on POST create the draft set and go to its publish page."""
     courses = list(courses_taught_by(request.user).order_by("title"))
     error = ""
-    if request.method == "POST":
+    data = request.POST if request.method == "POST" else None
+    try:
+        rows = builder_rows(data)
+    except BuilderError as refused:
+        rows, error = builder_rows(), f"{refused.field}: {refused.message}"
+    if data is not None and not error and not row_action(data):
         try:
             course = next(
                 (c for c in courses if str(c.pk) == request.POST.get("course", "")), None
@@ -142,6 +203,10 @@ def builder(request: AuthenticatedHttpRequest) -> HttpResponse:
                 due_at=_due_at(request.POST),
                 max_attempts=_optional_int(request.POST, "max_attempts"),
                 feedback_policy=_feedback_policy(request.POST),
+                late_policy=_choice(request.POST, "late_policy", ProblemSet.LatePolicy),
+                late_penalty=_late_penalty(request.POST),
+                score_policy=_choice(request.POST, "score_policy", ProblemSet.ScorePolicy),
+                time_limit_minutes=_time_limit(request.POST),
             )
         except BuilderError as refused:
             error = f"{refused.field}: {refused.message}"
@@ -151,8 +216,11 @@ def builder(request: AuthenticatedHttpRequest) -> HttpResponse:
             return redirect("pages:problem_set", problem_set.pk)
     context = {
         "courses": courses,
-        "kinds": kind_inputs(request.POST if request.method == "POST" else None),
+        "rows": rows,
+        "kinds": kind_choices(),
         "feedback_policies": FEEDBACK_POLICY_LABELS,
+        "late_policies": LATE_POLICY_LABELS,
+        "score_policies": SCORE_POLICY_LABELS,
         "error": error,
         "values": request.POST,
     }
@@ -162,28 +230,59 @@ def builder(request: AuthenticatedHttpRequest) -> HttpResponse:
 @instructor_required
 @require_POST
 def preview(request: HttpRequest) -> HttpResponse:
-    """Return an HTML fragment: one generated variant of a kind with the posted params."""
+    """Return an HTML fragment: one generated variant of a builder row, key and student view.
+
+    The engine computes the key here, synchronously: trees are at most 200 nodes (the
+    ``params.tree`` limit) or drawn under the kinds' small bounds. An instructor's tree comes
+    back in its text form and as JSON, for the tree editor; an error names the row's input,
+    the node's path and the rule.
+    """
     try:
-        kind = preview_kind(request.POST)
-        params = kind.clean_params(read_params(kind, request.POST))
+        kind, prefix = preview_row(request.POST)
+        params = kind.clean_params(read_params(kind, request.POST, prefix))
         seed = derive_seed("cutoff/preview", request.POST.get("preview_seed", "preview")[:64])
         item = generate_item(kind.name, params, seed)
-    except (ParamError, BuilderError) as refused:
+    except BuilderError as refused:
         return render(request, "pages/preview.html",
                       {"error": f"{refused.field}: {refused.message}"}, status=400)
+    except ParamError as refused:
+        label = param_label(refused.field.split(".")[0].split("[")[0])
+        return render(request, "pages/preview.html",
+                      {"error": f"{label} ({refused.field}): {refused.message}"}, status=400)
     except GenerationError as refused:
         return render(request, "pages/preview.html", {"error": str(refused)}, status=422)
     problem = item.problem
     drawing = lay_out(problem["tree"]) if problem.get("tree") else None
+    parts = kind.answer_parts(params)
+    student_drawing = lay_out(problem["tree"]) if problem.get("tree") else None
+    student_fields = part_fields(parts, problem, student_drawing)
+    if student_drawing is not None:
+        decorate_tree(student_drawing, student_fields)
     context = {
         "kind": kind,
         "prompt": kind.render_prompt(item.prompt["args"]),
         "problem": problem,
         "drawing": drawing,
-        "parts": part_fields(kind.answer_parts(params), problem, drawing, item.answer_key),
+        "student_drawing": student_drawing,
+        "tree_fields": [f for f in student_fields if f.on_tree],
+        "other_fields": [f for f in student_fields if not f.on_tree],
+        "widget_help": WIDGET_HELP,
+        "parts": part_fields(parts, problem, drawing, item.answer_key),
         "starter": starter_source(kind.name, params) if kind.name in CONTRACTS else "",
+        "authored": _authored_forms(params),
     }
     return render(request, "pages/preview.html", context)
+
+
+def _authored_forms(params: dict[str, Any]) -> dict[str, str] | None:
+    """Return an instructor's tree as text form and JSON, for the editor; None without one."""
+    if not is_authored(params):
+        return None
+    try:
+        text = print_tree_text(params["tree"])
+    except ValueError:
+        text = ""  # a JSON tree whose numbers the text form cannot write: JSON only
+    return {"text": text, "json": json.dumps(params["tree"], ensure_ascii=False)}
 
 
 @instructor_required

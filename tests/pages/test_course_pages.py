@@ -55,7 +55,7 @@ def classroom(instructor: Any, student: Any, other_student: Any, course: Any) ->
 
 
 def test_instructor_opens_a_students_submission_on_its_tree_and_overrides_it(
-    live_server: Any, new_page: Callable[[], Any], instructor: Any, student: Any,
+    live_server: Any, new_page: Callable[[], Any], instructor: Any, student: Any,  # noqa: F811
     classroom: Any,
 ) -> None:
     from grading.models import ScoreChange, Submission
@@ -90,7 +90,7 @@ def test_instructor_opens_a_students_submission_on_its_tree_and_overrides_it(
 
 
 def test_a_regrade_request_from_the_student_answered_by_the_instructor(
-    live_server: Any, new_page: Callable[[], Any], instructor: Any, student: Any,
+    live_server: Any, new_page: Callable[[], Any], instructor: Any, student: Any,  # noqa: F811
     classroom: Any,
 ) -> None:
     variant = variant_of_user(classroom, student[0])
@@ -121,7 +121,7 @@ def test_a_regrade_request_from_the_student_answered_by_the_instructor(
 
 
 def test_extensions_page_grants_and_lists(
-    live_server: Any, new_page: Callable[[], Any], instructor: Any, student: Any,
+    live_server: Any, new_page: Callable[[], Any], instructor: Any, student: Any,  # noqa: F811
     classroom: Any,
 ) -> None:
     from exercises.models import Extension
@@ -143,7 +143,7 @@ def test_extensions_page_grants_and_lists(
 
 
 def test_statistics_page_draws_its_plots_on_the_server(
-    live_server: Any, new_page: Callable[[], Any], instructor: Any, classroom: Any,
+    live_server: Any, new_page: Callable[[], Any], instructor: Any, classroom: Any,  # noqa: F811
 ) -> None:
     page = new_page()
     log_in(page, live_server.url, with_password(instructor[0]).username)

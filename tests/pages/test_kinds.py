@@ -65,19 +65,22 @@ def test_a_transposition_table_page_shows_positions_and_asks_flags_as_words(
     assert 'inputmode="decimal" size="6" name="answer-entries-p1-value"' in html
 
 
-def builder_defaults(kind_name: str) -> dict[str, Any]:
-    """Return what the builder posts for ``kind_name`` when its defaults are left alone."""
-    from pages.builder_form import kind_inputs
+def builder_defaults(kind_name: str, index: int = 0) -> dict[str, Any]:
+    """Return what the builder posts for a row ``index`` of ``kind_name`` left at its defaults,
+    with ``preview_item`` asking to preview it."""
+    from exercises.kinds import get_kind
+    from pages.builder_form import item_inputs
 
-    fieldset = next(f for f in kind_inputs() if f.kind.name == kind_name)
-    data: dict[str, Any] = {"kind": kind_name}
-    for field in fieldset.params:
+    row = item_inputs(index, get_kind(kind_name))
+    data: dict[str, Any] = {"item": [str(index)], f"item-{index}-kind": kind_name,
+                            "preview_item": str(index)}
+    for field in row.params:
         if field.widget == "checkbox":
             if field.value:
                 data[field.input_name] = "on"
         elif field.widget == "checkboxes":
             data[field.input_name] = list(field.value)
-        elif field.widget == "json":
+        elif field.widget in ("json", "tree"):
             data[field.input_name] = field.value
         else:
             data[field.input_name] = str(field.value)
@@ -96,8 +99,8 @@ def test_preview_renders_every_kind(kind_name: str, instructor: Any) -> None:
 def test_preview_names_a_bad_param(instructor: Any) -> None:
     client = Client()
     client.force_login(instructor[0])
-    response = client.post(reverse("pages:preview"), {"kind": "alphabeta",
-                                                      "item-alphabeta-depth": "9"})
+    response = client.post(reverse("pages:preview"), {"item": "0", "item-0-kind": "alphabeta",
+                                                      "preview_item": "0", "item-0-depth": "9"})
     assert response.status_code == 400
     assert "depth" in response.content.decode()
 
@@ -157,3 +160,28 @@ def test_an_item_page_asks_the_census_of_the_empty_board(instructor: Any, studen
     assert "Complete games from this position" in html
     assert "Distinct positions reachable from this one" in html
     assert "Nodes visited by minimax" not in html
+
+
+SAME_IN_EVERY_LANGUAGE = {"MAX", "MIN", "minimax", "Valor", "Value", "derrota", "alpha-beta"}
+
+
+def test_every_param_and_choice_has_a_human_label_in_every_language() -> None:
+    from django.utils import translation
+
+    from exercises.kinds import all_kinds
+    from pages.param_labels import CHOICE_LABELS, PARAM_LABELS
+
+    for kind in all_kinds():
+        for param in kind.declared_params():
+            assert param.name in PARAM_LABELS, f"{kind.name}.{param.name} has no label"
+            for choice in getattr(param, "choices", ()):
+                assert choice in CHOICE_LABELS, f"{kind.name}.{param.name}: {choice}"
+    labels = [*PARAM_LABELS.values(),
+              *(label for label in CHOICE_LABELS.values() if not isinstance(label, str))]
+    with translation.override(None):
+        english = [str(label) for label in labels]
+    for lang in ("pt", "ca"):
+        with translation.override(lang):
+            untranslated = [en for en, label in zip(english, labels, strict=True)
+                            if str(label) == en and en not in SAME_IN_EVERY_LANGUAGE]
+        assert untranslated == [], lang

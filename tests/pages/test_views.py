@@ -135,13 +135,16 @@ def builder_post(course: Any, changes: dict[str, str] | None = None) -> dict[str
     """Return a builder form asking for one alpha-beta item with the kind's defaults."""
     from tests.pages.test_kinds import builder_defaults
 
-    data = builder_defaults("alphabeta")
-    data.pop("kind")
-    data.update({"course": str(course.pk), "title": "Built in the page",
-                 "item-alphabeta-count": "2", "item-alphabeta-points": "2.5",
-                 "max_attempts": "3"})
+    data = {**builder_defaults("alphabeta", 0), **builder_defaults("alphabeta", 1)}
+    data.pop("preview_item")
+    data.update({"course": str(course.pk), "title": "Built in the page", "item": ["0", "1"],
+                 "item-0-points": "2.5", "item-1-points": "2.5", "max_attempts": "3"})
     data.update(changes or {})
     return data
+
+
+CODE_ROW = {"item": ["0", "1", "2"], "item-2-kind": "code_minimax"}
+"""A third row, a code item, whose other params are left out (their defaults apply)."""
 
 
 def test_builder_creates_a_draft_set_through_the_service(instructor: Any, course: Any) -> None:
@@ -168,19 +171,25 @@ def test_builder_stores_the_chosen_feedback_policy(instructor: Any, course: Any)
 
 
 @pytest.mark.parametrize(("changes", "named"), [
-    ({"item-alphabeta-min_branching": "4", "item-alphabeta-max_branching": "2"}, "max_branching"),
-    ({"item-alphabeta-depth": "deep"}, "item-alphabeta-depth"),
-    ({"item-alphabeta-points": "-1"}, "item-alphabeta-points"),
+    ({"item-0-min_branching": "4", "item-0-max_branching": "2"}, "max_branching"),
+    ({"item-1-depth": "deep"}, "item-1-depth"),
+    ({"item-0-points": "-1"}, "item-0-points"),
     ({"max_attempts": "99999999999"}, "max_attempts"),
-    ({"item-alphabeta-count": "0"}, "items"),
+    ({"item": []}, "items"),
+    ({"item-1-kind": "chess"}, "item-1-kind"),
+    ({"time_limit_minutes": "0"}, "time_limit_minutes"),
+    ({"late_penalty": "150"}, "late_penalty"),
+    ({"score_policy": "worst"}, "score_policy"),
+    ({"item-0-tree": "MAX(A: MIN(3, 5), B: CHANCE(2, 9))"},
+     'items[0].params.tree.children[1]: node &quot;B&quot;: alphabeta trees have only'),
     ({"title": ""}, "title"),
     ({"course": "999999"}, "course"),
     ({"due_at": "tomorrow"}, "due_at"),
-    ({"item-code_minimax-count": "1", "item-code_minimax-limits": "[" * 5000 + "]" * 5000},
+    ({**CODE_ROW, "item-2-limits": "[" * 5000 + "]" * 5000},
      "JSON may be nested at most"),
-    ({"item-code_minimax-count": "1", "item-code_minimax-limits": '{"cpu_seconds": "\\u0000"}'},
+    ({**CODE_ROW, "item-2-limits": '{"cpu_seconds": "\\u0000"}'},
      "NUL characters"),
-    ({"item-code_minimax-count": "1", "item-code_minimax-limits": '{"memory_bytes": 1e30}'},
+    ({**CODE_ROW, "item-2-limits": '{"memory_bytes": 1e30}'},
      "limits"),
     ({"title": "Week\x003"}, "title"),
     ({"seed": "s\x00"}, "seed"),

@@ -156,27 +156,215 @@
     counter.textContent = "0 / " + steps.length;
   }
 
-  // --- builder: live preview of one generated variant ------------------------------------
+  // --- builder: live preview of one item's generated variant -----------------------------
+  function previewItem(form, index, anotherSeed) {
+    const target = document.getElementById("preview-" + index);
+    const body = new FormData(form);
+    body.set("preview_item", index);
+    if (anotherSeed) {
+      target.dataset.seed = String(Math.floor(Math.random() * 1e9));
+    }
+    body.set("preview_seed", target.dataset.seed || "preview");
+    target.setAttribute("aria-busy", "true");
+    return fetch(form.dataset.previewUrl, { method: "POST", body: body, credentials: "same-origin" })
+      .then(function (response) { return response.text(); })
+      .then(function (html) {
+        target.innerHTML = html;
+        const authored = target.querySelector(".authored-tree");
+        const row = document.getElementById("item-" + index);
+        const clicker = row && row.querySelector("[data-tree-clicker]");
+        if (authored && clicker && !clicker.dataset.editing) {
+          clicker.tree = JSON.parse(authored.dataset.treeJson);
+          drawClicker(clicker);
+        }
+      })
+      .finally(function () { target.removeAttribute("aria-busy"); });
+  }
+
   function setUpPreview() {
     const form = document.getElementById("builder-form");
     if (!form) return;
-    form.querySelectorAll("[data-preview-kind]").forEach(function (button) {
+    form.querySelectorAll("[data-preview-item]").forEach(function (button) {
       button.addEventListener("click", function () {
-        const kind = button.dataset.previewKind;
-        const target = document.getElementById("preview-" + kind);
-        const body = new FormData(form);
-        body.set("kind", kind);
         button.disabled = true;
-        target.setAttribute("aria-busy", "true");
-        fetch(form.dataset.previewUrl, { method: "POST", body: body, credentials: "same-origin" })
-          .then(function (response) { return response.text(); })
-          .then(function (html) { target.innerHTML = html; })
-          .finally(function () {
-            button.disabled = false;
-            target.removeAttribute("aria-busy");
-          });
+        previewItem(form, button.dataset.previewItem, "anotherSeed" in button.dataset)
+          .finally(function () { button.disabled = false; });
       });
     });
+    form.querySelectorAll("[data-tree-input]").forEach(function (block) {
+      const textarea = document.getElementById(block.dataset.treeInput);
+      const index = block.closest(".item-row").dataset.index;
+      const clicker = block.querySelector("[data-tree-clicker]");
+      let timer = null;
+      // Typing or pasting redraws the tree and its key once the instructor pauses.
+      textarea.addEventListener("input", function () {
+        clearTimeout(timer);
+        delete clicker.dataset.editing;
+        timer = setTimeout(function () { previewItem(form, index, false); }, 400);
+      });
+      const library = block.querySelector("[data-library-for]");
+      if (library) {
+        library.addEventListener("change", function () {
+          if (!library.value) return;
+          textarea.value = library.value;
+          delete clicker.dataset.editing;
+          previewItem(form, index, false);
+        });
+      }
+      clicker.onchange_tree = function () {
+        textarea.value = JSON.stringify(clicker.tree);
+        clicker.dataset.editing = "true";
+        clearTimeout(timer);
+        timer = setTimeout(function () { previewItem(form, index, false); }, 400);
+      };
+      clicker.hidden = false;
+      drawClicker(clicker);
+      if (textarea.value.trim()) previewItem(form, index, false);
+    });
+  }
+
+  // --- builder: build a tree by clicking (add child, set type, value, probability) --------
+  function childName(parent, index, depth) {
+    if (depth === 1) return "ABCDEFGHIJKLMNOPQRSTUVWXYZ".charAt(index) || "N" + (index + 1);
+    if (depth % 2 === 0) return parent + (index + 1);
+    return parent + ("abcdefghijklmnopqrstuvwxyz".charAt(index) || "_" + (index + 1));
+  }
+
+  function freshName(tree, parent, index, depth) {
+    const taken = new Set();
+    (function collect(node) {
+      taken.add(node.name);
+      (node.children || []).forEach(collect);
+    })(tree);
+    // The classroom name of the position, or of the next free position after it.
+    let name = childName(parent, index, depth);
+    for (let next = index + 1; taken.has(name); next += 1) name = childName(parent, next, depth);
+    return name;
+  }
+
+  function uniform(node) {
+    if (node.type === "chance") {
+      node.probabilities = node.children.map(function () { return "1/" + node.children.length; });
+    }
+  }
+
+  function drawClicker(clicker) {
+    const labels = clicker.dataset;
+    clicker.textContent = "";
+    const changed = function () { drawClicker(clicker); clicker.onchange_tree(); };
+    if (!clicker.tree) {
+      const start = document.createElement("button");
+      start.type = "button";
+      start.className = "secondary";
+      start.textContent = labels.labelStart;
+      start.addEventListener("click", function () {
+        clicker.tree = { name: "root", type: "max", children: [
+          { name: "A", value: 0 }, { name: "B", value: 0 }] };
+        changed();
+      });
+      clicker.appendChild(start);
+      return;
+    }
+    const list = document.createElement("ul");
+    list.className = "tree-clicker-list";
+    (function add(node, parent, depth, into) {
+      const item = document.createElement("li");
+      item.className = "tree-clicker-node";
+      item.dataset.node = node.name;
+      const field = function (label, value, onInput, size) {
+        const wrap = document.createElement("label");
+        wrap.textContent = label + " ";
+        const input = document.createElement("input");
+        input.type = "text";
+        input.size = size || 6;
+        input.value = value;
+        input.addEventListener("change", function () { onInput(input.value.trim()); changed(); });
+        wrap.appendChild(input);
+        item.appendChild(wrap);
+        return input;
+      };
+      field(labels.labelName, node.name, function (v) { if (v) node.name = v; }, 8);
+      const typeWrap = document.createElement("label");
+      typeWrap.textContent = labels.labelType + " ";
+      const type = document.createElement("select");
+      [["leaf", labels.labelLeaf], ["max", "MAX"], ["min", "MIN"], ["chance", labels.labelChance],
+       ["player", labels.labelPlayer]].forEach(function (pair) {
+        const option = document.createElement("option");
+        option.value = pair[0];
+        option.textContent = pair[1];
+        type.appendChild(option);
+      });
+      type.value = node.children ? node.type : "leaf";
+      type.addEventListener("change", function () {
+        if (type.value === "leaf") {
+          delete node.children; delete node.type; delete node.probabilities; delete node.player;
+          node.value = 0;
+        } else {
+          if (!node.children) {
+            node.children = [{ name: freshName(clicker.tree, node.name, 0, depth + 1), value: 0 }];
+            delete node.value;
+          }
+          node.type = type.value;
+          delete node.probabilities;
+          if (type.value === "player") node.player = node.player || "A"; else delete node.player;
+          uniform(node);
+        }
+        changed();
+      });
+      typeWrap.appendChild(type);
+      item.appendChild(typeWrap);
+      if (!node.children) {
+        field(labels.labelValue, Array.isArray(node.value) ? node.value.join(", ") : String(node.value),
+          function (v) {
+            const numbers = v.split(",").map(function (x) { return x.trim(); });
+            const asNumber = function (x) { return /^-?\d+(\.\d+)?$/.test(x) ? Number(x) : x; };
+            node.value = numbers.length > 1 ? numbers.map(asNumber) : asNumber(numbers[0]);
+          });
+      }
+      if (node.type === "player") {
+        field(labels.labelPlayer, node.player || "", function (v) { node.player = v; }, 3);
+      }
+      if (parent && parent.type === "chance") {
+        const at = parent.children.indexOf(node);
+        field(labels.labelProbability, String(parent.probabilities[at]), function (v) {
+          parent.probabilities[at] = v;
+        }, 5);
+      }
+      if (node.children) {
+        const addChild = document.createElement("button");
+        addChild.type = "button";
+        addChild.className = "secondary";
+        addChild.textContent = labels.labelAddChild;
+        addChild.addEventListener("click", function () {
+          node.children.push({ name: freshName(clicker.tree, node.name, node.children.length,
+                                               depth + 1), value: 0 });
+          uniform(node);
+          changed();
+        });
+        item.appendChild(addChild);
+      }
+      if (parent && parent.children.length > 1) {
+        const remove = document.createElement("button");
+        remove.type = "button";
+        remove.className = "secondary";
+        remove.textContent = labels.labelRemove;
+        remove.addEventListener("click", function () {
+          const at = parent.children.indexOf(node);
+          parent.children.splice(at, 1);
+          if (parent.probabilities) parent.probabilities.splice(at, 1);
+          uniform(parent);
+          changed();
+        });
+        item.appendChild(remove);
+      }
+      into.appendChild(item);
+      if (node.children) {
+        const sub = document.createElement("ul");
+        node.children.forEach(function (child) { add(child, node, depth + 1, sub); });
+        item.appendChild(sub);
+      }
+    })(clicker.tree, null, 0, list);
+    clicker.appendChild(list);
   }
 
   document.addEventListener("DOMContentLoaded", function () {
