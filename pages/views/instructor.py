@@ -174,7 +174,8 @@ def preview(request: HttpRequest) -> HttpResponse:
     except GenerationError as refused:
         return render(request, "pages/preview.html", {"error": str(refused)}, status=422)
     problem = item.problem
-    drawing = lay_out(problem["tree"]) if problem.get("tree") else None
+    players = (problem.get("params") or {}).get("players") or ()
+    drawing = lay_out(problem["tree"], players) if problem.get("tree") else None
     context = {
         "kind": kind,
         "prompt": kind.render_prompt(item.prompt["args"]),
