@@ -17,7 +17,7 @@ from grading.feedback import CORRECT, render_results
 from grading.feedback_policy import served_results
 from grading.models import Submission
 from grading.scoring import format_number
-from pages.answer_form import PartField
+from pages.answer_form import COLUMN_LABELS, PartField
 from pages.tree_drawing import TreeDrawing
 
 
@@ -46,11 +46,9 @@ def expected_in_words(value: Any) -> str:
     if isinstance(value, Mapping):
         if not value:
             return _("none")
-        return "; ".join(
-            f"{name}: {expected_in_words(entry)}" if isinstance(entry, Mapping)
-            else f"{name} = {expected_in_words(entry)}"
-            for name, entry in value.items()
-        )
+        if all(isinstance(entry, Mapping) for entry in value.values()):
+            return "; ".join(f"{name}: {_fields_in_words(entry)}" for name, entry in value.items())
+        return _fields_in_words(value)
     if isinstance(value, list | tuple):
         if not value:
             return _("none")
@@ -125,6 +123,14 @@ def paint_feedback(
                 for name in part_field.given:
                     _mark(drawing, name, "wrong" if name in wrong else "right",
                           note if name in wrong else "")
+
+
+def _fields_in_words(fields: Mapping[str, Any]) -> str:
+    """Return "A = 3, B = 5" or, for a record's fields, "α = -∞, β = 39"."""
+    return ", ".join(
+        f"{COLUMN_LABELS.get(str(name), name)} = {expected_in_words(entry)}"
+        for name, entry in fields.items()
+    )
 
 
 def paint_expected(

@@ -51,9 +51,16 @@
       const outside = target.left < box.left + FOLLOW_MARGIN_PX
         || target.right > box.right - FOLLOW_MARGIN_PX
         || target.top < box.top || target.bottom > box.bottom;
-      if (!outside && !always) return;
-      scroller.scrollLeft += (target.left + target.right) / 2 - (box.left + box.right) / 2;
-      scroller.scrollTop += (target.top + target.bottom) / 2 - (box.top + box.bottom) / 2;
+      if (outside || always) {
+        scroller.scrollLeft += (target.left + target.right) / 2 - (box.left + box.right) / 2;
+        scroller.scrollTop += (target.top + target.bottom) / 2 - (box.top + box.bottom) / 2;
+      }
+      // Then the page, if the box itself is partly off screen: only as far as needed.
+      const moved = element.getBoundingClientRect();
+      if (moved.top < 0 || moved.bottom > window.innerHeight || moved.left < 0
+          || moved.right > window.innerWidth) {
+        element.scrollIntoView({ block: "nearest", inline: "nearest" });
+      }
     };
     const nodeElement = function (name) {
       return Array.prototype.find.call(svg.querySelectorAll(".tree-node"),
