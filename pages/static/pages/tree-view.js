@@ -152,7 +152,15 @@
     });
 
     // A control reached with Tab at an overview is shown at full size, next to its node.
+    // Focus that comes with a press is left alone: moving the drawing between the press and
+    // the release would send the click elsewhere.
+    let pressing = false;
+    scroller.addEventListener("pointerdown", function () { pressing = true; }, true);
+    window.addEventListener("pointerup", function () {
+      window.setTimeout(function () { pressing = false; }, 0);
+    }, true);
     svg.addEventListener("focusin", function (event) {
+      if (pressing) return;
       if (scale < 0.99) {
         fitted = false;
         zoomTo(1);
