@@ -32,6 +32,7 @@ from exercises.models import ProblemSet, Variant, VariantItem
 from exercises.selectors import variants_of
 from exercises.services import open_variant, resolve_item
 from grading.answers import AnswerFormatError, validate_answer
+from grading.finished import announce_finished
 from grading.grader import GradingContext, grade_answer
 from grading.models import Regrade, ScoreChange, Submission, WorkerHeartbeat
 from grading.selectors import student_variant_item, submission_by_idempotency_key
@@ -327,6 +328,7 @@ def grade_submission(submission_id: int) -> Submission | None:
         Submission.objects.filter(pk=submission_id, status=Submission.Status.RUNNING).update(
             status=Submission.Status.ERROR, error_code="grading_failed"
         )
+        announce_finished(submission_id)
         return Submission.objects.get(pk=submission_id)
     _apply_grade(submission, result, variant_item.engine_version)
     record_grade(submission)
@@ -355,11 +357,14 @@ def record_grade(submission: Submission) -> bool:
             if recorded:
                 queue_webhook_events(submission, "submission.graded")
                 announce_score(submission)
+                # Sent at the commit: the waiting status requests read the grade at once.
+                announce_finished(submission.pk)
     except UNSAVABLE_ERRORS:
         # Re-running would fail the same way: end it as an error (which uses no attempt).
         logger.exception("the grade of submission %s cannot be stored", submission.pk)
         Submission.objects.filter(pk=submission.pk, status=Submission.Status.RUNNING).update(
             status=Submission.Status.ERROR, error_code="results_unsavable")
+        announce_finished(submission.pk)
         submission.status = Submission.Status.ERROR
         return False
     return bool(recorded)
