@@ -57,7 +57,10 @@ POLL_SECONDS = 0.5
 GRADED_WITHIN_SECONDS = 30.0
 WARMUP_SUBMISSIONS = 4
 """Per warm-up thread; max_attempts is unlimited, so the warm-up student never runs out."""
-HTTP_TIMEOUT_SECONDS = 10.0
+HTTP_TIMEOUT_SECONDS = 40.0
+"""Above the longest long-poll (25 s) plus a slow answer."""
+SERVER_HOST = "127.0.0.1"
+"""Where the students connect (bench/scale_out.py points it at the web namespace)."""
 
 
 def start_services(env: dict[str, str], port: int, log_dir: Path, pool: str,
@@ -190,7 +193,7 @@ class StudentClient:
         self.port = port
         self.headers = {"Authorization": f"Token {token}", "X-Forwarded-Proto": "https",
                         "Content-Type": "application/json"}
-        self.connection = http.client.HTTPConnection("127.0.0.1", port,
+        self.connection = http.client.HTTPConnection(SERVER_HOST, port,
                                                      timeout=HTTP_TIMEOUT_SECONDS)
 
     def request(self, method: str, path: str, body: Any = None,
@@ -210,10 +213,16 @@ class StudentClient:
                 break
             except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
                 self.connection.close()
-                self.connection = http.client.HTTPConnection("127.0.0.1", self.port,
+                self.connection = http.client.HTTPConnection(SERVER_HOST, self.port,
                                                              timeout=HTTP_TIMEOUT_SECONDS)
                 if attempt == 2:
                     raise
+            except (OSError, http.client.HTTPException):
+                # A timed-out request leaves the connection mid-exchange: start a new one.
+                self.connection.close()
+                self.connection = http.client.HTTPConnection(SERVER_HOST, self.port,
+                                                             timeout=HTTP_TIMEOUT_SECONDS)
+                raise
         try:
             return response.status, json.loads(raw)
         except ValueError:
@@ -249,7 +258,7 @@ def simulate_student(port: int, plan: dict[str, Any], submissions: int, results:
         try:
             status, body = client.request("POST", path, {"answer": answer},
                                           {"Idempotency-Key": uuid.uuid4().hex})
-        except OSError as error:
+        except (OSError, http.client.HTTPException) as error:
             results.record(None, f"POST failed: {error.__class__.__name__}: {error}")
             continue
         if status != 202:
@@ -301,7 +310,7 @@ def wait_graded(client: StudentClient, submission_id: int, sent: float,
     while time.monotonic() < deadline:
         try:
             status, body = client.request("GET", path)
-        except OSError as error:
+        except (OSError, http.client.HTTPException) as error:
             return None, f"GET submission failed: {error.__class__.__name__}: {error}"
         if status != 200:
             return None, f"GET submission answered {status}"
