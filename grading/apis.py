@@ -195,8 +195,9 @@ class SubmissionCreateApi(APIView):
         tags=["submissions"],
         summary="Submit an answer",
         description=(
-            "Stores the answer before answering 202; poll `GET /api/v1/submissions/{id}/` "
-            "until `status` is `graded` or `error`. Send an `Idempotency-Key` header to make "
+            "Stores the answer before answering 202; then `GET /api/v1/submissions/{id}/"
+            "?wait=10` (a long-poll, answered once `status` is `graded` or `error`) until "
+            "it is. Send an `Idempotency-Key` header to make "
             "retries safe: the same key returns the same submission. A malformed answer is "
             "refused with 400 naming the part and the rule and uses no attempt; names are "
             "stored without surrounding spaces. 403 codes: "
