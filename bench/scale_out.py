@@ -112,6 +112,10 @@ def start_postgres(data: Path, log_dir: Path) -> subprocess.Popen:
     return in_namespace("pg", [
         "postgres", "-D", str(data), "-c", f"listen_addresses={address('pg')}",
         "-c", f"unix_socket_directories={data}", "-c", "max_connections=200",
+        # A host cut off mid-transaction leaves its backend holding row locks until the
+        # server notices it is gone: end such sessions after 10 s (docs/scaling.md).
+        "-c", "idle_in_transaction_session_timeout=10s", "-c", "tcp_keepalives_idle=10",
+        "-c", "tcp_keepalives_interval=5", "-c", "tcp_keepalives_count=3",
     ], dict(os.environ), log_dir / "scale-postgres.log", user="postgres")
 
 
@@ -194,20 +198,24 @@ def main() -> None:
 
 def stop_tree(process: subprocess.Popen) -> None:
     """Stop a process this script started and its children (a cut host's never exit)."""
-    for pid in reversed(grading_load.descendants(process.pid)):
-        try:
-            os.kill(pid, signal.SIGTERM)
-        except ProcessLookupError:
-            pass
+    # Listed once: children of a killed parent are re-parented and would be missed later.
+    pids = grading_load.descendants(process.pid)
+    signal_all(pids, signal.SIGTERM)
     try:
         process.wait(timeout=15)
     except subprocess.TimeoutExpired:
-        for pid in grading_load.descendants(process.pid):
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        process.wait()
+        pass
+    signal_all(pids, signal.SIGKILL)
+    process.wait()
+
+
+def signal_all(pids: list[int], signum: int) -> None:
+    """Send ``signum`` to each of ``pids`` still running."""
+    for pid in pids:
+        try:
+            os.kill(pid, signum)
+        except ProcessLookupError:
+            pass
 
 
 def run_load(args: argparse.Namespace, processes: list[subprocess.Popen]) -> dict[str, object]:
