@@ -11,6 +11,13 @@ from django.utils import translation
 
 from pages.tree_drawing import CHAR_WIDTH, lay_out
 
+
+def render_to_string(template: str, context: dict[str, Any]) -> str:
+    """Render in English: another test's request may leave its language active."""
+    with translation.override("en"):
+        return render_any_language(template, context)
+
+
 LAYER_TYPES = ["max", "min", "max", "min"]
 
 
@@ -76,12 +83,6 @@ def test_shapes_probabilities_and_players_are_drawn() -> None:
     # Players are drawn by payoff position (P2), so they never read as a node's name.
     assert ">1/3</text>" in svg and ">P2</text>" in svg and "P2 = player blue" in svg
     assert "chance node C" in svg and "MAX node root" in svg and "leaf C1, value 4" in svg
-
-
-def render_to_string(template: str, context: dict[str, Any]) -> str:
-    """Render in English: another test's request may leave its language active."""
-    with translation.override("en"):
-        return render_any_language(template, context)
 
 
 def test_coordinates_are_never_localised() -> None:
