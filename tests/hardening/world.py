@@ -2,8 +2,9 @@
 
 Two courses (each with its instructor), two students of the first course, a ready problem set
 with a typed-answer item and a code item, both students' variants, a graded submission and a
-code submission of the owner (the latter with an open regrade request), a regrade, a webhook with a delivery, an LMS platform with a
-course context and a passback, and API clients of the instructor with and without scopes.
+code submission of the owner (the latter with an open regrade request), a regrade, a webhook
+with a delivery, an LMS platform with a course context and a passback, and API clients of the
+instructor with and without scopes.
 """
 
 from __future__ import annotations
