@@ -162,6 +162,8 @@ class SubmissionOutputSerializer(serializers.Serializer):
     @extend_schema_field(serializers.ListField(child=serializers.DictField()))
     def get_regrade_requests(self, submission: Submission) -> list[dict[str, Any]]:
         """Return the regrade requests on the submission: message, status, reply, dates."""
+        if submission.status != Submission.Status.GRADED:
+            return []  # only graded ones can have any; waiting students poll ungraded ones
         return [
             {"id": r.pk, "message": r.message, "status": r.status, "reply": r.reply,
              "created_at": r.created_at.isoformat(),
