@@ -113,3 +113,14 @@ def test_swagger_ui_and_the_schema_are_served(anonymous: Any) -> None:
     assert response.status_code == 200 and b"swagger" in response.content.lower()
     response = anonymous.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
     assert response.status_code == 200
+
+
+def test_drafts_and_attempt_history_are_in_the_schema(schema: dict[str, Any]) -> None:
+    item = "/api/v1/assignments/{variant_id}/items/{position}"
+    draft = schema["paths"][f"{item}/draft/"]
+    assert {"get", "put"} <= set(draft)
+    assert "400" in draft["put"]["responses"]
+    attempts = schema["paths"][f"{item}/submissions/"]
+    assert {"get", "post"} <= set(attempts)
+    assert attempts["get"]["responses"]["200"]["content"]["application/json"]["schema"][
+        "type"] == "array"
