@@ -223,6 +223,16 @@
             const replacement = fresh.getElementById(id);
             if (old && replacement) old.replaceWith(replacement);
           });
+          // Paint the feedback marks onto the tree in place, keeping its inputs and handlers.
+          fresh.querySelectorAll("#answer-tree .tree-node[id]").forEach(function (node) {
+            const old = document.getElementById(node.id);
+            if (!old) return;
+            old.setAttribute("class", node.getAttribute("class") || "");
+            old.querySelectorAll(".tree-mark").forEach(function (mark) { mark.remove(); });
+            node.querySelectorAll(".tree-mark").forEach(function (mark) {
+              old.appendChild(document.importNode(mark, true));
+            });
+          });
           const freshButton = fresh.getElementById("submit-answer");
           if (freshButton && freshButton.disabled) {
             button.disabled = true;
