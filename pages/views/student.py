@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -75,6 +75,11 @@ class AssignmentRow:
         return sum(scores, Decimal(0)) if scores else None
 
     @property
+    def ends_at(self) -> Any:
+        """Return when a timed assignment's clock runs out (None: untimed or not opened)."""
+        return quiz_ends_at(self.variant)
+
+    @property
     def points(self) -> Decimal:
         """Return the assignment's total points."""
         return sum((row.points for row in self.items), Decimal(0))
@@ -129,9 +134,20 @@ def _variant_item(request: AuthenticatedHttpRequest, variant_id: int, position: 
 @login_required
 @require_http_methods(["GET", "POST"])
 def item_page(request: AuthenticatedHttpRequest, variant_id: int, position: int) -> HttpResponse:
-    """Show an item's tree with its answer inputs; on POST submit the answer via grading."""
+    """Show an item's tree with its answer inputs; on POST submit the answer via grading.
+
+    A timed quiz not opened yet shows only what opening means; its content (and the clock)
+    starts when the student confirms.
+    """
     variant, variant_item = _variant_item(request, variant_id, position)
     now = timezone.now()
+    if variant.problem_set.time_limit_minutes and variant.opened_at is None:
+        if request.method == "POST" and "start_quiz" in request.POST:
+            open_variant(variant, now)
+            return redirect(reverse("pages:item", args=[variant.pk, position]))
+        return render(request, "pages/start_quiz.html",
+                      {"variant": variant, "problem_set": variant.problem_set,
+                       "position": position})
     variant = open_variant(variant, now)
     if variant_item.item.kind in CONTRACTS:
         return code_item_page(request, variant, variant_item)
@@ -196,6 +212,7 @@ def item_page(request: AuthenticatedHttpRequest, variant_id: int, position: int)
         "answers_visible": visible,
         "idempotency_key": uuid.uuid4().hex,
         "viewing": viewing,
+        "quiz_ends_at": quiz_ends_at(variant),
         "draft": draft,
         "blocked": submit_blocked(variant, used, now),
         "panel": question_panel(variant, position),
@@ -207,8 +224,26 @@ def item_page(request: AuthenticatedHttpRequest, variant_id: int, position: int)
             (vi.position for vi in variant.items.all() if vi.position > position), None
         ),
     }
+    context["refusal_at"] = refusal_moment(error)
     status = 200 if error is None else error.status_code
     return render(request, "pages/item.html", context, status=status)
+
+
+def refusal_moment(error: ApiError | None) -> dict[str, Any] | None:
+    """Return a deadline refusal's moment for the page to show in the reader's time zone: its
+    translated text around ``{when}`` and the ISO instant (None for other refusals)."""
+    if error is None or not isinstance(error.details, dict):
+        return None
+    iso = error.details.get("due_at") or error.details.get("ended_at")
+    texts = {
+        "past_due": _("The due date ({when}) has passed and late answers are refused."),
+        "time_limit_exceeded": _("The quiz's time limit ended at {when}."),
+    }
+    if not iso or error.error_code not in texts:
+        return None
+    before, _marker, after = texts[error.error_code].partition("{when}")
+    return {"before": before, "after": after,
+            "moment": timezone.localtime(datetime.fromisoformat(iso))}
 
 
 def reopened_attempt(request: AuthenticatedHttpRequest, submissions: list[Submission]
@@ -357,6 +392,8 @@ def code_item_page(request: AuthenticatedHttpRequest, variant: Variant, variant_
             render_tests(served_tests(latest.results, policy), verdict_labels=True)  # type: ignore[union-attr]
             if graded else []
         ),
+        "panel": question_panel(variant, position),
+        "quiz_ends_at": quiz_ends_at(variant),
         "summary": (
             summarise(latest.results)  # type: ignore[union-attr]
             if graded and policy != SCORE_ONLY else None

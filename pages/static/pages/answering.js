@@ -13,8 +13,10 @@
 
   function formatWhen(iso) {
     // The reader's own time zone and language, not the server's ISO timestamp.
+    // (dateStyle cannot be combined with timeZoneName, so the fields are spelled out.)
     return new Intl.DateTimeFormat(document.documentElement.lang || undefined, {
-      dateStyle: "medium", timeStyle: "short", timeZoneName: "short",
+      year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit",
+      timeZoneName: "short",
     }).format(new Date(iso));
   }
 
@@ -340,8 +342,29 @@
     });
   }
 
+  // A timed quiz's clock: the time left, counted down from the server's end time.
+  function setUpCountdowns() {
+    const clocks = document.querySelectorAll("time[data-countdown]");
+    if (!clocks.length) return;
+    const two = function (n) { return (n < 10 ? "0" : "") + n; };
+    const tick = function () {
+      clocks.forEach(function (clock) {
+        const left = Math.max(0, Math.floor(
+          (new Date(clock.getAttribute("datetime")).getTime() - Date.now()) / 1000));
+        const hours = Math.floor(left / 3600);
+        const text = (hours ? hours + ":" : "") + two(Math.floor(left / 60) % 60) + ":" +
+          two(left % 60);
+        if (clock.textContent !== text) clock.textContent = text;
+        clock.dataset.secondsLeft = String(left);
+      });
+    };
+    tick();
+    window.setInterval(tick, 1000);
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
     setUp();
     setUpTimes();
+    setUpCountdowns();
   });
 })();
