@@ -356,7 +356,12 @@ def code_item_page(request: AuthenticatedHttpRequest, variant: Variant, variant_
     submissions = list(variant_item.submissions.order_by("-attempt_number"))
     latest = submissions[0] if submissions else None
     error: ApiError | None = None
-    source = latest.source if latest else starter_file(request.user, variant.pk, position)
+    draft = draft_of(variant_item, request.user)
+    if draft is not None and isinstance(draft.answer.get("source"), str) and (
+            latest is None or draft.updated_at >= latest.created_at):
+        source = draft.answer["source"]
+    else:
+        source = latest.source if latest else starter_file(request.user, variant.pk, position)
     if request.method == "POST":
         source = request.POST.get("source", "")
         try:
@@ -394,6 +399,7 @@ def code_item_page(request: AuthenticatedHttpRequest, variant: Variant, variant_
         ),
         "panel": question_panel(variant, position),
         "quiz_ends_at": quiz_ends_at(variant),
+        "draft": draft,
         "summary": (
             summarise(latest.results)  # type: ignore[union-attr]
             if graded and policy != SCORE_ONLY else None

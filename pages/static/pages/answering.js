@@ -323,6 +323,33 @@
     });
   }
 
+  // A code item's source is kept as a draft too ({"source": ...}), as it is typed.
+  function setUpCodeDraft() {
+    const source = document.querySelector("textarea[data-draft-url]");
+    const state = document.getElementById("draft-state");
+    if (!source || !state) return;
+    let timer = null;
+    const save = function () {
+      state.textContent = state.dataset.saving || "…";
+      fetch(source.dataset.draftUrl, {
+        method: "PUT", credentials: "same-origin", keepalive: true,
+        headers: { "Content-Type": "application/json", "X-CSRFToken": csrfToken() },
+        body: JSON.stringify({ answer: { source: source.value } }),
+      }).then(function (response) {
+        state.dataset.state = response.ok ? "saved" : "unsaved";
+        state.textContent = response.ok ? state.dataset.saved : state.dataset.unsaved;
+      }).catch(function () {
+        state.dataset.state = "unsaved";
+        state.textContent = state.dataset.unsaved;
+      });
+    };
+    source.addEventListener("input", function () {
+      state.dataset.state = "unsaved";
+      if (timer) window.clearTimeout(timer);
+      timer = window.setTimeout(save, DRAFT_DELAY_MS);
+    });
+  }
+
   // Due dates and times: the reader's own time zone, and relative ("in 2 days").
   function setUpTimes() {
     const lang = document.documentElement.lang || undefined;
@@ -364,6 +391,7 @@
 
   document.addEventListener("DOMContentLoaded", function () {
     setUp();
+    setUpCodeDraft();
     setUpTimes();
     setUpCountdowns();
   });
