@@ -245,3 +245,17 @@ def test_the_starter_file_of_a_timed_quiz_starts_its_clock(course: Any, instruct
     assert response.status_code == 200
     variant.refresh_from_db()
     assert variant.opened_at is not None
+
+
+@pytest.mark.parametrize(("language", "words"), [("pt", "Explore todo o jogo"),
+                                                 ("ca", "Exploreu tot el joc")])
+def test_the_code_prompt_is_translated(language: str, words: str) -> None:
+    from django.utils import translation
+
+    from exercises.kinds import get_kind
+
+    kind = get_kind("code_minimax")
+    with translation.override(language):
+        prompt = kind.render_prompt({"signature": "minimax_decision(game, state)",
+                                     "conventions": {}})
+    assert words in prompt
