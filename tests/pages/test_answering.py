@@ -206,3 +206,46 @@ def test_portuguese_pages_take_a_decimal_comma_and_infinity_as_typed(
     assert answer["value"] == "0.89"
     assert answer["windows"][row] == {"alpha": "−∞", "beta": "+Infinity"}
     screenshot(page, "answering-decimal-comma-pt")
+
+
+def test_without_script_enter_still_never_submits(
+    live_server: Any, new_context: Callable[..., Any], instructor: Any, student: Any,
+    course: Any,
+) -> None:
+    problem_set = publish_now(make_problem_set(instructor[0], course))
+    user = with_password(student[0])
+    variant = variant_of_user(problem_set, user)
+    page = new_context(java_script_enabled=False).new_page()
+    log_in(page, live_server.url, user.username)
+    page.goto(f"{live_server.url}/assignments/{variant.pk}/items/1/")
+    posts: list[str] = []
+    page.on("request", lambda request: posts.append(request.url)
+            if request.method == "POST" else None)
+    page.fill("#answer-tree-value-root", "3")
+    page.press("#answer-tree-value-root", "Enter")
+    page.wait_for_load_state()
+    assert posts == []
+    assert submissions_of(variant) == 0
+
+
+def test_submit_is_disabled_with_the_reason_past_a_refusing_due_date(
+    live_server: Any, new_context: Callable[..., Any], instructor: Any, student: Any,
+    course: Any,
+) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    problem_set = publish_now(make_problem_set(instructor[0], course))
+    problem_set.due_at = timezone.now() - timedelta(hours=1)
+    problem_set.late_policy = "refuse"
+    problem_set.save(update_fields=["due_at", "late_policy"])
+    user = with_password(student[0])
+    variant = variant_of_user(problem_set, user)
+    page = new_context().new_page()
+    log_in(page, live_server.url, user.username)
+    page.goto(f"{live_server.url}/assignments/{variant.pk}/items/1/")
+    assert page.is_disabled("#submit-answer")
+    assert "late answers are refused" in page.locator("#submit-blocked").inner_text()
+    assert page.get_attribute("#submit-answer", "aria-describedby") == "submit-blocked"
+    screenshot(page, "answering-past-due")
