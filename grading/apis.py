@@ -42,7 +42,7 @@ from grading.selectors import (
     submission_for,
     webhooks_of,
 )
-from lti.authentication import HasScope
+from lms.clients.authentication import HasScope
 
 MAX_IDEMPOTENCY_KEY_LENGTH = 255
 ERROR_EXAMPLE_ANSWER = {

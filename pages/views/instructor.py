@@ -32,8 +32,8 @@ from exercises.selectors import problem_sets_taught_by
 from exercises.services import create_problem_set, publish_problem_set
 from grading.code.contract import CONTRACTS, starter_source
 from grading.selectors import problem_set_taught_by
-from lti.selectors import passbacks_to_look_at
-from lti.services import resend_score_passback
+from lms.selectors import passbacks_to_look_at
+from lms.services import resend_score_passback
 from pages.answer_form import part_fields
 from pages.builder_form import BuilderError, kind_inputs, preview_kind, read_items, read_params
 from pages.dashboard import dashboard_data

@@ -35,7 +35,7 @@ if importlib.util.find_spec("lti_consumer") is None:
     pytest.skip(reason, allow_module_level=True)
 
 from accounts.models import Enrollment, Role  # noqa: E402 - after the dependency check
-from lti.models import LtiContext, LtiUserLink, ScorePassback  # noqa: E402
+from lms.models import LtiContext, LtiUserLink, ScorePassback  # noqa: E402
 from tests.lti.conftest import grade_submission, make_problem_set  # noqa: E402
 from tests.lti.openedx_platform import COURSE, OpenEdxPlatform, usage_key  # noqa: E402
 from tests.lti.test_deep_linking import form_fields  # noqa: E402
@@ -48,7 +48,7 @@ DL = "https://purl.imsglobal.org/spec/lti-dl/claim/"
 @pytest.fixture
 def openedx(live_server: Any, settings: Any, instructor: Any) -> Iterator[OpenEdxPlatform]:
     """Return an Open edX platform registered with Cutoff (owned by ``instructor``)."""
-    from lti.services import register_platform
+    from lms.services import register_platform
 
     settings.PLATFORM_NAME = "Open edX"  # the tool_platform claim of Open edX's launches
     platform = OpenEdxPlatform(tool_keyset_url=f"{live_server.url}/lti/jwks/").start()
