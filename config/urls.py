@@ -13,7 +13,7 @@ urlpatterns = [
     path("api/v1/", include("exercises.urls")),
     path("api/v1/", include("grading.urls")),
     path("api/v1/", include("grading.code.urls")),
-    path("", include("lti.urls")),
+    path("", include("lms.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
     path("api/<path:rest>", api_not_found),

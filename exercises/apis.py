@@ -63,7 +63,7 @@ from exercises.services import (
 from exercises.tree_library import library_trees
 from grading.feedback_policy import FEEDBACK_POLICY_HELP
 from grading.selectors import answers_visible
-from lti.authentication import HasScope
+from lms.clients.authentication import HasScope
 
 LANG_PARAMETER = OpenApiParameter(
     "lang", str, enum=[code for code, _ in settings.LANGUAGES], required=False,

@@ -55,7 +55,7 @@ from grading.selectors import (
     submission_taught_by,
     webhooks_of,
 )
-from lti.authentication import HasScope
+from lms.clients.authentication import HasScope
 
 MAX_IDEMPOTENCY_KEY_LENGTH = 255
 ERROR_EXAMPLE_ANSWER = {

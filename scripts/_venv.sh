@@ -12,3 +12,12 @@ if [ "$(cat .venv/.requirements.sha 2>/dev/null || true)" != "$want" ]; then
   .venv/bin/pip install --disable-pip-version-check -q -r requirements.lock
   echo "$want" > .venv/.requirements.sha
 fi
+# The interop tests' group (Open edX's LTI platform code): its own file and stamp, so it is
+# installed once and a change to either lock reinstalls only what changed.
+want_interop=$(cat requirements.lock requirements-interop.lock | sha256sum | cut -d' ' -f1)
+if [ "$(cat .venv/.requirements-interop.sha 2>/dev/null || true)" != "$want_interop" ]; then
+  echo "cutoff: installing the interop test requirements into .venv"
+  .venv/bin/pip install --disable-pip-version-check -q -r requirements-interop.lock \
+    -c requirements.lock
+  echo "$want_interop" > .venv/.requirements-interop.sha
+fi

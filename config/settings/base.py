@@ -31,7 +31,7 @@ INSTALLED_APPS = [
     "accounts",
     "exercises",
     "grading",
-    "lti",
+    "lms",
     "pages",
 ]
 
@@ -260,14 +260,14 @@ LTI_PASSBACK_RESEND_HOURS = env_int("LTI_PASSBACK_RESEND_HOURS", 24)
 LTI_TEACHING_ASSISTANT_ROLE = env_str("LTI_TEACHING_ASSISTANT_ROLE", "grader")
 # API client tokens: `Authorization: Bearer cutoff_...` (person tokens keep `Token <key>`).
 REST_FRAMEWORK["DEFAULT_AUTHENTICATION_CLASSES"].append(
-    "lti.authentication.ApiClientTokenAuthentication"
+    "lms.clients.authentication.ApiClientTokenAuthentication"
 )
 # Every API class nests an InputSerializer/OutputSerializer: qualify their component names.
-REST_FRAMEWORK["DEFAULT_SCHEMA_CLASS"] = "lti.schema.QualifiedNameAutoSchema"
+REST_FRAMEWORK["DEFAULT_SCHEMA_CLASS"] = "config.schema.QualifiedNameAutoSchema"
 # Several models have a `status` with different choices: name each enum after its model.
 SPECTACULAR_SETTINGS.setdefault("ENUM_NAME_OVERRIDES", {}).update(
     {
-        "ScorePassbackStatusEnum": "lti.models.ScorePassback.Status",
+        "ScorePassbackStatusEnum": "lms.models.ScorePassback.Status",
         "SubmissionStatusEnum": "grading.models.Submission.Status",
     }
 )

@@ -36,8 +36,8 @@ from exercises.services import create_problem_set, publish_problem_set
 from exercises.tree_text import print_tree_text
 from grading.code.contract import CONTRACTS, starter_source
 from grading.selectors import problem_set_taught_by
-from lti.selectors import passbacks_to_look_at
-from lti.services import resend_score_passback
+from lms.selectors import passbacks_to_look_at
+from lms.services import resend_score_passback
 from pages.answer_form import WIDGET_HELP, decorate_tree, part_fields
 from pages.builder_form import (
     BuilderError,

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from lti.clients import create_api_client
+from lms.clients import create_api_client
 
 ITEM = {"kind": "minimax", "params": {}, "points": 2}
 

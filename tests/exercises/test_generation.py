@@ -193,7 +193,7 @@ def test_late_students_variants_failing_is_a_422(
 def test_lms_newcomers_failing_fail_the_set_with_the_reason(
     instructor: Any, course: Any, django_capture_on_commit_callbacks: Any,
 ) -> None:
-    from lti.services import generate_missing_variants
+    from lms.services import generate_missing_variants
 
     problem_set_id = _published_before_a_late_student(
         instructor[1], course, django_capture_on_commit_callbacks)

@@ -20,7 +20,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from exercises.models import ProblemSet
-from lti.authentication import declared_scopes
+from lms.clients.authentication import declared_scopes
 from tests.hardening.world import CODE_POSITION, PERSONAS, TYPED_POSITION, World, build_world
 
 pytestmark = pytest.mark.django_db

@@ -21,9 +21,9 @@ from exercises.models import Item, ProblemSet, Variant, VariantItem
 from exercises.services import split_points
 from grading import services as grading_services
 from grading.models import Regrade, RegradeRequest, Submission, Webhook, WebhookDelivery
-from lti.clients import create_api_client
-from lti.models import ApiClient, LtiContext, LtiResourceLink, ScorePassback
-from lti.services import register_platform
+from lms.clients import create_api_client
+from lms.models import ApiClient, LtiContext, LtiResourceLink, ScorePassback
+from lms.services import register_platform
 
 TYPED_POSITION = 1
 CODE_POSITION = 2

@@ -28,7 +28,7 @@ def simulator() -> Iterator[PlatformSimulator]:
 @pytest.fixture
 def platform(simulator: PlatformSimulator, instructor: tuple[Any, Any]) -> Any:
     """Register the simulator (owned by the ``instructor`` persona) and tell it our JWKS."""
-    from lti.services import register_platform
+    from lms.services import register_platform
 
     owner, _ = instructor
     registered = register_platform(owner=owner, **simulator.registration())

@@ -8,7 +8,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.permissions import IsInstructor
-from lti.authentication import HasScope
+from lms.clients.authentication import HasScope
 
 
 class GradesApi(APIView):

@@ -77,6 +77,9 @@ class PlatformSimulator:
     registrations: list[dict[str, Any]] = field(default_factory=list)
     # Called (outside the lock) before answering a line item list, e.g. to hold it back.
     before_line_item_list: Callable[[], None] | None = None
+    # HTML pages a browser opens on the platform (path → query parameters → HTML), e.g. a
+    # course page framing the tool, or the authorization endpoint's auto-submitted launch.
+    pages: dict[str, Callable[[dict[str, str]], str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.private_key_pem, self.public_jwk = new_rsa_key()
@@ -232,6 +235,15 @@ class PlatformSimulator:
         path = urlparse(handler.path).path
         length = int(handler.headers.get("Content-Length") or 0)
         body = handler.rfile.read(length) if length else b""
+        if method == "GET" and path in self.pages:
+            query = {k: v[0] for k, v in parse_qs(urlparse(handler.path).query).items()}
+            html = self.pages[path](query).encode()
+            handler.send_response(200)
+            handler.send_header("Content-Type", "text/html; charset=utf-8")
+            handler.send_header("Content-Length", str(len(html)))
+            handler.end_headers()
+            handler.wfile.write(html)
+            return
         routes: list[tuple[str, Callable[[str], bool], Callable[..., tuple[int, Any, dict]]]] = [
             ("GET", lambda p: p == self.jwks_path, self._jwks),
             ("GET", lambda p: p == "/.well-known/openid-configuration", self._openid_config),

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from lti.models import ApiClient
+from lms.models import ApiClient
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.lti.scoped_urls")]
 
@@ -127,7 +127,7 @@ def test_others_clients_cannot_be_revoked(instructor: Any, other_instructor: Any
 
 
 def test_has_scope_refuses_unknown_scopes() -> None:
-    from lti.authentication import HasScope
+    from lms.clients.authentication import HasScope
 
     with pytest.raises(ValueError, match="unknown API client scope"):
         HasScope("grades:delete")

@@ -11,8 +11,8 @@ import pytest
 import requests
 from django.test import Client
 
-from lti.models import LtiContext, LtiResourceLink
-from lti.services import PROBLEM_SET_PARAMETER
+from lms.models import LtiContext, LtiResourceLink
+from lms.services import PROBLEM_SET_PARAMETER
 from tests.lti.conftest import launch, make_problem_set
 from tests.lti.simulator import LTI, PlatformSimulator
 
@@ -150,7 +150,7 @@ def test_learners_cannot_deep_link(simulator: PlatformSimulator, platform: Any) 
 def test_a_reference_made_for_another_platform_is_refused(
     simulator: PlatformSimulator, platform: Any, instructor: Any
 ) -> None:
-    from lti.services import deep_link_reference, register_platform
+    from lms.services import deep_link_reference, register_platform
 
     other = register_platform(
         owner=instructor[0], **{**simulator.registration(), "client_id": "other-client"}

@@ -12,7 +12,7 @@ import pytest
 from django.test import Client
 
 from exercises.models import ProblemSet, Variant
-from lti.models import LtiUserLink
+from lms.models import LtiUserLink
 from tests.lti.conftest import launch
 from tests.lti.simulator import PlatformSimulator
 from tests.lti.test_launch import bind_link
@@ -58,7 +58,7 @@ def test_extending_a_set_from_a_stale_copy_while_it_generates_does_not_fail(
 ) -> None:
     from accounts.models import Role
     from accounts.services import enroll
-    from lti.services import generate_missing_variants
+    from lms.services import generate_missing_variants
 
     link = bind_link(platform, simulator, instructor[0])
     problem_set = link["problem_set"]

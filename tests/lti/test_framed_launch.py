@@ -13,7 +13,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from django.test import Client
 
-from lti.models import LtiUserLink
+from lms.models import LtiUserLink
 from tests.lti.conftest import launch, start_login
 from tests.lti.simulator import PlatformSimulator
 from tests.lti.test_launch import bind_link

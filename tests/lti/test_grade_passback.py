@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from lti.models import LtiUserLink, ScorePassback
+from lms.models import LtiUserLink, ScorePassback
 from tests.conftest import wait_until
 from tests.lti.conftest import grade_submission, launch
 from tests.lti.simulator import PlatformSimulator
@@ -142,7 +142,7 @@ def test_a_platform_down_for_good_leaves_a_failed_passback(
     eager_retries: None,
     django_capture_on_commit_callbacks: Any,
 ) -> None:
-    from lti.tasks import send_score_passback_task
+    from lms.tasks import send_score_passback_task
 
     problem_set, student = linked_student()
     simulator.fail_next_scores = [503] * (send_score_passback_task.max_retries + 1)
@@ -158,7 +158,7 @@ def fail_for_good(
     simulator: PlatformSimulator, problem_set: Any, student: Any, score: str, capture: Any
 ) -> Any:
     """Grade a submission while the platform is down through every retry; return it."""
-    from lti.tasks import send_score_passback_task
+    from lms.tasks import send_score_passback_task
 
     simulator.fail_next_scores = [503] * (send_score_passback_task.max_retries + 1)
     with capture(execute=True):
@@ -179,7 +179,7 @@ def test_the_sweep_sends_failed_passbacks_again_with_the_latest_score(
     from django.utils import timezone
 
     from grading.models import Submission
-    from lti.services import resend_failed_passbacks
+    from lms.services import resend_failed_passbacks
 
     problem_set, student = linked_student()
     capture = django_capture_on_commit_callbacks
@@ -235,7 +235,7 @@ def test_progress_says_pending_while_an_answer_awaits_grading(
 ) -> None:
     from exercises.models import Item
     from grading.models import Submission
-    from lti.services import queue_score_passbacks
+    from lms.services import queue_score_passbacks
 
     problem_set, student = linked_student()
     second = Item.objects.create(
@@ -280,7 +280,7 @@ def test_a_platform_taking_whole_maximums_gets_scores_scaled_exactly(
     django_capture_on_commit_callbacks: Any,
 ) -> None:
     from exercises.models import Item
-    from lti.models import Platform
+    from lms.models import Platform
 
     Platform.objects.update(integer_score_maximum=True)
     problem_set, student = linked_student(line_item=False)
@@ -321,8 +321,8 @@ def test_concurrent_passbacks_for_a_link_without_a_line_item_create_one(
 ) -> None:
     from django.db import connection
 
-    from lti.services import send_score_passback
-    from lti.tasks import send_score_passback_task
+    from lms.services import send_score_passback
+    from lms.tasks import send_score_passback_task
     from tests.conftest import require
 
     require(connection.vendor == "postgresql", "row locks need PostgreSQL")
@@ -426,7 +426,7 @@ def test_instructors_read_the_passback_log_of_their_courses(
     # An LMS client with the grades:read scope reads it too; other scopes do not.
     from rest_framework.test import APIClient
 
-    from lti.clients import create_api_client
+    from lms.clients import create_api_client
 
     for scopes, expected in ((["grades:read"], 200), (["webhooks:write"], 403)):
         _, token = create_api_client(owner=instructor[0], name="LMS", scopes=scopes)

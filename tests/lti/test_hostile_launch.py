@@ -12,7 +12,7 @@ import jwt
 import pytest
 from django.test import Client
 
-from lti.models import LtiUserLink
+from lms.models import LtiUserLink
 from tests.lti.conftest import launch, start_login
 from tests.lti.simulator import PlatformSimulator
 
@@ -50,7 +50,7 @@ def test_hostile_claims_are_refused_with_a_400(
 def test_a_roster_with_text_the_database_refuses_is_synced_without_it(
     simulator: PlatformSimulator, platform: Any, instructor: Any, celery_eager: None
 ) -> None:
-    from lti.models import LtiContext
+    from lms.models import LtiContext
     from tests.lti.test_launch import bind_link
     from tests.lti.test_roster_and_platforms import member
 

@@ -11,7 +11,7 @@ import pytest
 from django.test import Client
 
 from accounts.models import Enrollment, Role, User
-from lti.models import LtiContext, LtiUserLink
+from lms.models import LtiContext, LtiUserLink
 from tests.lti.conftest import launch, make_problem_set, start_login
 from tests.lti.simulator import PlatformSimulator, new_rsa_key
 
@@ -23,7 +23,7 @@ def bind_link(platform: Any, simulator: PlatformSimulator, owner: Any) -> dict[s
 
     The instructor launches once first so the LMS course exists in Cutoff.
     """
-    from lti.services import PROBLEM_SET_PARAMETER, deep_link_reference
+    from lms.services import PROBLEM_SET_PARAMETER, deep_link_reference
 
     launch(Client(), simulator, "teacher-1", ["Instructor"], message_type="LtiDeepLinkingRequest")
     course = LtiContext.objects.get(platform=platform).course
@@ -187,7 +187,7 @@ def test_a_link_not_yet_placed_by_deep_linking_explains_what_to_do(
 def test_a_forged_reference_to_a_problem_set_is_refused(
     simulator: PlatformSimulator, platform: Any, instructor: Any
 ) -> None:
-    from lti.services import PROBLEM_SET_PARAMETER
+    from lms.services import PROBLEM_SET_PARAMETER
 
     link = bind_link(platform, simulator, instructor[0])
     forged = {PROBLEM_SET_PARAMETER: link["custom"][PROBLEM_SET_PARAMETER][:-2] + "xx"}

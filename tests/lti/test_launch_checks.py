@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from lti.models import LtiUserLink
-from lti.tool import KEY_REFETCHES_PER_INTERVAL
+from lms.lti.tool import KEY_REFETCHES_PER_INTERVAL
+from lms.models import LtiUserLink
 from tests.lti.conftest import launch
 from tests.lti.simulator import LTI, PlatformSimulator, new_rsa_key
 from tests.lti.test_launch import bind_link

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from lti.models import LtiUserLink
+from lms.models import LtiUserLink
 from tests.lti.conftest import grade_submission, launch
 from tests.lti.simulator import PlatformSimulator
 from tests.lti.test_launch import bind_link

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from lti.models import Platform, ScorePassback
+from lms.models import Platform, ScorePassback
 from tests.fake_network import FakeNetwork
 from tests.lti.conftest import grade_submission
 from tests.lti.simulator import PlatformSimulator

@@ -10,7 +10,7 @@ import pytest
 import requests
 from django.test import Client
 
-from lti.models import Platform
+from lms.models import Platform
 from tests.lti.conftest import launch, make_problem_set
 from tests.lti.simulator import LTI, PlatformSimulator
 from tests.lti.test_deep_linking import DL, form_fields
@@ -69,7 +69,7 @@ def test_login_initiation_without_client_id_uses_the_issuers_platform(
     assert response.status_code == 302
     assert f"client_id={simulator.client_id}" in response["Location"]
     # With two registrations of the issuer the LMS must say which one it means.
-    from lti.services import register_platform
+    from lms.services import register_platform
 
     register_platform(owner=instructor[0], **{**simulator.registration(), "client_id": "c-2"})
     response = Client().post("/lti/login/", params)
@@ -79,7 +79,7 @@ def test_login_initiation_without_client_id_uses_the_issuers_platform(
 def test_the_deep_linking_answer_echoes_data_only_when_the_platform_sent_it(
     simulator: PlatformSimulator, platform: Any, instructor: Any
 ) -> None:
-    from lti.models import LtiContext
+    from lms.models import LtiContext
 
     browser = Client()
     launch(browser, simulator, "teacher-1", ["Instructor"], message_type="LtiDeepLinkingRequest")
@@ -108,7 +108,7 @@ def test_the_deep_linking_answer_echoes_data_only_when_the_platform_sent_it(
 
 
 def test_canvas_reads_the_tool_configuration_from_a_json_url() -> None:
-    from lti.services import LTI_SERVICE_SCOPES
+    from lms.services import LTI_SERVICE_SCOPES
 
     response = Client().get("/lti/canvas.json")
     assert response.status_code == 200
@@ -180,7 +180,7 @@ def test_cutoffs_signing_key_rotates_with_the_old_key_kept_for_a_grace_period(
 
     from django.utils import timezone
 
-    from lti.models import LtiContext, ToolKey
+    from lms.models import LtiContext, ToolKey
 
     _, client = instructor
     old_kid = platform.tool_key.kid

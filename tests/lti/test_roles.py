@@ -10,8 +10,8 @@ import pytest
 from django.test import Client
 
 from accounts.models import Enrollment, Role
-from lti.models import LtiUserLink
-from lti.services import CLAIM, role_for_claims
+from lms.models import LtiUserLink
+from lms.services import CLAIM, role_for_claims
 from tests.lti.conftest import launch
 from tests.lti.simulator import PlatformSimulator
 from tests.lti.test_launch import bind_link

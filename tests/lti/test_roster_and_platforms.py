@@ -8,7 +8,7 @@ import pytest
 from django.test import Client
 
 from accounts.models import Enrollment, Role, User
-from lti.models import LtiContext, LtiUserLink, Platform
+from lms.models import LtiContext, LtiUserLink, Platform
 from tests.conftest import make_account
 from tests.lti.conftest import launch
 from tests.lti.simulator import ROLE, PlatformSimulator
@@ -118,7 +118,7 @@ def test_roster_sync_on_demand(
 def test_roster_sync_survives_a_platform_that_refuses(
     simulator: PlatformSimulator, platform: Any, instructor: Any, celery_eager: None
 ) -> None:
-    from lti.tasks import sync_roster_task
+    from lms.tasks import sync_roster_task
 
     link = bind_link(platform, simulator, instructor[0])
     launch(Client(), simulator, "t", ["Instructor"], custom=link["custom"], with_nrps=True)
@@ -203,8 +203,8 @@ def test_an_admin_registers_a_platform_with_its_own_key(
 
 def test_an_admin_revokes_api_clients(instructor: Any) -> None:
     from accounts.models import User
-    from lti.clients import create_api_client
-    from lti.models import ApiClient
+    from lms.clients import create_api_client
+    from lms.models import ApiClient
 
     client, _ = create_api_client(owner=instructor[0], name="LMS", scopes=["grades:read"])
     admin = User.objects.create_superuser("root", "root@example.edu", "pw")
@@ -245,7 +245,7 @@ def test_a_roster_sync_generates_the_newcomers_variants_of_published_sets(
 def test_a_sync_unenrols_students_who_left_the_lms_course_and_keeps_their_work(
     simulator: PlatformSimulator, platform: Any, instructor: Any, celery_eager: None
 ) -> None:
-    from lti.services import sync_roster
+    from lms.services import sync_roster
 
     link = bind_link(platform, simulator, instructor[0])
     launch(Client(), simulator, "teacher-1", ["Instructor"], custom=link["custom"], with_nrps=True)

@@ -235,8 +235,8 @@ def test_dashboard_links_the_grades_csv_that_the_session_can_download(
 def test_the_dashboard_lists_passbacks_the_lms_did_not_take_and_resends_them(
         alphabeta_set: Any, instructor: Any, other_instructor: Any, student: Any,
         django_capture_on_commit_callbacks: Any) -> None:
-    from lti.models import LtiContext, LtiResourceLink, ScorePassback
-    from lti.services import register_platform
+    from lms.models import LtiContext, LtiResourceLink, ScorePassback
+    from lms.services import register_platform
 
     platform = register_platform(
         owner=instructor[0], name="Moodle", issuer="http://127.0.0.1:9", client_id="c",

@@ -37,7 +37,8 @@ from config.jsonsafe import clean_text
 from config.outbound import check_url_host, guarded_session, refusal_in
 from exercises.models import ProblemSet
 from exercises.services import fail_problem_set, generate_late_variants
-from lti.models import (
+from lms.lti.tool import CachedTokenConnector, with_token_retry
+from lms.models import (
     LineItem,
     LtiContext,
     LtiResourceLink,
@@ -46,13 +47,12 @@ from lti.models import (
     ScorePassback,
     ToolKey,
 )
-from lti.selectors import (
+from lms.selectors import (
     problem_set_max_score,
     problem_set_progress,
     problem_set_score,
     resource_links_for_passback,
 )
-from lti.tool import CachedTokenConnector, with_token_retry
 
 logger = logging.getLogger(__name__)
 
@@ -808,7 +808,7 @@ def queue_score_passbacks(*, problem_set_id: int, student_id: int) -> list[Score
     Call it whenever a student's score on a problem set may have changed (a submission was
     graded or regraded); the score is read when it is sent, so the LMS gets the latest.
     """
-    from lti.tasks import send_score_passback_task
+    from lms.tasks import send_score_passback_task
 
     passbacks = [
         ScorePassback.objects.create(resource_link=link, student_id=student_id)
@@ -822,7 +822,7 @@ def queue_score_passbacks(*, problem_set_id: int, student_id: int) -> list[Score
 def resend_score_passback(*, passback: ScorePassback) -> ScorePassback:
     """Queue ``passback`` again (it is sent with the student's latest score), unless it was
     sent already or is on its way."""
-    from lti.tasks import send_score_passback_task
+    from lms.tasks import send_score_passback_task
 
     with transaction.atomic():
         locked = ScorePassback.objects.select_for_update().get(pk=passback.pk)

@@ -23,7 +23,7 @@ from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
 
 from accounts.models import User
-from lti.models import ApiClient
+from lms.models import ApiClient
 
 KEYWORD = b"bearer"
 

@@ -9,8 +9,8 @@ from celery import shared_task
 from django.conf import settings
 from pylti1p3.exception import LtiException, LtiServiceException
 
-from lti import services
-from lti.models import LtiContext
+from lms import services
+from lms.models import LtiContext
 
 logger = logging.getLogger(__name__)
 
@@ -20,7 +20,13 @@ def _backoff_seconds(retries: int) -> int:
     return int(min(10 * 2**retries, 3600))
 
 
-@shared_task(bind=True, max_retries=settings.LTI_PASSBACK_MAX_RETRIES)
+# The tasks keep the names they had in the `lti` package (the app label is `lti` too), so
+# messages already queued and beat's schedule still find them.
+@shared_task(
+    bind=True,
+    max_retries=settings.LTI_PASSBACK_MAX_RETRIES,
+    name="lti.tasks.send_score_passback_task",
+)
 def send_score_passback_task(self, passback_id: int) -> None:  # type: ignore[no-untyped-def]
     """Send one logged passback; retry with exponential backoff while the LMS is away."""
     final_attempt = self.request.retries >= self.max_retries
@@ -30,7 +36,7 @@ def send_score_passback_task(self, passback_id: int) -> None:  # type: ignore[no
         raise self.retry(exc=error, countdown=_backoff_seconds(self.request.retries)) from error
 
 
-@shared_task(bind=True, max_retries=5)
+@shared_task(bind=True, max_retries=5, name="lti.tasks.sync_roster_task")
 def sync_roster_task(self, context_id: int) -> None:  # type: ignore[no-untyped-def]
     """Enrol the LMS course's members; retry when the LMS is unreachable or failing."""
     context = (
@@ -60,7 +66,7 @@ def sync_roster_task(self, context_id: int) -> None:  # type: ignore[no-untyped-
     )
 
 
-@shared_task
+@shared_task(name="lti.tasks.resend_failed_passbacks_task")
 def resend_failed_passbacks_task() -> int:
     """Queue again the passbacks that failed for good recently (the periodic sweep)."""
     return services.resend_failed_passbacks()

@@ -1,7 +1,7 @@
 """Create and revoke API clients: scoped tokens an instructor gives an LMS or a script.
 
 The token is returned once, at creation; only its sha256 is stored. How a token is checked
-on each request is in :mod:`lti.authentication`.
+on each request is in :mod:`lms.clients.authentication`.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from django.utils import timezone
 
 from accounts.models import User
 from config.api import ApiError
-from lti.authentication import token_digest
-from lti.models import ApiClient
+from lms.clients.authentication import token_digest
+from lms.models import ApiClient
 
 TOKEN_PREFIX = "cutoff_"
 

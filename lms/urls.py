@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from lti import apis, views
+from lms import apis, views
 
 urlpatterns = [
     path("lti/login/", views.login_view, name="lti-login"),

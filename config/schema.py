@@ -8,7 +8,7 @@ from typing import Any
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.openapi import AutoSchema
 
-from lti.authentication import declared_scopes
+from lms.clients.authentication import declared_scopes
 
 
 class QualifiedNameAutoSchema(AutoSchema):
@@ -29,7 +29,7 @@ class QualifiedNameAutoSchema(AutoSchema):
 class ApiClientTokenScheme(OpenApiAuthenticationExtension):
     """Describe client tokens in the OpenAPI schema."""
 
-    target_class = "lti.authentication.ApiClientTokenAuthentication"
+    target_class = "lms.clients.authentication.ApiClientTokenAuthentication"
     name = "apiClientToken"
 
     # drf-spectacular skips a None requirement (its annotation leaves None out).

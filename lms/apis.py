@@ -25,16 +25,16 @@ from accounts.permissions import IsInstructor
 from accounts.requests import AuthenticatedRequest
 from config.api import ApiError
 from exercises.selectors import problem_sets_taught_by
-from lti import clients, exports, services
-from lti.authentication import HasScope
-from lti.models import ApiClient, Platform, ScorePassback
-from lti.selectors import (
+from lms import clients, exports, services
+from lms.clients.authentication import HasScope
+from lms.models import ApiClient, Platform, ScorePassback
+from lms.selectors import (
     api_clients_owned_by,
     contexts_visible_to,
     passbacks_visible_to,
     platforms_owned_by,
 )
-from lti.tasks import sync_roster_task
+from lms.tasks import sync_roster_task
 
 MOODLE_EXAMPLE = """<?xml version='1.0' encoding='utf-8'?>
 <quiz>

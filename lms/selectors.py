@@ -14,7 +14,7 @@ from accounts.selectors import courses_taught_by
 from exercises.models import ProblemSet
 from grading.models import Submission
 from grading.selectors import counted_submission
-from lti.models import ApiClient, LtiContext, LtiResourceLink, Platform, ScorePassback, ToolKey
+from lms.models import ApiClient, LtiContext, LtiResourceLink, Platform, ScorePassback, ToolKey
 
 AGS_SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
 

@@ -12,7 +12,7 @@ from typing import Any
 from django.dispatch import receiver
 
 from grading.signals import score_recorded
-from lti.services import queue_score_passbacks
+from lms.services import queue_score_passbacks
 
 
 @receiver(score_recorded, dispatch_uid="lti-passback-on-score-recorded")

@@ -29,10 +29,11 @@ from redis.exceptions import RedisError
 from accounts.models import Role, User
 from config.jsonsafe import UnsafeJson
 from exercises.models import ProblemSet, Variant
-from lti import services, tool
-from lti.models import LtiContext, LtiResourceLink
-from lti.selectors import problem_sets_for_deep_linking, tool_keys_in_use
-from lti.tasks import sync_roster_task
+from lms import services
+from lms.lti import tool
+from lms.models import LtiContext, LtiResourceLink
+from lms.selectors import problem_sets_for_deep_linking, tool_keys_in_use
+from lms.tasks import sync_roster_task
 
 logger = logging.getLogger(__name__)
 

@@ -11,8 +11,8 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from accounts.models import Role, User
-from lti.clients import revoke_api_client
-from lti.models import (
+from lms.clients import revoke_api_client
+from lms.models import (
     ApiClient,
     LineItem,
     LtiContext,
@@ -21,7 +21,7 @@ from lti.models import (
     Platform,
     ScorePassback,
 )
-from lti.services import create_tool_key
+from lms.services import create_tool_key
 
 
 @admin.register(Platform)

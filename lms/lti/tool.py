@@ -32,7 +32,7 @@ from redis.exceptions import RedisError
 
 from config import jsonsafe
 from config.outbound import guarded_session
-from lti.models import Platform
+from lms.models import Platform
 
 T = TypeVar("T")
 
