@@ -48,14 +48,19 @@ if not __package__:
 from bench.support import bench_database_url, ensure_database, free_port  # noqa: E402 - needs the root on sys.path
 
 TARGET_P99_MS = 150.0
+BURST_TARGET_SECONDS = 5.0
 BENCH_DATABASE = "cutoff_bench"
-BENCH_BROKER = "redis://127.0.0.1:6379/10"
+BENCH_REDIS_DB = 10
+MAX_STUDENTS = 1000
 FIRST_POLL_SECONDS = 0.15
 POLL_SECONDS = 0.5
 GRADED_WITHIN_SECONDS = 30.0
 WARMUP_SUBMISSIONS = 4
 """Per warm-up thread; max_attempts is unlimited, so the warm-up student never runs out."""
-HTTP_TIMEOUT_SECONDS = 10.0
+HTTP_TIMEOUT_SECONDS = 40.0
+"""Above the longest long-poll (25 s) plus a slow answer."""
+SERVER_HOST = "127.0.0.1"
+"""Where the students connect (bench/scale_out.py points it at the web namespace)."""
 
 
 def start_services(env: dict[str, str], port: int, log_dir: Path, pool: str,
@@ -165,6 +170,8 @@ class Results:
         self.latencies_ms: list[float] = []
         self.post_ms: list[float] = []
         self.errors: list[str] = []
+        self.burst: list[tuple[float, float | None]] = []
+        """(POST sent, graded_at) of each burst answer, epoch seconds."""
 
     def record(self, latency_ms: float | None, error: str | None) -> None:
         """Add one submission's outcome."""
@@ -186,7 +193,7 @@ class StudentClient:
         self.port = port
         self.headers = {"Authorization": f"Token {token}", "X-Forwarded-Proto": "https",
                         "Content-Type": "application/json"}
-        self.connection = http.client.HTTPConnection("127.0.0.1", port,
+        self.connection = http.client.HTTPConnection(SERVER_HOST, port,
                                                      timeout=HTTP_TIMEOUT_SECONDS)
 
     def request(self, method: str, path: str, body: Any = None,
@@ -206,10 +213,16 @@ class StudentClient:
                 break
             except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
                 self.connection.close()
-                self.connection = http.client.HTTPConnection("127.0.0.1", self.port,
+                self.connection = http.client.HTTPConnection(SERVER_HOST, self.port,
                                                              timeout=HTTP_TIMEOUT_SECONDS)
                 if attempt == 2:
                     raise
+            except (OSError, http.client.HTTPException):
+                # A timed-out request leaves the connection mid-exchange: start a new one.
+                self.connection.close()
+                self.connection = http.client.HTTPConnection(SERVER_HOST, self.port,
+                                                             timeout=HTTP_TIMEOUT_SECONDS)
+                raise
         try:
             return response.status, json.loads(raw)
         except ValueError:
@@ -217,14 +230,24 @@ class StudentClient:
 
 
 def simulate_student(port: int, plan: dict[str, Any], submissions: int, results: Results,
-                     rng: random.Random, stop_at: float) -> None:
-    """Submit ``submissions`` answers, thinking 1–3 s before each; time each one."""
+                     rng: random.Random, stop_at: float, wait: float = 0.0,
+                     burst: threading.Barrier | None = None) -> None:
+    """Submit ``submissions`` answers, thinking 1–3 s before each; time each one.
+
+    With ``burst``, the student opens the assignment, waits for every burst student to have
+    opened theirs, then sends the first answer at a random moment of the next second.
+    """
     client = StudentClient(port, plan["token"])
     time.sleep(rng.uniform(0, 2))
     # Open the assignment first, as a student does before answering.
     client.request("GET", f"/api/v1/assignments/{plan['variant']}/")
-    for _ in range(submissions):
-        time.sleep(rng.uniform(1, 3))
+    if burst is not None:
+        burst.wait()
+    for number in range(submissions):
+        if burst is not None and number == 0:
+            time.sleep(rng.uniform(0, 1))
+        else:
+            time.sleep(rng.uniform(1, 3))
         if time.monotonic() > stop_at:
             results.record(None, "not submitted: the bench's time bound ran out")
             continue
@@ -235,7 +258,7 @@ def simulate_student(port: int, plan: dict[str, Any], submissions: int, results:
         try:
             status, body = client.request("POST", path, {"answer": answer},
                                           {"Idempotency-Key": uuid.uuid4().hex})
-        except OSError as error:
+        except (OSError, http.client.HTTPException) as error:
             results.record(None, f"POST failed: {error.__class__.__name__}: {error}")
             continue
         if status != 202:
@@ -243,10 +266,14 @@ def simulate_student(port: int, plan: dict[str, Any], submissions: int, results:
             continue
         with results.lock:
             results.post_ms.append((time.time() - sent) * 1000)
-        results.record(*wait_graded(client, body["id"], sent))
+        latency, error = wait_graded(client, body["id"], sent, wait)
+        results.record(latency, error)
+        if burst is not None and number == 0:
+            with results.lock:
+                results.burst.append((sent, None if latency is None else sent + latency / 1000))
 
 
-def warm_up(port: int, plan: dict[str, Any]) -> None:
+def warm_up(port: int, plan: dict[str, Any], wait: float) -> None:
     """Submit a few uncounted answers, two at a time, so every process has served one.
 
     A process's first request or task pays for imports and database connections; a server
@@ -256,7 +283,7 @@ def warm_up(port: int, plan: dict[str, Any]) -> None:
     threads = [
         threading.Thread(target=simulate_student,
                          args=(port, plan, WARMUP_SUBMISSIONS, results,
-                               random.Random(-index), time.monotonic() + 60))
+                               random.Random(-index), time.monotonic() + 60, wait))
         for index in range(2)
     ]
     for thread in threads:
@@ -267,15 +294,23 @@ def warm_up(port: int, plan: dict[str, Any]) -> None:
         raise SystemExit(f"warm-up failed: {results.errors[0]}")
 
 
-def wait_graded(client: StudentClient, submission_id: int,
-                sent: float) -> tuple[float | None, str | None]:
-    """Poll a submission until graded; return (ms from POST sent to graded_at, error)."""
+def wait_graded(client: StudentClient, submission_id: int, sent: float,
+                wait: float) -> tuple[float | None, str | None]:
+    """Wait until a submission is graded; return (ms from POST sent to graded_at, error).
+
+    With ``wait`` the client long-polls (``?wait=``: the server answers once the submission
+    is finished or the wait is over); without, it polls after 150 ms, then every 500 ms.
+    """
     deadline = time.monotonic() + GRADED_WITHIN_SECONDS
-    time.sleep(FIRST_POLL_SECONDS)
+    if wait:
+        path = f"/api/v1/submissions/{submission_id}/?wait={wait:g}"
+    else:
+        path = f"/api/v1/submissions/{submission_id}/"
+        time.sleep(FIRST_POLL_SECONDS)
     while time.monotonic() < deadline:
         try:
-            status, body = client.request("GET", f"/api/v1/submissions/{submission_id}/")
-        except OSError as error:
+            status, body = client.request("GET", path)
+        except (OSError, http.client.HTTPException) as error:
             return None, f"GET submission failed: {error.__class__.__name__}: {error}"
         if status != 200:
             return None, f"GET submission answered {status}"
@@ -284,8 +319,98 @@ def wait_graded(client: StudentClient, submission_id: int,
             return (graded_at.timestamp() - sent) * 1000, None
         if body["status"] == "error":
             return None, f"submission {submission_id} ended in error: {body['error_code']}"
-        time.sleep(POLL_SECONDS)
+        if not wait:
+            time.sleep(POLL_SECONDS)
     return None, f"submission {submission_id} not graded within {GRADED_WITHIN_SECONDS:.0f} s"
+
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """Return the user + system CPU seconds process ``pid`` has used (None: it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    # Fields 14 and 15 of proc(5) (utime, stime), counted after the "(comm)" field.
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+
+
+def descendants(pid: int) -> list[int]:
+    """Return ``pid`` and every process below it."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(parent, []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        todo.extend(children.get(current, []))
+    return found
+
+
+def service_processes(processes: list[subprocess.Popen], database: str) -> dict[str, list[int]]:
+    """Return the pids to account per role: web, worker, PostgreSQL backends, Redis.
+
+    PostgreSQL's are the backends connected to the bench's database (other databases on a
+    shared server are not this run's); Redis is the whole server, shared with anything else
+    using it.
+    """
+    import psycopg
+    import redis
+    from django.conf import settings
+
+    roles = {"web (gunicorn)": descendants(processes[0].pid)}
+    for index, process in enumerate(processes[1:]):
+        roles[f"worker {index + 1} (celery)"] = descendants(process.pid)
+    with psycopg.connect(bench_database_url("postgres"), autocommit=True) as connection:
+        roles["PostgreSQL backends"] = [row[0] for row in connection.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = %s", [database])]
+    roles["Redis (whole server)"] = [
+        int(redis.Redis.from_url(settings.CELERY_BROKER_URL).info()["process_id"])]
+    return roles
+
+
+class CpuMeter:
+    """CPU seconds per role between :meth:`start` and :meth:`stop`, from /proc.
+
+    Processes that appear in between (a new PostgreSQL backend) count from zero; those that
+    exit in between are counted up to their last reading.
+    """
+
+    def __init__(self, processes: list[subprocess.Popen], database: str) -> None:
+        self.processes = processes
+        self.database = database
+        self.before: dict[int, float] = {}
+        self.used: dict[str, float] = {}
+
+    def start(self) -> None:
+        """Read every process's CPU time now."""
+        for pids in service_processes(self.processes, self.database).values():
+            for pid in pids:
+                self.before[pid] = cpu_seconds(pid) or 0.0
+
+    def stop(self) -> None:
+        """Read them again and keep each role's CPU seconds since :meth:`start`."""
+        for role, pids in service_processes(self.processes, self.database).items():
+            self.used[role] = sum(max(0.0, (cpu_seconds(pid) or 0.0) - self.before.get(pid, 0.0))
+                                  for pid in pids)
+
+    def report(self, graded: int, client_cpu: float) -> None:
+        """Print CPU ms per graded answer by role, the load generator included."""
+        if not graded:
+            return
+        print("CPU per graded answer (ms):")
+        for role, seconds in [*self.used.items(), ("load generator", client_cpu)]:
+            print(f"  {role:<26} {1000 * seconds / graded:7.2f}")
+        server = sum(seconds for role, seconds in self.used.items() if "Redis" not in role)
+        print(f"  {'server, Redis excluded':<26} {1000 * server / graded:7.2f}")
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -297,24 +422,39 @@ def percentile(values: list[float], fraction: float) -> float:
 def main() -> None:
     """Seed, start the services, run the students, print the figures, stop the services."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--students", type=int, default=50)
+    parser.add_argument("--students", type=int, default=50, help="1..1000")
     parser.add_argument("--submissions", type=int, default=4, help="per student")
+    parser.add_argument("--burst", type=int, default=0, metavar="N",
+                        help="the first N students send their first answer within one second "
+                        "(after all opened their assignment); then they go on as the others")
+    parser.add_argument("--wait", type=float, default=10.0,
+                        help="long-poll: GET the submission with ?wait=SECONDS (0: poll "
+                        "every 500 ms as before the long-poll existed)")
     # Prefork, as docker-compose's worker runs; threads for comparison (bench/README.md).
     parser.add_argument("--pool", choices=["prefork", "threads"], default="prefork",
                         help="Celery worker pool")
     parser.add_argument("--concurrency", type=int, default=2, help="Celery worker concurrency")
+    parser.add_argument("--database", default=BENCH_DATABASE,
+                        help="scratch database on DATABASE_URL's server")
+    parser.add_argument("--redis-db", type=int, default=BENCH_REDIS_DB,
+                        help="database number on the local Redis (flushed)")
     parser.add_argument("--time-limit", type=float, default=180.0,
                         help="seconds after which nothing new is submitted")
     args = parser.parse_args()
-    if not 1 <= args.students <= 200 or not 1 <= args.submissions <= 20:
-        raise SystemExit("--students must be 1..200 and --submissions 1..20")
+    if not 1 <= args.students <= MAX_STUDENTS or not 1 <= args.submissions <= 20:
+        raise SystemExit(f"--students must be 1..{MAX_STUDENTS} and --submissions 1..20")
+    if not 0 <= args.burst <= args.students:
+        raise SystemExit("--burst must be 0..--students")
+    if not 0 <= args.wait <= 25:
+        raise SystemExit("--wait must be 0..25 seconds")
 
-    database_url = bench_database_url(BENCH_DATABASE)
+    database_url = bench_database_url(args.database)
+    broker = f"redis://127.0.0.1:6379/{args.redis_db}"
     ensure_database(database_url)
     # Production settings, as deployed behind a TLS proxy (hence X-Forwarded-Proto below).
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.production",
            "SECRET_KEY": uuid.uuid4().hex * 2, "DATABASE_URL": database_url,
-           "REDIS_URL": BENCH_BROKER, "CELERY_BROKER_URL": BENCH_BROKER,
+           "REDIS_URL": broker, "CELERY_BROKER_URL": broker,
            "ALLOWED_HOSTS": "127.0.0.1", "LOG_LEVEL": "WARNING"}
     os.environ.update(env)
     import django
@@ -326,7 +466,7 @@ def main() -> None:
     import redis
 
     # The bench's own Redis database: nothing left from an interrupted run may be replayed.
-    redis.Redis.from_url(BENCH_BROKER).flushdb()
+    redis.Redis.from_url(broker).flushdb()
     port = free_port()
     base_url = f"http://127.0.0.1:{port}"
     processes = start_services(env, port, REPO / "var", args.pool, args.concurrency)
@@ -336,16 +476,21 @@ def main() -> None:
     try:
         wait_for_services(base_url, started + 60)
         *plans, warmup = seed(args.students, started + 120)
-        warm_up(port, warmup)
+        warm_up(port, warmup, args.wait)
         results = Results()
         measured_from = time.time()
         stop_at = time.monotonic() + args.time_limit
+        burst = threading.Barrier(args.burst) if args.burst else None
         threads = [
             threading.Thread(target=simulate_student,
                              args=(port, plan, args.submissions, results,
-                                   random.Random(index), stop_at))
+                                   random.Random(index), stop_at, args.wait,
+                                   burst if index < args.burst else None),
+                             daemon=True)
             for index, plan in enumerate(plans)
         ]
+        meter = CpuMeter(processes, args.database)
+        meter.start()
         load_before = os.getloadavg()[0]
         load_started = time.monotonic()
         client_cpu_started = time.process_time()
@@ -356,10 +501,13 @@ def main() -> None:
         elapsed = time.monotonic() - load_started
         client_cpu = time.process_time() - client_cpu_started
         load_after = os.getloadavg()[0]
+        meter.stop()
     finally:
         stop_services(processes)
     report(results, args, elapsed)
     report_stages(measured_from)
+    report_burst(results, args.burst)
+    meter.report(len(results.latencies_ms), client_cpu)
     # The simulated students share the two cores with the server: say what they took.
     print(f"load generator CPU: {client_cpu:.2f} s over {elapsed:.1f} s "
           f"({100 * client_cpu / elapsed:.0f}% of one core)")
@@ -386,6 +534,24 @@ def report(results: Results, args: argparse.Namespace, elapsed: float) -> None:
               f"(p99 / target = {p99 / TARGET_P99_MS:.2f})")
     for error in results.errors[:10]:
         print(f"error: {error[:300]}")
+
+
+def report_burst(results: Results, size: int) -> None:
+    """Print how the burst's first answers went: sent within, all graded within."""
+    if not size:
+        return
+    sent = [first for first, _ in results.burst]
+    graded = [last for _, last in results.burst if last is not None]
+    if not sent:
+        print(f"burst of {size}: no answer sent")
+        return
+    all_graded = len(graded) == size
+    span = (max(graded) - min(sent)) if graded else float("nan")
+    print(f"burst: {len(sent)} of {size} first answers sent within "
+          f"{max(sent) - min(sent):.2f} s; {len(graded)} graded, the last "
+          f"{span:.2f} s after the first was sent")
+    verdict = "met" if all_graded and span < BURST_TARGET_SECONDS else "NOT met"
+    print(f"target: all graded within {BURST_TARGET_SECONDS:.0f} s, 0 errors: {verdict}")
 
 
 def report_stages(since: float) -> None:

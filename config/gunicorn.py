@@ -7,11 +7,16 @@ machine with more cores, ``--bind`` elsewhere).
 """
 
 bind = "0.0.0.0:8000"
-# Two processes for two cores; each serves four requests at once, because a request spends
-# much of its time waiting for PostgreSQL or Redis rather than on the CPU.
+# Two processes for two cores. Each serves up to 16 requests at once: a request spends much
+# of its time waiting for PostgreSQL, and a status long-poll (GET /api/v1/submissions/{id}/
+# ?wait=) holds its thread, idle, until the grade is recorded. gthread rather than gevent
+# keeps Django and psycopg on plain threads; 16 covers the waits of a full 2-core machine
+# (about 100 answers/s graded in under 150 ms: ~15 waiting at once). Each thread keeps
+# its own database connection (CONN_MAX_AGE): 2 x 16, plus a listener per process
+# (docs/scaling.md sizes PostgreSQL's max_connections for this).
 workers = 2
 worker_class = "gthread"
-threads = 4
+threads = 16
 timeout = 30
 # Longer than a student's pause between a submission and its next poll, so a kept-alive
 # connection is not closed by the server just as the client sends on it.

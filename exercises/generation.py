@@ -113,6 +113,9 @@ def generate_item(kind_name: str, params: dict[str, Any], seed: str) -> Generate
                 issues, field = [f"fewer than {params['options']} distinct answers"], "options"
                 continue
             key = {CHOICE_PART: correct}
+        # Grading names the misconception an answer reproduces; its searches run here, once,
+        # rather than while students wait for their grade.
+        trace["misconceptions"] = kind.misconception_parts(problem)
         return GeneratedItem(
             problem=problem,
             prompt={"kind": kind.name, "args": as_json(kind.prompt_args(problem, params))},

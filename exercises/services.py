@@ -452,7 +452,8 @@ def resolve_item(item_id: int) -> int:
         changed += key != variant_item.answer_key
         variant_item.problem = problem
         variant_item.answer_key = key
-        variant_item.trace = {**(variant_item.trace or {}), "answer": answer}
+        variant_item.trace = {**(variant_item.trace or {}), "answer": answer,
+                              "misconceptions": kind.misconception_parts(problem)}
         variant_item.engine_version = engine_version()
     VariantItem.objects.bulk_update(
         variant_items, ["problem", "answer_key", "trace", "engine_version"], batch_size=500

@@ -32,11 +32,13 @@ from grading import services, webhooks
 from grading.code.apis import code_submission_output
 from grading.feedback import render_results
 from grading.feedback_policy import FEEDBACK_POLICY_SERVED_HELP, served_results
+from grading.finished import wait_until_finished
 from grading.models import Regrade, RegradeRequest, ScoreChange, Submission, Webhook
 from grading.selectors import (
     deliveries_of,
     feedback_view,
     grade_rows,
+    is_finished,
     problem_set_statistics,
     problem_set_taught_by,
     regrade_for,
@@ -160,6 +162,8 @@ class SubmissionOutputSerializer(serializers.Serializer):
     @extend_schema_field(serializers.ListField(child=serializers.DictField()))
     def get_regrade_requests(self, submission: Submission) -> list[dict[str, Any]]:
         """Return the regrade requests on the submission: message, status, reply, dates."""
+        if submission.status != Submission.Status.GRADED:
+            return []  # only graded ones can have any; waiting students poll ungraded ones
         return [
             {"id": r.pk, "message": r.message, "status": r.status, "reply": r.reply,
              "created_at": r.created_at.isoformat(),
@@ -216,8 +220,9 @@ class SubmissionCreateApi(APIView):
         tags=["submissions"],
         summary="Submit an answer",
         description=(
-            "Stores the answer before answering 202; poll `GET /api/v1/submissions/{id}/` "
-            "until `status` is `graded` or `error`. Send an `Idempotency-Key` header to make "
+            "Stores the answer before answering 202; then `GET /api/v1/submissions/{id}/"
+            "?wait=10` (a long-poll, answered once `status` is `graded` or `error`) until "
+            "it is. Send an `Idempotency-Key` header to make "
             "retries safe: the same key returns the same submission. A malformed answer is "
             "refused with 400 naming the part and the rule and uses no attempt; names are "
             "stored without surrounding spaces. 403 codes: "
@@ -283,16 +288,41 @@ class SubmissionDetailApi(APIView):
     """Show a submission to its student or to an instructor of its course."""
 
     permission_classes = [IsAuthenticated, HasScope("grades:read")]  # type: ignore[list-item]
+    MAX_WAIT_SECONDS = 20
+
+    class InputSerializer(serializers.Serializer):
+        wait = serializers.FloatField(
+            required=False, default=0, min_value=0, max_value=20,
+            help_text="long-poll: seconds (0–20) to hold the answer while the submission is "
+            "queued or running; it is sent as soon as the submission is graded or failed",
+        )
 
     @extend_schema(
         tags=["submissions"],
         summary="A submission, its score and feedback",
-        responses={200: SubmissionOutputSerializer, 404: OpenApiResponse(description="not found")},
+        description=(
+            "With `?wait=SECONDS` (long-poll, at most 20) a queued or running submission is "
+            "answered as soon as it is `graded` or `error`, or after the wait with its "
+            "status then; a finished one is answered at once. Clients waiting for a grade "
+            "send it again while the status is `queued` or `running` instead of polling."
+        ),
+        parameters=[InputSerializer],
+        responses={200: SubmissionOutputSerializer,
+                   400: OpenApiResponse(description="`wait` is not a number of seconds 0–20"),
+                   404: OpenApiResponse(description="not found")},
         examples=[OpenApiExample("graded", value=SUBMISSION_EXAMPLE, response_only=True)],
     )
     def get(self, request: AuthenticatedRequest, submission_id: int) -> Response:
-        """Return the submission; anyone else gets 404, as if it did not exist."""
-        submission = submission_for(request.user, submission_id)
+        """Return the submission, once finished if asked to wait; anyone else gets 404."""
+        data = self.InputSerializer(data=request.query_params)
+        data.is_valid(raise_exception=True)
+        wait = data.validated_data["wait"]
+        submission = (
+            wait_until_finished(submission_id, wait,
+                                read=lambda: submission_for(request.user, submission_id),
+                                finished=lambda found: found is None or is_finished(found))
+            if wait else submission_for(request.user, submission_id)
+        )
         if submission is None:
             raise ApiError("no such submission", code="not_found", status_code=404)
         return Response(submission_output(submission, request.user))

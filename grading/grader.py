@@ -90,7 +90,14 @@ class GradingContext:
 
     @cached_property
     def misconception_expectations(self) -> dict[str, dict[str, Any]]:
-        """Return misconception code → the part values that misconception produces."""
+        """Return misconception code → the part values that misconception produces.
+
+        Generation stores them with the item (``trace["misconceptions"]``); items generated
+        before it did are computed here, once per process.
+        """
+        stored = self.trace.get("misconceptions")
+        if isinstance(stored, dict):
+            return stored
         problem_json = json.dumps(self.problem, sort_keys=True)
         return json.loads(misconception_expectations(self.kind.name, problem_json))
 
@@ -100,25 +107,9 @@ def misconception_expectations(kind_name: str, problem_json: str) -> str:
     """Return (as JSON) misconception code → part values, for one kind and problem.
 
     Cached per worker process: a student's attempts at one item share the same problem,
-    and the misconceptions' answers are its costliest part to grade. Diagnosis is a
-    bonus: a misconception the kind cannot answer or project is left out rather than
-    failing the grade.
+    and the misconceptions' answers are its costliest part to grade.
     """
-    kind = get_kind(kind_name)
-    problem = json.loads(problem_json)
-    try:
-        answers = kind.misconception_answers(problem)
-    except Exception:
-        logger.warning("misconceptions of %s failed", kind_name, exc_info=True)
-        return "{}"
-    expectations = {}
-    for code, answer in answers.items():
-        try:
-            expectations[code] = kind.project(problem, answer)
-        except Exception:
-            logger.warning("projecting misconception %s of %s failed", code, kind_name,
-                           exc_info=True)
-    return json.dumps(expectations, default=str)
+    return json.dumps(get_kind(kind_name).misconception_parts(json.loads(problem_json)))
 
 
 def grade_answer(context: GradingContext, answer: Mapping[str, Any]) -> GradeResult:

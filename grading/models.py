@@ -65,6 +65,12 @@ class Submission(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     graded_at = models.DateTimeField(null=True, blank=True)
+    grading_runs = models.PositiveIntegerField(
+        default=0, help_text="times a worker started grading it (more than 1: a task was "
+        "delivered again, e.g. after its worker was lost)")
+    grades_recorded = models.PositiveIntegerField(
+        default=0, help_text="times a first grade was recorded: 1 once graded, never more "
+        "(regrades replace the grade in place and do not count)")
 
     class Meta:
         ordering = ["id"]

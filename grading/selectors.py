@@ -115,6 +115,11 @@ def submission_for(user: User, submission_id: int) -> Submission | None:
     return None
 
 
+def is_finished(submission: Submission) -> bool:
+    """Return whether ``submission`` will not change any more without a regrade."""
+    return submission.status in (Submission.Status.GRADED, Submission.Status.ERROR)
+
+
 def submission_by_idempotency_key(student: User, key: str) -> Submission | None:
     """Return the submission ``student`` made with ``key``, if any."""
     if not key:

@@ -19,7 +19,7 @@ from fractions import Fraction
 from typing import Any
 
 from django.db import DataError, IntegrityError, transaction
-from django.db.models import Count, Max, Q
+from django.db.models import Count, F, Max, Q
 from django.utils import timezone
 from rest_framework import status
 
@@ -32,6 +32,7 @@ from exercises.models import ProblemSet, Variant, VariantItem
 from exercises.selectors import rules_for, variants_of
 from exercises.services import open_variant, resolve_item
 from grading.answers import AnswerFormatError, validate_answer
+from grading.finished import announce_finished
 from grading.grader import GradingContext, grade_answer
 from grading.models import Regrade, RegradeRequest, ScoreChange, Submission, WorkerHeartbeat
 from grading.selectors import student_variant_item, submission_by_idempotency_key
@@ -273,7 +274,9 @@ def requeue_stranded_submissions(now: datetime | None = None) -> list[int]:
 
     A worker killed outright (``kill -9``, out of memory, a lost machine) leaves its running
     and prefetched submissions behind; its heartbeat lists them
-    (:mod:`config.heartbeat`). Once every one of them is sent again its heartbeat is
+    (:mod:`config.heartbeat`). A worker whose network went down may hold one it could not
+    list, so every submission still queued that was sent before it stopped goes again too
+    (unless a living worker lists it). Once every one of them is sent again its heartbeat is
     deleted; if the broker refuses some, the heartbeat stays for the next sweep. Return the
     ids sent.
     """
@@ -281,11 +284,18 @@ def requeue_stranded_submissions(now: datetime | None = None) -> list[int]:
 
     now = now or timezone.now()
     sent: list[int] = []
+    alive = WorkerHeartbeat.objects.filter(beat_at__gte=now - ALIVE_WITHIN)
+    held_by_the_living = {pk for holding in alive.values_list("holding", flat=True)
+                          for pk in holding}
     for gone in WorkerHeartbeat.objects.filter(beat_at__lt=now - ALIVE_WITHIN):
+        # Besides what it listed, it may have fetched a message it could not list any more
+        # (its network went down before the heartbeat reached the database): any still
+        # queued that was sent before it stopped. One still in the broker is graded once.
         stranded = Submission.objects.filter(
-            pk__in=gone.holding,
-            status__in=[Submission.Status.QUEUED, Submission.Status.RUNNING],
-        ).values_list("pk", "kind")
+            Q(pk__in=gone.holding,
+              status__in=[Submission.Status.QUEUED, Submission.Status.RUNNING])
+            | Q(status=Submission.Status.QUEUED, enqueued_at__lt=gone.beat_at + ALIVE_WITHIN),
+        ).exclude(pk__in=held_by_the_living).values_list("pk", "kind")
         resent = [pk for pk, kind in stranded if enqueue_submission(pk, kind)]
         if len(resent) == len(stranded):
             gone.delete()
@@ -315,7 +325,8 @@ def grade_submission(submission_id: int) -> Submission | None:
         pk=submission_id, kind=Submission.Kind.ANSWER,
         status__in=[Submission.Status.QUEUED, Submission.Status.RUNNING],
     )
-    if not unfinished.update(status=Submission.Status.RUNNING, started_at=timezone.now()):
+    if not unfinished.update(status=Submission.Status.RUNNING, started_at=timezone.now(),
+                             grading_runs=F("grading_runs") + 1):
         return Submission.objects.filter(pk=submission_id).first()
     # The student and course rows are read only when a webhook event needs them.
     submission = Submission.objects.select_related(
@@ -329,6 +340,7 @@ def grade_submission(submission_id: int) -> Submission | None:
         Submission.objects.filter(pk=submission_id, status=Submission.Status.RUNNING).update(
             status=Submission.Status.ERROR, error_code="grading_failed"
         )
+        announce_finished(submission_id)
         return Submission.objects.get(pk=submission_id)
     _apply_grade(submission, result, variant_item.engine_version)
     record_grade(submission)
@@ -353,15 +365,19 @@ def record_grade(submission: Submission) -> bool:
                 raw_score=submission.raw_score, score=submission.score,
                 max_score=submission.max_score, results=submission.results,
                 graded_engine_version=submission.graded_engine_version,
+                grades_recorded=F("grades_recorded") + 1,
             )
             if recorded:
                 queue_webhook_events(submission, "submission.graded")
                 announce_score(submission)
+                # Sent at the commit: the waiting status requests read the grade at once.
+                announce_finished(submission.pk)
     except UNSAVABLE_ERRORS:
         # Re-running would fail the same way: end it as an error (which uses no attempt).
         logger.exception("the grade of submission %s cannot be stored", submission.pk)
         Submission.objects.filter(pk=submission.pk, status=Submission.Status.RUNNING).update(
             status=Submission.Status.ERROR, error_code="results_unsavable")
+        announce_finished(submission.pk)
         submission.status = Submission.Status.ERROR
         return False
     return bool(recorded)

@@ -10,11 +10,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from exercises.kinds.base import AnswerPart
 from grading.feedback import CORRECT, render_results
 from grading.feedback_policy import served_results
 from grading.models import Submission
-from pages.answer_form import PartField
+from grading.scoring import format_number
+from pages.answer_form import COLUMN_LABELS, PartField
 from pages.tree_drawing import TreeDrawing
 
 
@@ -23,11 +26,44 @@ def rendered_results(
 ) -> list[dict[str, Any]]:
     """Return the submission's part results as ``policy`` serves them, their texts in the
     active language."""
-    return render_results(
+    results = render_results(
         served_results(submission.results or [], policy),
         labels={part.name: str(part.label) for part in parts},
         show_expected=show_expected,
     )
+    for result in results:
+        if show_expected and result.get("expected") is not None:
+            result["expected_text"] = expected_in_words(result["expected"])
+    return results
+
+
+def expected_in_words(value: Any) -> str:
+    """Return an expected answer as a sentence fragment people read, never as JSON.
+
+    Numbers as people write them (3, 7/2, ∞), names and lists joined by commas, node values
+    as "A = 3", cutoffs as "at B: B2, B3 pruned", records as "A: wins = 1, visits = 2".
+    """
+    if isinstance(value, Mapping):
+        if not value:
+            return _("none")
+        if all(isinstance(entry, Mapping) for entry in value.values()):
+            return "; ".join(f"{name}: {_fields_in_words(entry)}" for name, entry in value.items())
+        return _fields_in_words(value)
+    if isinstance(value, list | tuple):
+        if not value:
+            return _("none")
+        if all(isinstance(entry, Mapping) and "node" in entry for entry in value):
+            return "; ".join(
+                _("at %(node)s: %(pruned)s pruned") % {
+                    "node": entry["node"],
+                    "pruned": ", ".join(str(name) for name in entry.get("pruned") or []),
+                }
+                for entry in value
+            )
+        return ", ".join(expected_in_words(entry) for entry in value)
+    if isinstance(value, bool) or value is None:
+        return str(value)
+    return format_number(value)
 
 
 def _names_in(messages: Sequence[Mapping[str, Any]], code_prefix: str, key: str) -> set[str]:
@@ -87,3 +123,47 @@ def paint_feedback(
                 for name in part_field.given:
                     _mark(drawing, name, "wrong" if name in wrong else "right",
                           note if name in wrong else "")
+
+
+def _fields_in_words(fields: Mapping[str, Any]) -> str:
+    """Return "A = 3, B = 5" or, for a record's fields, "α = -∞, β = 39"."""
+    return ", ".join(
+        f"{COLUMN_LABELS.get(str(name), name)} = {expected_in_words(entry)}"
+        for name, entry in fields.items()
+    )
+
+
+def paint_expected(
+    drawing: TreeDrawing, fields: Sequence[PartField], results: Sequence[Mapping[str, Any]]
+) -> bool:
+    """Draw the expected answers of the on-tree parts on ``drawing``; return whether any was.
+
+    The root gets the expected value, asked nodes their expected values, the leaves the key
+    prunes are greyed and the key's move is circled.
+    """
+    by_part = {result["part"]: result for result in results}
+    drawn = False
+    for part_field in fields:
+        expected = (by_part.get(part_field.part.name) or {}).get("expected")
+        if expected is None:
+            continue
+        match part_field.widget:
+            case "tree_value":
+                drawing.nodes[0].expected_text = format_number(expected)
+                drawn = True
+            case "tree_move":
+                accepted = expected if isinstance(expected, list) else [expected]
+                for name in accepted:
+                    if str(name) in drawing.by_name:
+                        drawing.by_name[str(name)].expected_move = drawn = True
+            case "tree_leaves" if isinstance(expected, list):
+                for name in expected:
+                    if str(name) in drawing.by_name:
+                        drawing.by_name[str(name)].expected_pruned = True
+                drawn = True
+            case "tree_node_values" if isinstance(expected, Mapping):
+                for name, value in expected.items():
+                    if str(name) in drawing.by_name:
+                        drawing.by_name[str(name)].expected_text = format_number(value)
+                        drawn = True
+    return drawn

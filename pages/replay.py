@@ -9,11 +9,13 @@ of the replay, described in the reader's language.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from django.utils.translation import gettext as _
 
-from exercises.models import VariantItem
+from exercises.models import Variant, VariantItem
+from exercises.selectors import answers_visible as due_date_passed
 from grading.scoring import format_number
 
 
@@ -65,16 +67,58 @@ def returned_text(event: Mapping[str, Any]) -> str:
     return f"∈ [{format_number(lower)}, {format_number(upper)}]"
 
 
+def window_text(alpha: Any, beta: Any) -> str:
+    """Return an α/β window as drawn beside its node: "α=3 β=∞"."""
+    return f"α={format_number(alpha)} β={format_number(beta)}"
+
+
+def _parents(tree: Mapping[str, Any]) -> dict[str, str]:
+    parents: dict[str, str] = {}
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        for child in node.get("children") or []:
+            parents[str(child["name"])] = str(node["name"])
+            stack.append(child)
+    return parents
+
+
+def _window_after(
+    events: list[Mapping[str, Any]], index: int, parents: Mapping[str, str]
+) -> tuple[str, str] | None:
+    """Return (node, window) that changes with event ``index``, or None.
+
+    Entering a node and a cutoff state the window outright. When a child returns, its
+    parent's window is the one the engine hands to the parent's next child, so it is read
+    from that child's "enter" event rather than recomputed here.
+    """
+    event = events[index]
+    node = str(event.get("node", ""))
+    if event.get("event") in ("enter", "cutoff"):
+        return node, window_text(event.get("alpha"), event.get("beta"))
+    if event.get("event") in ("exit", "leaf") and index + 1 < len(events):
+        following = events[index + 1]
+        parent = parents.get(node)
+        if (following.get("event") == "enter" and parent is not None
+                and parents.get(str(following.get("node", ""))) == parent):
+            return parent, window_text(following.get("alpha"), following.get("beta"))
+    return None
+
+
 def replay_steps(variant_item: VariantItem) -> list[dict[str, Any]] | None:
-    """Return the replay steps of a variant item's reference search, or None without a trace."""
+    """Return the replay steps of a variant item's reference search, or None without a trace.
+
+    Each step carries the window it changes (``window_node``, ``window``), so the drawn
+    window follows the search: at "Cutoff 1 at B: α = 3, β = 3 meet" node B shows α=3 β=3.
+    """
     answer = (variant_item.trace or {}).get("answer") or {}
     events = answer.get("trace")
     if not isinstance(events, list) or not events:
         return None
+    events = [event for event in events if isinstance(event, Mapping)]
+    parents = _parents((variant_item.problem or {}).get("tree") or {})
     steps = []
-    for event in events:
-        if not isinstance(event, Mapping):
-            continue
+    for index, event in enumerate(events):
         step = {
             "event": event.get("event"),
             "node": str(event.get("node", "")),
@@ -88,5 +132,20 @@ def replay_steps(variant_item: VariantItem) -> list[dict[str, Any]] | None:
         if event.get("event") == "cutoff":
             step["number"] = event.get("number")
             step["pruned"] = [str(name) for name in event.get("pruned") or []]
+        changed = _window_after(events, index, parents)
+        if changed is not None:
+            step["window_node"], step["window"] = changed
         steps.append(step)
     return steps
+
+
+def replay_open(variant: Variant, attempts_used: int, now: datetime) -> bool:
+    """Return whether one item's replay is shown: its attempts are used up or the set is due.
+
+    The rule is per item: a student who used up item 1 replays it while still answering
+    item 2. A set without an attempt limit opens its replays at the due date only.
+    """
+    problem_set = variant.problem_set
+    if problem_set.max_attempts and attempts_used >= problem_set.max_attempts:
+        return True
+    return due_date_passed(variant, now)

@@ -50,6 +50,11 @@ class DrawnNode:
     pruned_given: bool = False
     move_input: str = ""  # form field name of the "pick this root child" radio button
     move_given: bool = False
+    # Filled in for the expected answer's drawing, once answers are visible:
+    expected_text: str = ""  # the value the key gives this node
+    expected_pruned: bool = False  # the key prunes this leaf
+    expected_move: bool = False  # the key's decision moves here
+    player_label: str = ""  # "P1", "P2", …: the mover by payoff position, never a node name
 
     @property
     def is_leaf(self) -> bool:
@@ -60,6 +65,20 @@ class DrawnNode:
     def box_left(self) -> int:
         """Return the left edge of a leaf's box, relative to the node's centre."""
         return -self.box_width // 2
+
+    @property
+    def mark_x(self) -> int:
+        """Return where the feedback mark sits: on the node's own top-right corner.
+
+        Beside the node (the old place, left of a leaf) lay over the left neighbour's box,
+        since leaves sit only ``MIN_LEAF_GAP`` apart.
+        """
+        return self.box_width // 2 if self.is_leaf else -SHAPE_HALF_WIDTH
+
+    @property
+    def mark_y(self) -> int:
+        """Return the vertical centre of the feedback mark."""
+        return -13 if self.is_leaf else 12
 
     @property
     def dom_id(self) -> str:
@@ -106,9 +125,36 @@ class TreeDrawing:
         return {node.name: node for node in self.nodes}
 
     @property
+    def outline(self) -> list[tuple[DrawnNode | None, bool]]:
+        """Return the nodes nested as the template writes them: ``(node, has_children)`` opens
+        a node and ``(None, False)`` closes the innermost open inner node."""
+        steps: list[tuple[DrawnNode | None, bool]] = []
+
+        def visit(node: DrawnNode) -> None:
+            steps.append((node, bool(node.children)))
+            if node.children:
+                for child in node.children:
+                    visit(self.by_name[child])
+                steps.append((None, False))
+
+        if self.nodes:
+            visit(self.nodes[0])
+        return steps
+
+    @property
+    def player_labels(self) -> list[tuple[str, str]]:
+        """Return (label drawn in the node, player) pairs, for the legend."""
+        return [(f"P{index}", player) for index, player in enumerate(self.players, start=1)]
+
+    @property
     def shapes(self) -> set[str]:
         """Return the node shapes this tree uses, for its legend."""
         return {node.shape for node in self.nodes}
+
+    @property
+    def states(self) -> set[str]:
+        """Return the feedback states painted on this tree, for its legend."""
+        return {node.state for node in self.nodes if node.state}
 
     @property
     def inner_nodes(self) -> list[DrawnNode]:
@@ -196,4 +242,10 @@ def lay_out(tree: Mapping[str, Any], players: Iterable[str] = ()) -> TreeDrawing
             )
     width = next_leaf_x - leaf_gap // 2 + MARGIN_X + 40  # room for the last node's value input
     height = MARGIN_TOP + deepest * LEVEL_GAP + LEAF_BLOCK_HEIGHT
-    return TreeDrawing(list(nodes.values()), edges, width, height, list(players))
+    players = list(players)
+    for drawn in nodes.values():
+        if drawn.player in players:
+            drawn.player_label = f"P{players.index(drawn.player) + 1}"
+        elif drawn.player:
+            drawn.player_label = drawn.player
+    return TreeDrawing(list(nodes.values()), edges, width, height, players)

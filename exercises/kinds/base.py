@@ -9,6 +9,8 @@ part of an answer; pages read them to know which input to draw.
 from __future__ import annotations
 
 import enum
+import json
+import logging
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -31,6 +33,8 @@ from exercises.kinds.params import (
     json_schema,
 )
 from exercises.kinds.trees import draw_values, fill_leaves, leaves
+
+logger = logging.getLogger(__name__)
 
 
 class PartType(enum.StrEnum):
@@ -265,6 +269,27 @@ class Kind:
         Only the engine's misconceptions that apply to ``problem`` are asked.
         """
         return {m.code: as_json(m.answer(problem)) for m in applicable(problem)}
+
+    def misconception_parts(self, problem: dict[str, Any]) -> dict[str, dict[str, Any]]:
+        """Return misconception code → the answer-part values that mistake produces.
+
+        Generation stores it with the variant item (``trace["misconceptions"]``), so grading
+        does not run the misconceptions' searches. Diagnosis is a bonus: a misconception
+        that cannot be answered or projected is left out (and logged) rather than failing.
+        """
+        try:
+            answers = self.misconception_answers(problem)
+        except Exception:
+            logger.warning("misconceptions of %s failed", self.name, exc_info=True)
+            return {}
+        parts = {}
+        for code, answer in answers.items():
+            try:
+                parts[code] = self.project(problem, answer)
+            except Exception:
+                logger.warning("projecting misconception %s of %s failed", code, self.name,
+                               exc_info=True)
+        return json.loads(json.dumps(parts, default=str))
 
     # --- prompt -------------------------------------------------------------------------
 

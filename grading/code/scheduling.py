@@ -26,6 +26,7 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from accounts.models import User
@@ -108,7 +109,8 @@ def claim_run(submission_id: int, now: datetime | None = None) -> Claim:
                 or running.filter(variant_item__item_id=item_id).count()
                 >= settings.CUTOFF_CODE_RUNS_PER_ITEM)
         if not full and Submission.objects.filter(pk=submission_id, status__in=UNFINISHED) \
-                .update(status=Submission.Status.RUNNING, started_at=now):
+                .update(status=Submission.Status.RUNNING, started_at=now,
+                        grading_runs=F("grading_runs") + 1):
             return Claim.CLAIMED
     if not full:
         return Claim.FINISHED

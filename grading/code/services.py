@@ -27,6 +27,7 @@ from grading.code.grader import CodeGrade, grade_code
 from grading.code.runs import SandboxFailed
 from grading.code.sandboxing import grading_budget_seconds, limits_for, sandbox_config
 from grading.code.scheduling import Claim, claim_run
+from grading.finished import announce_finished
 from grading.models import Regrade, ScoreChange, Submission
 from grading.sandbox import SandboxUnavailable
 from grading.selectors import attempts_used
@@ -232,5 +233,6 @@ def regrade_code_submission(submission_id: int, regrade_id: int | None) -> Score
 def _fail(submission_id: int, error_code: str) -> Submission:
     Submission.objects.filter(pk=submission_id, status=Submission.Status.RUNNING).update(
         status=Submission.Status.ERROR, error_code=error_code)
+    announce_finished(submission_id)
     return Submission.objects.get(pk=submission_id)
 

@@ -17,12 +17,13 @@ register = template.Library()
 @register.inclusion_tag("pages/tree/svg.html")
 def tree_svg(
     drawing: TreeDrawing, prefix: str, title: str, *, interactive: bool = False,
-    replay: bool = False,
+    replay: bool = False, expected: bool = False,
 ) -> dict[str, Any]:
-    """Draw a laid-out tree; ``interactive`` when it holds inputs, ``replay`` for the replay."""
+    """Draw a laid-out tree; ``interactive`` when it holds inputs, ``replay`` for the replay,
+    ``expected`` for the expected answer drawn on it."""
     return {
         "drawing": drawing, "prefix": prefix, "title": title, "interactive": interactive,
-        "replay": replay,
+        "replay": replay, "expected": expected,
     }
 
 

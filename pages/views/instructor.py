@@ -252,9 +252,10 @@ def preview(request: HttpRequest) -> HttpResponse:
     except GenerationError as refused:
         return render(request, "pages/preview.html", {"error": str(refused)}, status=422)
     problem = item.problem
-    drawing = lay_out(problem["tree"]) if problem.get("tree") else None
+    players = (problem.get("params") or {}).get("players") or ()
+    drawing = lay_out(problem["tree"], players) if problem.get("tree") else None
     parts = kind.answer_parts(params)
-    student_drawing = lay_out(problem["tree"]) if problem.get("tree") else None
+    student_drawing = lay_out(problem["tree"], players) if problem.get("tree") else None
     student_fields = part_fields(parts, problem, student_drawing)
     if student_drawing is not None:
         decorate_tree(student_drawing, student_fields)

@@ -40,8 +40,8 @@ from grading.selectors import (
 )
 from grading.services import submit_answer
 from pages.answer_form import WIDGET_HELP, decorate_tree, part_fields, read_answer
-from pages.feedback_view import paint_feedback, rendered_results
-from pages.replay import replay_steps
+from pages.feedback_view import paint_expected, paint_feedback, rendered_results
+from pages.replay import replay_open, replay_steps
 from pages.tree_drawing import lay_out
 
 
@@ -162,16 +162,22 @@ def item_page(request: AuthenticatedHttpRequest, variant_id: int, position: int)
     fields = part_fields(parts, problem, drawing, given)
     visible = answers_visible(variant, now)
     results = []
+    expected_drawing = None
     if latest is not None and latest.status == Submission.Status.GRADED:
         view = feedback_view(latest, request.user, now)
         results = rendered_results(latest, parts, show_expected=visible, policy=view.policy)
         if drawing is not None:
             paint_feedback(drawing, fields, results)
+            if visible:
+                expected_drawing = lay_out(problem["tree"], players)
+                if not paint_expected(expected_drawing, fields, results):
+                    expected_drawing = None
     if drawing is not None:
         decorate_tree(drawing, fields)
     steps = replay_steps(variant_item) if drawing is not None else None
     problem_set = variant.problem_set
     used = sum(1 for s in submissions if s.status != Submission.Status.ERROR)
+    replay_shown = steps is not None and replay_open(variant, used, now)
     context: dict[str, Any] = {
         "variant": variant,
         "variant_item": variant_item,
@@ -199,8 +205,9 @@ def item_page(request: AuthenticatedHttpRequest, variant_id: int, position: int)
         ),
         "idempotency_key": uuid.uuid4().hex,
         "has_replay": steps is not None,
-        "replay": steps if visible else None,
-        "replay_drawing": lay_out(problem["tree"], players) if visible and steps else None,
+        "replay": steps if replay_shown else None,
+        "replay_drawing": lay_out(problem["tree"], players) if replay_shown else None,
+        "expected_drawing": expected_drawing,
         "next_item": next(
             (vi.position for vi in variant.items.all() if vi.position > position), None
         ),

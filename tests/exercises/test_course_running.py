@@ -343,3 +343,24 @@ def test_listing_assignments_with_extensions_is_not_n_plus_one(
     with django_assert_max_num_queries(6):
         response = client.get("/api/v1/assignments/")
     assert len(response.json()) == 6
+
+
+def test_the_student_pages_show_the_extension(
+    running: Any, instructor: Any, student: Any, client: Any,
+) -> None:
+    from django.urls import reverse
+
+    problem_set, variant = running
+    ProblemSet.objects.filter(pk=problem_set.pk).update(
+        due_at=timezone.now() - timedelta(hours=1))
+    later = timezone.now() + timedelta(days=2)
+    Extension.objects.create(problem_set=problem_set, student=student[0], due_at=later,
+                             extra_attempts=3)
+    client.force_login(student[0])
+    item = client.get(reverse("pages:item", args=[variant.pk, 1]))
+    assert item.status_code == 200
+    assert item.context["due_at"] == later and item.context["attempts_left"] == 5
+    listed = client.get(reverse("pages:assignments"))
+    [row] = listed.context["assignments"]
+    assert row.due_at == later and row.items[0].attempts_left == 5
+    assert b"past due" not in listed.content

@@ -58,6 +58,24 @@ def test_a_dead_workers_running_and_prefetched_submissions_are_sent_again(
     assert requeue_stranded_submissions(now) == []
 
 
+def test_a_cut_off_worker_may_hold_what_it_could_not_list_so_older_queued_ones_go_again(
+    alphabeta_set: Any, student: Any, sent: list[int]
+) -> None:
+    now = timezone.now()
+    last_beat = now - ALIVE_WITHIN - timedelta(seconds=30)
+    # Fetched just before its network went down: the heartbeat listing it never arrived.
+    unlisted = stored(alphabeta_set, student, "queued", enqueued_at=last_beat)
+    sent_after_it_stopped = stored(alphabeta_set, student, "queued",
+                                   enqueued_at=last_beat + ALIVE_WITHIN + timedelta(seconds=1))
+    listed_by_the_living = stored(alphabeta_set, student, "queued", enqueued_at=last_beat)
+    WorkerHeartbeat.objects.create(name="cut@host pid 1", beat_at=last_beat, holding=[])
+    WorkerHeartbeat.objects.create(name="alive@host pid 2", beat_at=now,
+                                   holding=[listed_by_the_living.pk])
+
+    assert requeue_stranded_submissions(now) == [unlisted.pk]
+    assert sent_after_it_stopped.pk not in sent
+
+
 def test_after_a_broker_outage_everything_queued_before_it_or_never_sent_goes_again(
     alphabeta_set: Any, student: Any, sent: list[int]
 ) -> None:

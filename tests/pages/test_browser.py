@@ -114,7 +114,7 @@ def a11y_problems(page: Any) -> list[str]:
               || (el.id && document.querySelector(`label[for="${el.id}"]`)) || el.closest('label');
             if (!labelled) problems.push('unlabelled ' + el.outerHTML.slice(0, 80));
           });
-          document.querySelectorAll('svg').forEach((svg) => {
+          document.querySelectorAll('svg:not([aria-hidden="true"])').forEach((svg) => {
             if (!svg.getAttribute('aria-label') && !svg.querySelector(':scope > title'))
               problems.push('svg without text ' + (svg.id || svg.className.baseVal));
           });

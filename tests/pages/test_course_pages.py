@@ -9,15 +9,13 @@ from typing import Any
 
 import pytest
 
+from tests.pages import test_browser
 from tests.pages.conftest import make_problem_set, publish_now, variant_of_user
-from tests.pages.test_browser import (  # noqa: F401  (chromium and new_page are fixtures)
-    a11y_problems,
-    chromium,
-    log_in,
-    new_page,
-    screenshot,
-    with_password,
-)
+from tests.pages.test_browser import a11y_problems, log_in, screenshot, with_password
+
+# The browser fixtures of test_browser, shared: one headless Chromium per module.
+chromium = test_browser.chromium
+new_page = test_browser.new_page
 
 pytestmark = [
     pytest.mark.browser,

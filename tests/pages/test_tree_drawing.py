@@ -6,9 +6,17 @@ import string
 from itertools import pairwise
 from typing import Any
 
-from django.template.loader import render_to_string
+from django.template.loader import render_to_string as render_any_language
+from django.utils import translation
 
 from pages.tree_drawing import CHAR_WIDTH, lay_out
+
+
+def render_to_string(template: str, context: dict[str, Any]) -> str:
+    """Render in English: another test's request may leave its language active."""
+    with translation.override("en"):
+        return render_any_language(template, context)
+
 
 LAYER_TYPES = ["max", "min", "max", "min"]
 
@@ -71,8 +79,9 @@ def test_shapes_probabilities_and_players_are_drawn() -> None:
     assert drawing.by_name["P1"].value_text == "(1, 2)"
     svg = render_to_string("pages/tree/svg.html", {
         "drawing": drawing, "prefix": "t", "title": "A tree", "interactive": False})
-    assert 'role="img"' in svg and "<title id=\"t-title\">A tree</title>" in svg
-    assert ">1/3</text>" in svg and ">blue</text>" in svg
+    assert 'role="list"' in svg and "<title id=\"t-title\">A tree</title>" in svg
+    # Players are drawn by payoff position (P2), so they never read as a node's name.
+    assert ">1/3</text>" in svg and ">P2</text>" in svg and "P2 = player blue" in svg
     assert "chance node C" in svg and "MAX node root" in svg and "leaf C1, value 4" in svg
 
 
@@ -81,7 +90,7 @@ def test_coordinates_are_never_localised() -> None:
 
     drawing = lay_out(full_tree(2, 3))
     with translation.override("pt"):
-        svg = render_to_string("pages/tree/svg.html", {
+        svg = render_any_language("pages/tree/svg.html", {
             "drawing": drawing, "prefix": "t", "title": "x", "interactive": False})
     assert "," not in svg.split('viewBox="')[1].split('"')[0]
     for edge in drawing.edges:

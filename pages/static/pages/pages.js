@@ -101,20 +101,30 @@
         text.textContent = "";
       });
     };
+    const isLeaf = function (node) { return node && node.classList.contains("tree-node--leaf"); };
+    // The step's own window change (enter, cutoff, or a parent's window after a child
+    // returns) comes from the server, so the drawn window is the engine's, never guessed.
+    const showWindow = function (step) {
+      if (!step.window_node || isLeaf(nodeOf(step.window_node))) return;
+      const text = textFor("data-window-for", step.window_node);
+      if (text) text.textContent = step.window;
+    };
     const apply = function (step) {
       const node = nodeOf(step.node);
       const windowText = textFor("data-window-for", step.node);
       if (step.event === "enter") {
         if (node) node.classList.add("is-visited");
         // Leaves are too close together for a window each; they show their evaluation order.
-        const isLeaf = node && node.classList.contains("tree-node--leaf");
-        if (windowText && !isLeaf) windowText.textContent = "α=" + step.alpha + " β=" + step.beta;
+        showWindow(step);
       } else if (step.event === "leaf" && windowText) {
         evaluated += 1;
         windowText.textContent = "#" + evaluated;
-      } else if (step.event === "exit" && windowText && !node.classList.contains("tree-node--leaf")) {
-        windowText.textContent = step.returned;
+        showWindow(step);
+      } else if (step.event === "exit") {
+        if (windowText && !isLeaf(node)) windowText.textContent = step.returned;
+        showWindow(step);
       } else if (step.event === "cutoff") {
+        showWindow(step);
         const badge = textFor("data-cutoff-for", step.node);
         if (badge) badge.textContent = badge.textContent + "✂" + step.number + " ";
         step.pruned.forEach(pruneSubtree);
@@ -129,6 +139,8 @@
       if (position >= 0) {
         const current = nodeOf(steps[position].node);
         if (current) current.classList.add("is-current");
+        // The tree viewer (tree-view.js) pans and zooms so the current node is in view.
+        svg.dispatchEvent(new CustomEvent("tree:follow", { detail: { node: steps[position].node } }));
         status.textContent = (position + 1) + " / " + steps.length + ": " + steps[position].text;
       } else {
         status.textContent = section.dataset.startText || status.textContent;
@@ -170,6 +182,8 @@
       .then(function (response) { return response.text(); })
       .then(function (html) {
         target.innerHTML = html;
+        // The tree viewer (tree-view.js) fits and wires every drawing that arrives.
+        target.dispatchEvent(new CustomEvent("tree:added", { bubbles: true }));
         const authored = target.querySelector(".authored-tree");
         const row = document.getElementById("item-" + index);
         const clicker = row && row.querySelector("[data-tree-clicker]");

@@ -1,0 +1,159 @@
+"""The submission status long-poll (``GET /api/v1/submissions/{id}/?wait=``) and its wake-ups.
+
+The waking tests commit for real (``transaction=True``): PostgreSQL sends a NOTIFY only when
+the grade's transaction commits, and the grading runs in another thread with its own
+connection, as a worker would.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from exercises.models import VariantItem
+from grading import services
+from grading.finished import listener
+from grading.models import Submission
+from tests.grading.conftest import correct_answer
+
+
+@pytest.fixture
+def stop_listener() -> Iterator[None]:
+    """Stop this process's listener after the test, so the test database can be dropped."""
+    yield
+    listener.stop()
+
+
+def store(variant: Any, student: Any) -> Submission:
+    """Store a right answer to item 1 (queued: nothing grades it yet)."""
+    variant_item = VariantItem.objects.get(variant=variant, position=1)
+    return Submission.objects.create(variant_item=variant_item, student=student,
+                                     attempt_number=1, answer=correct_answer(variant_item))
+
+
+def wait_for_waiter(submission_id: int) -> None:
+    """Block until a request waits for ``submission_id`` on a listening listener."""
+    while True:
+        with listener.lock:
+            if submission_id in listener.waiters and listener.listening.is_set():
+                return
+        listener.listening.wait(0.05)
+
+
+def grade_in_thread(submission_id: int, fail: bool = False) -> threading.Thread:
+    """Grade (or fail) the submission in another thread once its waiter is listening."""
+
+    def run() -> None:
+        try:
+            wait_for_waiter(submission_id)
+            if fail:
+                Submission.objects.filter(pk=submission_id).update(
+                    status=Submission.Status.RUNNING)
+                from grading.finished import announce_finished
+
+                Submission.objects.filter(pk=submission_id).update(
+                    status=Submission.Status.ERROR, error_code="grading_failed")
+                announce_finished(submission_id)
+            else:
+                services.grade_submission(submission_id)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_waiting_request_answers_once_the_worker_records_the_grade(
+        alphabeta_set, student, stop_listener) -> None:
+    _, variant = alphabeta_set
+    submission = store(variant, student[0])
+    grader = grade_in_thread(submission.pk)
+    # 20 s is the bound; the notice ends the wait (a missed one would answer "queued").
+    response = student[1].get(f"/api/v1/submissions/{submission.pk}/?wait=20")
+    grader.join()
+    assert response.status_code == 200
+    body = response.json()
+    assert body["status"] == "graded"
+    assert body["score"] == body["max_score"] == 6
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_failed_grading_also_ends_the_wait(alphabeta_set, student, stop_listener) -> None:
+    _, variant = alphabeta_set
+    submission = store(variant, student[0])
+    grader = grade_in_thread(submission.pk, fail=True)
+    response = student[1].get(f"/api/v1/submissions/{submission.pk}/?wait=20")
+    grader.join()
+    assert response.json()["status"] == "error"
+    assert response.json()["error_code"] == "grading_failed"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_listener_reconnects_after_losing_its_connection(alphabeta_set, student,
+                                                             stop_listener) -> None:
+    _, variant = alphabeta_set
+    listener.start()
+    listener.listening.wait(20)
+    lost = listener.backend_pid
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_terminate_backend(%s)", [lost])
+    submission = store(variant, student[0])
+    # The grader waits for a waiter on a listening listener: the reconnected one.
+    grader = grade_in_thread(submission.pk)
+    response = student[1].get(f"/api/v1/submissions/{submission.pk}/?wait=20")
+    grader.join()
+    assert response.json()["status"] == "graded"
+    assert listener.backend_pid not in (None, lost)
+
+
+def test_an_unfinished_submission_is_answered_as_it_is_when_the_wait_ends(
+        alphabeta_set, student) -> None:
+    _, variant = alphabeta_set
+    submission = store(variant, student[0])
+    response = student[1].get(f"/api/v1/submissions/{submission.pk}/?wait=0.2")
+    assert response.status_code == 200
+    assert response.json()["status"] == "queued"
+
+
+def test_a_finished_submission_is_answered_at_once(alphabeta_set, student, celery_eager,
+                                                   django_capture_on_commit_callbacks) -> None:
+    _, variant = alphabeta_set
+    submission = store(variant, student[0])
+    services.grade_submission(submission.pk)
+    with CaptureQueriesContext(connection) as queries:
+        response = student[1].get(f"/api/v1/submissions/{submission.pk}/?wait=20")
+    assert response.json()["status"] == "graded"
+    # The token and the submission, read once: no waiting, no second read.
+    assert len(queries.captured_queries) == 2
+    assert not listener.waiters
+
+
+def test_another_students_submission_is_404_without_waiting(alphabeta_set, student,
+                                                            other_student) -> None:
+    _, variant = alphabeta_set
+    submission = store(variant, student[0])
+    with CaptureQueriesContext(connection) as queries:
+        response = other_student[1].get(f"/api/v1/submissions/{submission.pk}/?wait=20")
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "not_found"
+    # The token, the submission and the course-grader check: read once.
+    assert len(queries.captured_queries) == 3
+
+
+@pytest.mark.parametrize("wait", ["soon", "-1", "20.5", "nan"])
+def test_a_bad_wait_is_a_400_naming_the_parameter(alphabeta_set, student, wait) -> None:
+    _, variant = alphabeta_set
+    submission = store(variant, student[0])
+    response = student[1].get(f"/api/v1/submissions/{submission.pk}/?wait={wait}")
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["code"] == "invalid"
+    assert "wait" in error["details"]
+    assert error["message"].startswith("wait: ")

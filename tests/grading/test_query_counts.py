@@ -1,0 +1,99 @@
+"""What one answer costs the database on its hot path: counted queries, not timings.
+
+An exam's answers each go through submit → grade → one status read; every query here is
+paid hundreds of times a second (bench/README.md, "Grading under load"). A change that adds
+one should change these counts on purpose.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+from unittest import mock
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from exercises.generation import generate_item
+from exercises.kinds import get_kind
+from exercises.models import VariantItem
+from grading import services
+from grading.grader import GradingContext, grade_answer
+from grading.models import Submission
+from tests.grading.conftest import correct_answer
+
+pytestmark = pytest.mark.django_db
+
+
+def statements(queries: CaptureQueriesContext) -> list[str]:
+    """Return the captured SQL statements, transaction control left out."""
+    return [query["sql"] for query in queries.captured_queries
+            if query["sql"] not in ("BEGIN", "COMMIT", "ROLLBACK")
+            and not query["sql"].startswith(("SAVEPOINT", "RELEASE SAVEPOINT"))]
+
+
+def submit(client: Any, variant: Any, answer: Any) -> Any:
+    return client.post(f"/api/v1/assignments/{variant.pk}/items/1/submissions/",
+                       {"answer": answer}, format="json", HTTP_IDEMPOTENCY_KEY=uuid.uuid4().hex)
+
+
+def test_submitting_an_answer(alphabeta_set, student) -> None:
+    _, variant = alphabeta_set
+    answer = correct_answer(VariantItem.objects.get(variant=variant))
+    with mock.patch("grading.services.enqueue_submission"), \
+            CaptureQueriesContext(connection) as queries:
+        assert submit(student[1], variant, answer).status_code == 202
+    # Token and user; the student's item (enrolment checked in the same query); the item's
+    # lock; the idempotency key; the attempts so far; the insert.
+    assert len(statements(queries)) == 6
+
+
+def test_grading_an_answer(alphabeta_set, student) -> None:
+    _, variant = alphabeta_set
+    with mock.patch("grading.services.enqueue_submission"):
+        submission_id = submit(student[1], variant,
+                               correct_answer(VariantItem.objects.get(variant=variant))).json()["id"]
+    with CaptureQueriesContext(connection) as queries:
+        services.grade_submission(submission_id)
+    sql = statements(queries)
+    # queued → running; the submission with its item and set; running → graded; the
+    # course's webhooks; the LMS links to pass the score back to; the NOTIFY waking the
+    # status long-poll (sent at the commit).
+    assert len(sql) == 6, sql
+    assert sum(statement.startswith("UPDATE") for statement in sql) == 2
+    assert sql[-1].startswith("SELECT pg_notify")
+    assert Submission.objects.get(pk=submission_id).status == Submission.Status.GRADED
+
+
+def test_reading_a_graded_submission(alphabeta_set, student) -> None:
+    _, variant = alphabeta_set
+    with mock.patch("grading.services.enqueue_submission"):
+        submission_id = submit(student[1], variant, {"value": 3}).json()["id"]
+    services.grade_submission(submission_id)
+    with CaptureQueriesContext(connection) as queries:
+        response = student[1].get(f"/api/v1/submissions/{submission_id}/?wait=10")
+    assert response.json()["status"] == "graded"
+    # Token and user; the submission with its item, variant and set in one query.
+    assert len(statements(queries)) == 2
+
+
+def test_generation_stores_the_misconceptions_so_grading_runs_none_of_their_searches(
+        alphabeta_set) -> None:
+    kind = get_kind("alphabeta")
+    generated = generate_item("alphabeta", kind.clean_params({}), "query-counts")
+    stored = generated.trace["misconceptions"]
+    assert stored == kind.misconception_parts(generated.problem)
+    assert stored, "an alpha-beta item has misconceptions to name"
+    problem_set, _ = alphabeta_set
+    item = problem_set.items.get()
+    wrong = next(parts for parts in stored.values() if parts != generated.answer_key)
+    context = GradingContext(item, generated.problem, generated.answer_key, generated.trace)
+    with mock.patch.object(type(kind), "misconception_answers",
+                           side_effect=AssertionError("searched while grading")):
+        result = grade_answer(context, wrong)
+    # Computed from the problem instead (items generated before they were stored): the same.
+    computed = grade_answer(GradingContext(item, generated.problem, generated.answer_key,
+                                           {"answer": generated.trace["answer"]}), wrong)
+    assert result.results == computed.results
+    assert any(part.get("misconception") for part in result.results)

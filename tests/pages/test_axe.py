@@ -1,0 +1,149 @@
+"""An axe-core audit of every student and instructor page in headless Chromium.
+
+axe-core is vendored as one pinned file (``tests/pages/vendor/axe.min.js``, refreshed by
+``scripts/vendor-axe``) and injected into each page; a page passes with 0 serious or critical
+violations. Every route of ``pages/urls.py`` is either audited here or listed, with its
+reason, as not a page: adding a page without an audit fails
+``test_every_page_route_is_audited``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import wait_until
+from tests.pages.conftest import publish_now, variant_of_user
+from tests.pages.test_browser import chromium, log_in, new_page, with_password
+from tests.pages.tree_pages import DEPTH3_PARAMS, keep_screenshot, tree_set
+
+__all__ = ["chromium", "new_page"]  # fixtures shared with test_browser
+
+AXE = Path(__file__).resolve().parent / "vendor" / "axe.min.js"
+AXE_VERSION = (AXE.parent / "axe-version.txt").read_text().strip()
+BLOCKING = ("serious", "critical")
+
+# Route name → what the audit below opens for it.
+AUDITED = {
+    "login": "the login form",
+    "assignments": "a student's assignment list",
+    "item": "tree items before and after feedback (answer, expected answer, replay), the "
+            "other kinds and a code item",
+    "problem_sets": "an instructor's problem sets",
+    "builder": "the builder, with a preview loaded into it",
+    "preview": "the builder's preview fragment, audited inside the builder",
+    "problem_set": "a published problem set",
+    "dashboard": "a problem set's dashboard",
+}
+NOT_PAGES = {
+    "home": "redirects to the login page or the reader's start page",
+    "logout": "POST only, redirects",
+    "submission_status": "JSON for the item page's polling",
+    "publish": "POST only, redirects to the problem set page",
+    "problem_set_status": "JSON for the problem set page's polling",
+    "resend_passback": "POST only, redirects to the dashboard",
+}
+
+
+def test_every_page_route_is_audited() -> None:
+    from pages.urls import urlpatterns
+
+    names = {pattern.name for pattern in urlpatterns}
+    assert names == set(AUDITED) | set(NOT_PAGES), (
+        "audit new pages in tests/pages/test_axe.py (or list why they are not pages)")
+    assert not set(AUDITED) & set(NOT_PAGES)
+
+
+def audit(page: Any, name: str) -> None:
+    """Run axe-core on ``page`` and fail on any serious or critical violation."""
+    page.add_script_tag(path=str(AXE))
+    assert page.evaluate("() => axe.version") == AXE_VERSION
+    violations = page.evaluate(
+        "async () => (await axe.run(document, {resultTypes: ['violations']})).violations")
+    blocking = [
+        {"id": v["id"], "impact": v["impact"], "help": v["help"],
+         "nodes": [node["target"] for node in v["nodes"]][:5]}
+        for v in violations if v["impact"] in BLOCKING
+    ]
+    keep_screenshot(page, f"axe-{name}")
+    assert blocking == [], f"{name}: " + json.dumps(blocking, ensure_ascii=False, indent=1)
+
+
+@pytest.mark.browser
+@pytest.mark.e2e
+@pytest.mark.django_db(transaction=True)
+def test_student_pages_have_no_serious_violations(
+    live_server: Any, celery_worker_process: Any, new_page: Callable[[], Any],
+    instructor: Any, student: Any, course: Any,
+) -> None:
+    import shutil
+
+    from exercises.services import create_problem_set
+    from grading.models import Submission
+    from grading.services import submit_answer
+
+    graded_set = tree_set(instructor[0], course, DEPTH3_PARAMS, max_attempts=1)
+    kinds = ["mcts_backprop", "ucb1", "tictactoe_position", "connect4_eval", "expectiminimax",
+             "vector", "concept_quiz", "eval_function"]
+    if shutil.which("bwrap"):
+        kinds.append("code_minimax")
+    tour = publish_now(create_problem_set(
+        creator=instructor[0], course=course, title="Tour of kinds", seed="axe",
+        items=[{"kind": kind, "params": {}, "points": Decimal(1)} for kind in kinds],
+    ))
+    user = with_password(student[0])
+    graded = variant_of_user(graded_set, user)
+    submission, _ = submit_answer(student=user, variant_id=graded.pk, position=1,
+                                  answer={"value": "0", "pruned_leaves": ["A1a"]})
+    assert wait_until(
+        lambda: Submission.objects.get(pk=submission.pk).status == Submission.Status.GRADED)
+    page = new_page()
+
+    page.goto(f"{live_server.url}/login/")
+    audit(page, "login")
+    log_in(page, live_server.url, user.username)
+    audit(page, "assignments")
+    page.goto(f"{live_server.url}/assignments/{graded.pk}/items/1/")
+    page.wait_for_selector("#expected-tree")
+    page.wait_for_selector("#replay")
+    audit(page, "item-feedback-expected-replay")
+    variant = variant_of_user(tour, user)
+    for position, kind in enumerate(kinds, start=1):
+        page.goto(f"{live_server.url}/assignments/{variant.pk}/items/{position}/")
+        page.wait_for_selector("main h1")
+        audit(page, f"item-{kind}")
+
+
+@pytest.mark.browser
+@pytest.mark.e2e
+@pytest.mark.django_db(transaction=True)
+def test_instructor_pages_have_no_serious_violations(
+    live_server: Any, celery_worker_process: Any, new_page: Callable[[], Any],
+    instructor: Any, student: Any, course: Any,
+) -> None:
+    from grading.models import Submission
+    from grading.services import submit_answer
+
+    problem_set = tree_set(instructor[0], course, DEPTH3_PARAMS)
+    variant = variant_of_user(problem_set, student[0])
+    submission, _ = submit_answer(student=student[0], variant_id=variant.pk, position=1,
+                                  answer={"value": "1"})
+    assert wait_until(
+        lambda: Submission.objects.get(pk=submission.pk).status == Submission.Status.GRADED)
+    page = new_page()
+    log_in(page, live_server.url, with_password(instructor[0]).username)
+    audit(page, "problem-sets")
+    page.goto(f"{live_server.url}/teach/problem-sets/new/")
+    page.click("button[data-preview-kind='alphabeta']")
+    page.wait_for_selector("#preview-alphabeta svg.tree")
+    audit(page, "builder-with-preview")
+    page.goto(f"{live_server.url}/teach/problem-sets/{problem_set.pk}/")
+    audit(page, "problem-set")
+    page.goto(f"{live_server.url}/teach/problem-sets/{problem_set.pk}/dashboard/")
+    page.wait_for_selector("svg.histogram")
+    audit(page, "dashboard")
