@@ -283,7 +283,8 @@ class TicTacToePositionKind(Kind):
                 "Count the complete games that can be played from this position (distinct "
                 "sequences of moves, each ending at three in a row or a full board) and the "
                 "distinct positions reachable from it (boards, this one and the finished ones "
-                "included; the same board reached by different move orders counts once)."
+                "included; the same board reached by different move orders counts once, and "
+                "boards that are rotations or reflections of each other count separately)."
             ))
         return " ".join(texts)
 

@@ -78,6 +78,7 @@ def test_the_prompt_states_every_counting_convention(lang: str) -> None:
     if lang == "en":
         for phrase in ("index order 0-8", "below this one (not this one)",
                        "finished positions included", "alpha >= beta",
-                       "distinct sequences of moves", "counts once"):
+                       "distinct sequences of moves", "counts once",
+                       "rotations or reflections of each other count separately"):
             assert phrase in text, phrase
     assert "%(" not in text
