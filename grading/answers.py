@@ -11,10 +11,12 @@ node ``C2``. The normalised answer is what is stored and graded.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from exercises.kinds.base import AnswerPart, PartType
@@ -23,6 +25,9 @@ from grading.scoring import to_number
 MAX_LIST_LENGTH = 1000
 MAX_NAME_LENGTH = 100
 MAX_NUMBER_LENGTH = 64
+DECIMAL_COMMA_LANGUAGES = frozenset({"pt", "ca"})
+"""Languages whose pages write (and whose readers type) a decimal comma: 0,89."""
+DECIMAL_COMMA = re.compile(r"^\s*[+\-\u2212]?\d*,\d+\s*$")
 
 
 class AnswerFormatError(Exception):
@@ -70,13 +75,25 @@ def _walk(node: Any) -> Iterator[Mapping[str, Any]]:
         stack.extend(c for c in current.get("children", []) or [] if isinstance(c, Mapping))
 
 
+def writes_decimal_comma(language: str | None = None) -> bool:
+    """Return whether ``language`` (default: the active one) writes 2,5 for two and a half."""
+    return (language or get_language() or "").split("-")[0] in DECIMAL_COMMA_LANGUAGES
+
+
 def check_number(part: str, value: Any) -> Any:
-    """Refuse anything but a number or a number string ("3", "-2.5", "7/2", "inf"); return it."""
+    """Refuse anything but a number or a number string ("3", "-2.5", "7/2", "inf"); return it.
+
+    Where the reader's language writes a decimal comma, "0,89" is read (and stored) as
+    "0.89", exactly; the point is accepted in every language. Infinity may be typed as any of
+    scoring.INFINITIES (∞, +∞, -∞, −∞, inf, infinity, +inf, -inf, in any case).
+    """
     if isinstance(value, str) and len(value) > MAX_NUMBER_LENGTH:
         raise AnswerFormatError(
             part, _("must be a number of at most %(count)d characters")
             % {"count": MAX_NUMBER_LENGTH}
         )
+    if isinstance(value, str) and writes_decimal_comma() and DECIMAL_COMMA.match(value):
+        value = value.strip().replace(",", ".")
     try:
         to_number(value)
     except ValueError:
@@ -316,6 +333,68 @@ def check_part(
             return check_records(part.name, value, names, part.fields,
                                  part.options.get("choices"))
     raise AssertionError(f"part type {part.type} has no check")
+
+
+def check_draft_part(part: AnswerPart, value: Any) -> None:
+    """Refuse a draft value whose JSON shape cannot be shown in the part's inputs.
+
+    A draft keeps what was typed, so the values themselves are not checked ("7/" is a fine
+    draft); only their shape is: text or a number for one value, a list of them for names
+    and vectors, name → value objects for node values and record rows.
+    """
+    scalar = (str, int, float)
+    match part.type:
+        case PartType.NUMBER | PartType.NAME | PartType.CHOICE:
+            ok = isinstance(value, scalar) or (
+                part.type is PartType.NAME and isinstance(value, list)
+                and all(isinstance(v, scalar) for v in value))
+        case PartType.SET | PartType.SEQUENCE | PartType.VECTOR:
+            ok = isinstance(value, list) and all(isinstance(v, scalar) for v in value)
+        case PartType.NODE_VALUES:
+            ok = isinstance(value, Mapping) and all(
+                isinstance(v, scalar) or (isinstance(v, list)
+                                          and all(isinstance(e, scalar) for e in v))
+                for v in value.values())
+        case PartType.CUTOFFS:
+            ok = isinstance(value, list) and all(
+                isinstance(row, Mapping) and isinstance(row.get("node", ""), str)
+                and isinstance(row.get("pruned", []), list)
+                and all(isinstance(name, str) for name in row.get("pruned", []))
+                for row in value)
+        case PartType.RECORDS:
+            rows = value.values() if isinstance(value, Mapping) else value
+            ok = isinstance(rows, Iterable) and not isinstance(rows, str | Mapping) and all(
+                row is None or (isinstance(row, Mapping) and all(
+                    isinstance(cell, scalar) or cell is None for cell in row.values()))
+                for row in rows)
+        case _:
+            ok = False
+    if not ok or isinstance(value, bool):
+        raise AnswerFormatError(part.name, _("has the wrong shape for this part"))
+
+
+PATH_STEP = re.compile(r"\.([^.\[]+)|\[(\d+)\]")
+FIELD_SYMBOLS = {"alpha": "α", "beta": "β"}
+
+
+def part_label(path: str, parts: Sequence[AnswerPart]) -> str:
+    """Return how a reader names the answer part at ``path`` ("scores.A" → "node values: A").
+
+    The path is an AnswerFormatError's ``part``: a part name, then ``.name`` for a node or
+    field and ``[i]`` for the i-th entry of a list. An unknown part keeps its path.
+    """
+    name, _dot, _rest = path.partition(".")
+    name = name.split("[")[0]
+    labels = {part.name: str(part.label) for part in parts}
+    if name not in labels:
+        return path
+    steps = []
+    for node_or_field, index in PATH_STEP.findall(path[len(name):]):
+        if index:
+            steps.append(_("entry %(number)d") % {"number": int(index) + 1})
+        else:
+            steps.append(FIELD_SYMBOLS.get(node_or_field, node_or_field))
+    return ", ".join([labels[name], *steps])
 
 
 def _shown(value: Any) -> str:

@@ -27,7 +27,7 @@ from accounts.permissions import IsInstructor
 from accounts.requests import AuthenticatedRequest
 from config.api import ApiError
 from exercises.kinds import get_kind
-from exercises.models import ProblemSet
+from exercises.models import ProblemSet, VariantItem
 from grading import services, webhooks
 from grading.code.apis import code_submission_output
 from grading.feedback import render_results
@@ -36,9 +36,11 @@ from grading.finished import wait_until_finished
 from grading.models import Regrade, RegradeRequest, ScoreChange, Submission, Webhook
 from grading.selectors import (
     deliveries_of,
+    draft_of,
     feedback_view,
     grade_rows,
     is_finished,
+    item_submissions,
     problem_set_statistics,
     problem_set_taught_by,
     regrade_for,
@@ -47,6 +49,7 @@ from grading.selectors import (
     regrade_requests_on,
     score_history,
     set_submissions,
+    student_variant_item,
     submission_for,
     submission_owned_by,
     submission_taught_by,
@@ -205,8 +208,9 @@ def submission_output(submission: Submission, viewer: User) -> dict[str, Any]:
     }).data
 
 
-class SubmissionCreateApi(APIView):
-    """Submit an answer to one item of the caller's assignment; it is graded asynchronously."""
+class SubmissionListCreateApi(APIView):
+    """List the caller's attempts at one item of their assignment, or submit a new answer
+    (graded asynchronously)."""
 
     throttle_scope = "submissions"
 
@@ -215,6 +219,26 @@ class SubmissionCreateApi(APIView):
             help_text="part name → value, per the item's answer parts (see the assignment); "
             "names are stored and graded without surrounding spaces"
         )
+
+    @extend_schema(
+        tags=["submissions"],
+        summary="My attempts at an item",
+        description=(
+            "Every attempt at the item (typed answers and code), first attempt first, each "
+            "with its answer (or source) and its feedback exactly as "
+            "`GET /api/v1/submissions/{id}/` (or `/api/v1/code-submissions/{id}/`) shows it: "
+            "redacted by the set's feedback policy, keys only once answers are visible. Only "
+            "the student whose assignment it is may list it; anyone else gets 404."
+        ),
+        responses={200: SubmissionOutputSerializer(many=True),
+                   404: OpenApiResponse(description="not your assignment, or no such item")},
+        examples=[OpenApiExample("one attempt", value=[SUBMISSION_EXAMPLE], response_only=True)],
+    )
+    def get(self, request: AuthenticatedRequest, variant_id: int, position: int) -> Response:
+        """Return the caller's attempts at the item, each as its own detail endpoint shows it."""
+        variant_item = owned_variant_item(request, variant_id, position)
+        return Response([submission_output(submission, request.user)
+                         for submission in item_submissions(variant_item)])
 
     @extend_schema(
         tags=["submissions"],
@@ -282,6 +306,68 @@ class SubmissionCreateApi(APIView):
         if not created:
             response["Idempotent-Replayed"] = "true"
         return response
+
+
+def owned_variant_item(request: AuthenticatedRequest, variant_id: int, position: int
+                       ) -> VariantItem:
+    """Return item ``position`` of the caller's assignment ``variant_id``; 404 for anyone else."""
+    variant_item = student_variant_item(request.user, variant_id, position)
+    if variant_item is None:
+        raise ApiError(f"assignment {variant_id} has no item {position} of yours",
+                       code="not_found", status_code=404)
+    return variant_item
+
+
+class DraftApi(APIView):
+    """Read or save the caller's unsent answer to one item: never graded, no attempt used."""
+
+    class InputSerializer(serializers.Serializer):
+        answer = JsonObjectField(
+            help_text="part name → value as typed (not checked beyond its shape: only the "
+            "item's parts, at most 64 KiB of JSON); for a code item `{\"source\": \"...\"}`"
+        )
+
+    class OutputSerializer(serializers.Serializer):
+        answer = JsonObjectField(allow_null=True, help_text="null: no draft saved yet")
+        updated_at = serializers.DateTimeField(allow_null=True)
+
+    @extend_schema(
+        tags=["submissions"], summary="My draft of an item",
+        description="The answer last saved with PUT, or `null` when none was saved.",
+        responses={200: OutputSerializer,
+                   404: OpenApiResponse(description="not your assignment, or no such item")},
+        examples=[OpenApiExample("saved", response_only=True, value={
+            "answer": {"value": "3", "pruned_leaves": ["C2"]},
+            "updated_at": "2026-12-01T10:00:00Z"})],
+    )
+    def get(self, request: AuthenticatedRequest, variant_id: int, position: int) -> Response:
+        """Return the caller's draft of the item (answer null when there is none)."""
+        draft = draft_of(owned_variant_item(request, variant_id, position), request.user)
+        return Response(self.OutputSerializer(
+            draft or {"answer": None, "updated_at": None}).data)
+
+    @extend_schema(
+        tags=["submissions"], summary="Save my draft of an item",
+        description=(
+            "Replaces the draft. Nothing is graded and no attempt is used, so a draft is "
+            "accepted also after the due date. 400 `invalid_draft` names the part and the "
+            "rule when the answer is not an object of the item's parts or is too large."
+        ),
+        request=InputSerializer,
+        responses={200: OutputSerializer,
+                   400: OpenApiResponse(description="not an object of the item's parts, or "
+                                                    "too large"),
+                   404: OpenApiResponse(description="not your assignment, or no such item")},
+        examples=[OpenApiExample("typed so far", request_only=True,
+                                 value={"answer": {"value": "0,5", "move": "B"}})],
+    )
+    def put(self, request: AuthenticatedRequest, variant_id: int, position: int) -> Response:
+        """Save the answer as the caller's draft and return it."""
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        draft = services.save_draft(student=request.user, variant_id=variant_id,
+                                    position=position, answer=data.validated_data["answer"])
+        return Response(self.OutputSerializer(draft).data)
 
 
 class SubmissionDetailApi(APIView):

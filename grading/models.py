@@ -1,4 +1,4 @@
-"""Submissions and their grades, score history, regrade runs, webhooks and their deliveries."""
+"""Submissions and their grades, drafts, score history, regrade runs, webhooks, deliveries."""
 
 from __future__ import annotations
 
@@ -88,6 +88,29 @@ class Submission(models.Model):
 
     def __str__(self) -> str:
         return f"submission {self.pk} ({self.status})"
+
+
+class Draft(models.Model):
+    """A student's unsent answer to one item, saved as they type: never graded.
+
+    ``answer`` holds part name → value as typed (not checked beyond its shape, so a half-typed
+    "7/" survives), or ``{"source": ...}`` for a code item. One draft per item.
+    """
+
+    variant_item = models.ForeignKey(VariantItem, on_delete=models.CASCADE, related_name="drafts")
+    student = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="drafts"
+    )
+    answer = models.JSONField(help_text="part name → value as typed, or {source} for code")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["variant_item", "student"], name="one_draft_per_item")
+        ]
+
+    def __str__(self) -> str:
+        return f"draft of {self.student_id} on item {self.variant_item_id}"
 
 
 class Regrade(models.Model):

@@ -31,7 +31,11 @@ Number = Fraction | float
 MAX_EXPONENT = 1000
 """Largest decimal exponent read (keys may pass float's range, as "1e400"): beyond it building
 the exact number costs time and memory for no exercise's sake."""
-INFINITIES = {"inf": math.inf, "+inf": math.inf, "∞": math.inf, "-inf": -math.inf, "-∞": -math.inf}
+INFINITIES = {
+    f"{sign}{word}": (-math.inf if sign == "-" else math.inf)
+    for sign in ("", "+", "-") for word in ("inf", "infinity", "∞")
+}
+"""Every way of typing an infinite value (matched case-insensitively, Unicode minus read as -)."""
 
 
 def to_number(raw: Any) -> Number:
@@ -46,7 +50,8 @@ def to_number(raw: Any) -> Number:
         # str() gives the shortest round-trip decimal, so 0.1 is read as exactly 1/10.
         return raw if math.isinf(raw) else Fraction(str(raw))
     if isinstance(raw, str):
-        text = raw.strip().replace(" ", "")
+        # U+2212 is the minus sign typeset pages (and the ∞ shown beside inputs) use.
+        text = raw.strip().replace(" ", "").replace("\u2212", "-")
         if text.lower() in INFINITIES:
             return INFINITIES[text.lower()]
         try:

@@ -23,6 +23,7 @@ from exercises.selectors import answers_visible as due_date_passed
 from exercises.selectors import rules_for
 from grading.feedback_policy import policy_in_force
 from grading.models import (
+    Draft,
     Regrade,
     RegradeRequest,
     ScoreChange,
@@ -146,6 +147,27 @@ def student_variant_item(student: User, variant_id: int, position: int) -> Varia
         )
     except VariantItem.DoesNotExist:
         return None
+
+
+def draft_of(variant_item: VariantItem, student: User) -> Draft | None:
+    """Return ``student``'s draft of ``variant_item``, if one was saved."""
+    return Draft.objects.filter(variant_item=variant_item, student=student).first()
+
+
+def drafted_positions(variant: Variant) -> set[int]:
+    """Return the positions of the variant's items that have a saved draft."""
+    return set(Draft.objects.filter(variant_item__variant=variant)
+               .values_list("variant_item__position", flat=True))
+
+
+def item_submissions(variant_item: VariantItem) -> QuerySet[Submission]:
+    """Return every attempt at ``variant_item``, first attempt first, ready to be shown."""
+    return (
+        variant_item.submissions.select_related("variant_item__item",
+                                                "variant_item__variant__problem_set")
+        .defer(*(f"variant_item__{name}" for name in VARIANT_ITEM_BULK))
+        .order_by("attempt_number")
+    )
 
 
 def problem_set_taught_by(user: User, problem_set_id: int) -> ProblemSet | None:

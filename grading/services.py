@@ -11,6 +11,7 @@ enqueues it later.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable
 from datetime import datetime, timedelta
@@ -31,10 +32,18 @@ from exercises.kinds.engine_bridge import engine_version
 from exercises.models import ProblemSet, Variant, VariantItem
 from exercises.selectors import rules_for, variants_of
 from exercises.services import open_variant, resolve_item
-from grading.answers import AnswerFormatError, validate_answer
+from grading.answers import AnswerFormatError, check_draft_part, part_label, validate_answer
+from grading.code.contract import CONTRACTS
 from grading.finished import announce_finished
 from grading.grader import GradingContext, grade_answer
-from grading.models import Regrade, RegradeRequest, ScoreChange, Submission, WorkerHeartbeat
+from grading.models import (
+    Draft,
+    Regrade,
+    RegradeRequest,
+    ScoreChange,
+    Submission,
+    WorkerHeartbeat,
+)
 from grading.selectors import student_variant_item, submission_by_idempotency_key
 from grading.signals import score_recorded
 from grading.webhooks import queue_webhook_events
@@ -102,7 +111,8 @@ def submit_answer(
     except AnswerFormatError as error:
         raise ApiError(
             f"{error.part}: {error.rule}", code="invalid_answer",
-            details={"part": error.part, "rule": error.rule},
+            details={"part": error.part, "rule": error.rule,
+                     "label": part_label(error.part, parts)},
         ) from None
     try:
         return _store(variant, variant_item, student, cleaned, idempotency_key, now)
@@ -303,6 +313,62 @@ def requeue_stranded_submissions(now: datetime | None = None) -> list[int]:
             logger.info("worker %s is gone; requeued its submissions %s", gone.name, resent)
         sent += resent
     return sent
+
+
+# --- drafts -------------------------------------------------------------------------------
+
+MAX_DRAFT_CHARACTERS = 64 * 1024
+"""Largest draft kept, as JSON: a code item's longest source, or a big tree's typed parts."""
+
+
+def check_draft_shape(answer: Any, parts: list[Any], is_code: bool) -> dict[str, Any]:
+    """Refuse a draft that is not an object of this item's parts (``{"source"}`` for code) or
+    is too large; return it. Values are kept as typed: a draft is never graded."""
+    if not isinstance(answer, dict):
+        raise ApiError("answer: must be an object of part name → value", code="invalid_draft",
+                       details={"part": "answer", "rule": "must be an object"})
+    allowed = ["source"] if is_code else [part.name for part in parts]
+    unknown = [str(name) for name in answer if name not in allowed]
+    if unknown:
+        rule = f"is not a part of this item; its parts are: {', '.join(allowed)}"
+        raise ApiError(f"{unknown[0][:100]}: {rule}", code="invalid_draft",
+                       details={"part": unknown[0][:100], "rule": rule})
+    if is_code and "source" in answer and not isinstance(answer["source"], str):
+        raise ApiError("source: must be a string", code="invalid_draft",
+                       details={"part": "source", "rule": "must be a string"})
+    by_name = {part.name: part for part in parts}
+    for name, value in answer.items():
+        if name in by_name:
+            try:
+                check_draft_part(by_name[name], value)
+            except AnswerFormatError as error:
+                raise ApiError(f"{error.part}: {error.rule}", code="invalid_draft",
+                               details={"part": error.part, "rule": error.rule}) from None
+    size = len(json.dumps(answer, ensure_ascii=False))
+    if size > MAX_DRAFT_CHARACTERS:
+        rule = f"must be at most {MAX_DRAFT_CHARACTERS} characters of JSON (got {size})"
+        raise ApiError(f"answer: {rule}", code="invalid_draft",
+                       details={"part": "answer", "rule": rule})
+    return answer
+
+
+def save_draft(*, student: User, variant_id: int, position: int, answer: Any) -> Draft:
+    """Keep ``answer`` as the student's draft of item ``position``, replacing any earlier one.
+
+    No attempt is used and nothing is graded, so a draft is accepted at any time; 404 for an
+    item that is not the student's, 400 for a draft of the wrong shape or size.
+    """
+    variant_item = student_variant_item(student, variant_id, position)
+    if variant_item is None:
+        raise ApiError(f"assignment {variant_id} has no item {position} of yours",
+                       code="not_found", status_code=404)
+    kind = variant_item.item.kind
+    parts = list(get_kind(kind).answer_parts(variant_item.item.params))
+    cleaned = check_draft_shape(answer, parts, is_code=kind in CONTRACTS)
+    draft, _created = Draft.objects.update_or_create(
+        variant_item=variant_item, student=student, defaults={"answer": cleaned}
+    )
+    return draft
 
 
 # --- grading ------------------------------------------------------------------------------

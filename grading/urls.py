@@ -7,8 +7,13 @@ from grading import apis
 urlpatterns = [
     path(
         "assignments/<int:variant_id>/items/<int:position>/submissions/",
-        apis.SubmissionCreateApi.as_view(),
+        apis.SubmissionListCreateApi.as_view(),
         name="submission-create",
+    ),
+    path(
+        "assignments/<int:variant_id>/items/<int:position>/draft/",
+        apis.DraftApi.as_view(),
+        name="item-draft",
     ),
     path(
         "submissions/<int:submission_id>/",

@@ -263,7 +263,7 @@ def _read_part(part_field: PartField, data: QueryDict) -> Any:
         case "names":
             return split_names(data.get(name, "")) or None
         case "vector":
-            entries = [entry.strip() for entry in data.get(name, "").split(",")]
+            entries = split_vector(data.get(name, ""))
             return [entry for entry in entries if entry] or None
         case "tree_node_values":
             values = {row: data.get(f"{name}-{row}", "").strip() for row in part_field.rows}
@@ -295,6 +295,13 @@ def split_names(text: str) -> list[str]:
     return [name for name in NAME_SEPARATORS.split(text.strip()) if name]
 
 
+def split_vector(text: str) -> list[str]:
+    """Return the entries of a typed vector: semicolons separate them when there is one (so
+    "2,5; 1" keeps its decimal comma), commas otherwise."""
+    separator = ";" if ";" in text else ","
+    return [entry.strip() for entry in text.split(separator)]
+
+
 def parse_cutoffs(text: str) -> list[dict[str, Any]]:
     """Return cutoffs from lines like ``B: B2 B3`` (node, a colon, the skipped children)."""
     cutoffs = []
@@ -307,6 +314,7 @@ def parse_cutoffs(text: str) -> list[dict[str, Any]]:
 
 
 WIDGET_HELP = {
+    "number": _("Type numbers as 3, -2.5 or 7/2, and infinity as ∞, inf or -inf."),
     "names": _("Names separated by commas, e.g. A1, B2."),
     "vector": _("One number per player, separated by commas, e.g. 3, 1, 2."),
     "cutoffs": _("One cutoff per line, in the order they happen: the node, a colon, then the "

@@ -138,3 +138,14 @@ def test_course_running_paths_are_in_the_schema(schema: dict[str, Any]) -> None:
     assert "422" in patch["responses"]
     statistics = paths[ps + "/statistics/"]["get"]["responses"]["200"]
     assert statistics["content"]["application/json"]["schema"]
+
+
+def test_drafts_and_attempt_history_are_in_the_schema(schema: dict[str, Any]) -> None:
+    item = "/api/v1/assignments/{variant_id}/items/{position}"
+    draft = schema["paths"][f"{item}/draft/"]
+    assert {"get", "put"} <= set(draft)
+    assert "400" in draft["put"]["responses"]
+    attempts = schema["paths"][f"{item}/submissions/"]
+    assert {"get", "post"} <= set(attempts)
+    assert attempts["get"]["responses"]["200"]["content"]["application/json"]["schema"][
+        "type"] == "array"

@@ -129,7 +129,9 @@ class CodeKind(Kind):
         text = _("Write %(signature)s in Python and submit it as code.") % {
             "signature": args["signature"]
         }
-        text += " " + contract.task.replace("``", "")
+        # The tasks live in grading.code.contract (pure Python, also the starter file's
+        # English docstring); their translations are catalogue entries keyed by the text.
+        text += " " + _(contract.task).replace("``", "")
         conventions = conventions_text(self.name, args["conventions"]).strip()
         if conventions:
             text += "\n\n" + conventions.replace("``", "")

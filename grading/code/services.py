@@ -22,6 +22,7 @@ from config.jsonsafe import storable
 from exercises.kinds.engine_bridge import engine_version
 from exercises.models import Variant, VariantItem
 from exercises.selectors import rules_for, variant_of
+from exercises.services import open_variant
 from grading.code.contract import CONTRACTS, starter_source
 from grading.code.grader import CodeGrade, grade_code
 from grading.code.runs import SandboxFailed
@@ -70,8 +71,13 @@ def code_item_of(student: User, variant_id: int, position: int) -> VariantItem:
 
 
 def starter_file(student: User, variant_id: int, position: int) -> str:
-    """Return the starter file of a code item of the student's variant."""
+    """Return the starter file of a code item of the student's variant.
+
+    The starter file is the item's content (its task and contract), so on a timed quiz
+    reading it starts the clock, like any other view of the content (open_variant).
+    """
     variant_item = code_item_of(student, variant_id, position)
+    open_variant(variant_item.variant, timezone.now())
     return starter_source(variant_item.item.kind, variant_item.item.params)
 
 

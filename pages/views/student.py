@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -17,6 +17,8 @@ from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_http_methods
 
 from accounts.requests import AuthenticatedHttpRequest
@@ -30,16 +32,18 @@ from grading.code.feedback import render_tests
 from grading.code.grader import summarise
 from grading.code.services import starter_file, submit_code
 from grading.feedback_policy import FULL, SCORE_ONLY, served_tests
-from grading.models import Submission
+from grading.models import Draft, Submission
 from grading.selectors import (
     answers_visible,
     counted_submission,
+    draft_of,
+    drafted_positions,
     feedback_view,
     regrade_requests_on,
     submission_for,
 )
 from grading.services import submit_answer
-from pages.answer_form import WIDGET_HELP, decorate_tree, part_fields, read_answer
+from pages.answer_form import WIDGET_HELP, PartField, decorate_tree, part_fields, read_answer
 from pages.feedback_view import paint_expected, paint_feedback, rendered_results
 from pages.replay import replay_open, replay_steps
 from pages.tree_drawing import lay_out
@@ -75,6 +79,11 @@ class AssignmentRow:
         """Return the sum of the counted scores, or None before anything is graded."""
         scores = [row.score for row in self.items if row.score is not None]
         return sum(scores, Decimal(0)) if scores else None
+
+    @property
+    def ends_at(self) -> Any:
+        """Return when a timed assignment's clock runs out (None: untimed or not opened)."""
+        return quiz_ends_at(self.variant)
 
     @property
     def points(self) -> Decimal:
@@ -131,9 +140,20 @@ def _variant_item(request: AuthenticatedHttpRequest, variant_id: int, position: 
 @login_required
 @require_http_methods(["GET", "POST"])
 def item_page(request: AuthenticatedHttpRequest, variant_id: int, position: int) -> HttpResponse:
-    """Show an item's tree with its answer inputs; on POST submit the answer via grading."""
+    """Show an item's tree with its answer inputs; on POST submit the answer via grading.
+
+    A timed quiz not opened yet shows only what opening means; its content (and the clock)
+    starts when the student confirms.
+    """
     variant, variant_item = _variant_item(request, variant_id, position)
     now = timezone.now()
+    if variant.problem_set.time_limit_minutes and variant.opened_at is None:
+        if request.method == "POST" and "start_quiz" in request.POST:
+            open_variant(variant, now)
+            return redirect(reverse("pages:item", args=[variant.pk, position]))
+        return render(request, "pages/start_quiz.html",
+                      {"variant": variant, "problem_set": variant.problem_set,
+                       "position": position})
     variant = open_variant(variant, now)
     if variant_item.item.kind in CONTRACTS:
         return code_item_page(request, variant, variant_item)
@@ -145,7 +165,11 @@ def item_page(request: AuthenticatedHttpRequest, variant_id: int, position: int)
     players = (problem.get("params") or {}).get("players") or ()
     drawing = lay_out(problem["tree"], players) if problem.get("tree") else None
     error: ApiError | None = None
-    given = latest.answer if latest else None
+    draft = draft_of(variant_item, request.user)
+    viewing = reopened_attempt(request, submissions)
+    given = answer_shown(latest, draft, viewing)
+    if viewing is not None:
+        latest = viewing
     if request.method == "POST":
         answer = read_answer(part_fields(parts, problem, drawing), request.POST)
         try:
@@ -204,6 +228,12 @@ def item_page(request: AuthenticatedHttpRequest, variant_id: int, position: int)
             if latest is not None and latest.status == Submission.Status.GRADED else []
         ),
         "idempotency_key": uuid.uuid4().hex,
+        "viewing": viewing,
+        "quiz_ends_at": quiz_ends_at(variant),
+        "draft": draft,
+        "blocked": submit_blocked(variant, used, now),
+        "panel": question_panel(variant, position),
+        "answer_script": answer_script(variant, variant_item, fields, parts),
         "has_replay": steps is not None,
         "replay": steps if replay_shown else None,
         "replay_drawing": lay_out(problem["tree"], players) if replay_shown else None,
@@ -212,8 +242,130 @@ def item_page(request: AuthenticatedHttpRequest, variant_id: int, position: int)
             (vi.position for vi in variant.items.all() if vi.position > position), None
         ),
     }
+    context["refusal_at"] = refusal_moment(error)
     status = 200 if error is None else error.status_code
     return render(request, "pages/item.html", context, status=status)
+
+
+def refusal_moment(error: ApiError | None) -> dict[str, Any] | None:
+    """Return a deadline refusal's moment for the page to show in the reader's time zone: its
+    translated text around ``{when}`` and the ISO instant (None for other refusals)."""
+    if error is None or not isinstance(error.details, dict):
+        return None
+    iso = error.details.get("due_at") or error.details.get("ended_at")
+    texts = {
+        "past_due": _("The due date ({when}) has passed and late answers are refused."),
+        "time_limit_exceeded": _("The quiz's time limit ended at {when}."),
+    }
+    if not iso or error.error_code not in texts:
+        return None
+    before, _marker, after = texts[error.error_code].partition("{when}")
+    return {"before": before, "after": after,
+            "moment": timezone.localtime(datetime.fromisoformat(iso))}
+
+
+def reopened_attempt(request: AuthenticatedHttpRequest, submissions: list[Submission]
+                     ) -> Submission | None:
+    """Return the earlier attempt ``?attempt=N`` asks to reopen (read-only), if any."""
+    wanted = request.GET.get("attempt", "")
+    return next((s for s in submissions if wanted.isdigit()
+                 and s.attempt_number == int(wanted)), None)
+
+
+def answer_shown(latest: Submission | None, draft: Draft | None, viewing: Submission | None
+                 ) -> Any:
+    """Return the answer the inputs show: a reopened attempt's, else the newest of the draft
+    and the latest attempt (a draft typed after submitting is the student's current work)."""
+    if viewing is not None:
+        return viewing.answer
+    if draft is not None and (latest is None or draft.updated_at >= latest.created_at):
+        return draft.answer
+    return latest.answer if latest else None
+
+
+def submit_blocked(variant: Variant, used: int, now: Any) -> str:
+    """Return why the student may not submit now ("" when they may), in their language."""
+    problem_set = variant.problem_set
+    rules = rules_for(variant)  # the student's extension included
+    if rules.max_attempts and used >= rules.max_attempts:
+        return str(_("No attempts left."))
+    if (rules.due_at is not None and now > rules.due_at
+            and problem_set.late_policy == problem_set.LatePolicy.REFUSE):
+        return str(_("The due date has passed and late answers are refused."))
+    ends = quiz_ends_at(variant)
+    if ends is not None and now > ends:
+        return str(_("The time limit of this quiz is over."))
+    return ""
+
+
+def quiz_ends_at(variant: Variant) -> Any:
+    """Return when a timed variant's clock runs out (None: untimed, or not opened yet)."""
+    minutes = rules_for(variant).time_limit_minutes
+    if not minutes or variant.opened_at is None:
+        return None
+    return variant.opened_at + timedelta(minutes=minutes)
+
+
+@dataclass
+class PanelEntry:
+    """One item of the question panel: where it is, and how far the student got."""
+
+    position: int
+    title: str
+    state: str  # "not_started", "draft", "submitted" (not graded yet) or "graded"
+    score: Decimal | None
+    points: Decimal
+    current: bool
+
+
+def question_panel(variant: Variant, current: int) -> list[PanelEntry]:
+    """Return every item of the variant with its state: not started, draft, submitted, graded."""
+    drafted = drafted_positions(variant)
+    entries = []
+    for row in item_rows(variant):
+        position = row.variant_item.position
+        state = ("graded" if row.score is not None else "submitted" if row.attempts_used
+                 else "draft" if position in drafted else "not_started")
+        entries.append(PanelEntry(position, row.title, state, row.score, row.points,
+                                  position == current))
+    return entries
+
+
+def answer_script(variant: Variant, variant_item: VariantItem, fields: list[PartField],
+                  parts: list[Any]) -> dict[str, Any]:
+    """Return what the page's answer script needs: the fields, the API URLs, the texts."""
+    base = f"/api/v1/assignments/{variant.pk}/items/{variant_item.position}"
+    return {
+        "fields": [{"part": f.part.name, "widget": f.widget, "name": f.name, "rows": f.rows,
+                    "columns": list(f.columns), "node_values": f.part.type == "node_values",
+                    "label": str(f.part.label)} for f in fields],
+        "submit_url": f"{base}/submissions/",
+        "draft_url": f"{base}/draft/",
+        "unanswered": {
+            str(count): ngettext(
+                "%(count)d part unanswered: submit anyway?",
+                "%(count)d parts unanswered: submit anyway?", count) % {"count": count}
+            for count in range(1, len(parts) + 1)
+        },
+        "texts": {
+            "saved": str(_("Draft saved")),
+            "saving": str(_("Saving draft…")),
+            "unsaved": str(_("Draft not saved yet")),
+            "offline": str(_("You are offline: your answer is kept on this page and will be "
+                             "sent when the connection is back.")),
+            "failed": str(_("The server could not take your answer just now; it is kept on "
+                            "this page. Press Submit to try again.")),
+            "session": str(_("Your session has ended: log in again in another tab, then "
+                             "press Submit; your answer is kept on this page.")),
+            "refused": str(_("Your answer was not accepted:")),
+            "sending": str(_("Sending your answer…")),
+            "grading": str(_("Your answer is being graded…")),
+            # {when} becomes the moment in the reader's time zone, written by the page.
+            "past_due": str(_("The due date ({when}) has passed and late answers are "
+                              "refused.")),
+            "time_limit_exceeded": str(_("The quiz's time limit ended at {when}.")),
+        },
+    }
 
 
 def code_item_page(request: AuthenticatedHttpRequest, variant: Variant, variant_item: VariantItem
@@ -223,7 +375,12 @@ def code_item_page(request: AuthenticatedHttpRequest, variant: Variant, variant_
     submissions = list(variant_item.submissions.order_by("-attempt_number"))
     latest = submissions[0] if submissions else None
     error: ApiError | None = None
-    source = latest.source if latest else starter_file(request.user, variant.pk, position)
+    draft = draft_of(variant_item, request.user)
+    if draft is not None and isinstance(draft.answer.get("source"), str) and (
+            latest is None or draft.updated_at >= latest.created_at):
+        source = draft.answer["source"]
+    else:
+        source = latest.source if latest else starter_file(request.user, variant.pk, position)
     if request.method == "POST":
         source = request.POST.get("source", "")
         try:
@@ -260,6 +417,9 @@ def code_item_page(request: AuthenticatedHttpRequest, variant: Variant, variant_
             render_tests(served_tests(latest.results, policy), verdict_labels=True)  # type: ignore[union-attr]
             if graded else []
         ),
+        "panel": question_panel(variant, position),
+        "quiz_ends_at": quiz_ends_at(variant),
+        "draft": draft,
         "summary": (
             summarise(latest.results)  # type: ignore[union-attr]
             if graded and policy != SCORE_ONLY else None

@@ -237,4 +237,5 @@ def test_oversized_answers_are_refused_before_anything_is_read(alphabeta_set, st
     response = graded_inline(student[1], submit_url(variant), huge)
     assert response.status_code == 400
     assert response.json()["error"]["details"] == {
-        "part": "windows", "rule": "must have at most 1000 entries"}
+        "part": "windows", "rule": "must have at most 1000 entries",
+        "label": "(alpha, beta) when the named nodes are entered (exact)"}

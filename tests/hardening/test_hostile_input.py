@@ -197,7 +197,8 @@ def test_number_strings_are_bounded_in_length(world: World) -> None:
     response = submit_answer(world, {"value": "1." + "0" * 10_000})
     assert response.status_code == 400
     assert response.json()["error"]["details"] == {
-        "part": "value", "rule": "must be a number of at most 64 characters"}
+        "part": "value", "rule": "must be a number of at most 64 characters",
+        "label": "minimax value of the root (exact)"}
 
 
 def test_answer_parts_list_the_fields_of_record_rows(world: World) -> None:

@@ -157,6 +157,7 @@ def test_student_answers_on_the_tree_and_sees_feedback_painted_on_it(
     page.fill("#answer-tree-value-root", str(key["value"]))
     page.check(f"#answer-tree-move-{key['move']}")
     assert a11y_problems(page) == []
+    page.on("dialog", lambda dialog: dialog.accept())  # "N parts unanswered: submit anyway?"
     page.click("#submit-answer")
 
     page.wait_for_selector(".feedback-part", timeout=TIMEOUT_MS)

@@ -234,3 +234,28 @@ def test_hidden_tests_reference_values_stay_hidden_while_attempts_remain(
     full = instructor[1].get(f"/api/v1/code-submissions/{submission_id}/").json()
     assert full["feedback_policy"] == "full"
     assert leaks([m for test in full["tests"] for m in test["messages"]], references)
+
+
+def test_the_starter_file_of_a_timed_quiz_starts_its_clock(course: Any, instructor: Any,
+                                                           student: Any) -> None:
+    variant = code_assignment(course, instructor[0], student[0], "code_alphabeta",
+                              time_limit_minutes=20)
+    assert variant.opened_at is None
+    response = student[1].get(f"/api/v1/assignments/{variant.pk}/items/1/starter.py")
+    assert response.status_code == 200
+    variant.refresh_from_db()
+    assert variant.opened_at is not None
+
+
+@pytest.mark.parametrize(("language", "words"), [("pt", "Explore todo o jogo"),
+                                                 ("ca", "Exploreu tot el joc")])
+def test_the_code_prompt_is_translated(language: str, words: str) -> None:
+    from django.utils import translation
+
+    from exercises.kinds import get_kind
+
+    kind = get_kind("code_minimax")
+    with translation.override(language):
+        prompt = kind.render_prompt({"signature": "minimax_decision(game, state)",
+                                     "conventions": {}})
+    assert words in prompt

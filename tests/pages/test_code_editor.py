@@ -1,0 +1,62 @@
+"""The code item's editor in a real headless Chromium: CodeMirror 6 from the project's own
+static files, Python highlighting, line numbers, Tab indenting, and the source kept as a draft."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from decimal import Decimal
+from typing import Any
+
+import pytest
+
+from tests.pages.conftest import publish_now, variant_of_user
+from tests.pages.test_answering import new_context, screenshot  # noqa: F401  (fixture)
+from tests.pages.test_browser import chromium, log_in, with_password  # noqa: F401  (fixture)
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.e2e,
+    pytest.mark.django_db(transaction=True),
+]
+
+
+def test_the_code_editor_highlights_numbers_lines_indents_and_keeps_a_draft(
+    live_server: Any, new_context: Callable[..., Any],  # noqa: F811
+    instructor: Any, student: Any, course: Any,
+) -> None:
+    from exercises.services import create_problem_set
+    from grading.models import Draft
+
+    problem_set = publish_now(create_problem_set(
+        creator=instructor[0], course=course, title="Write minimax", seed="code",
+        items=[{"kind": "code_minimax", "params": {}, "points": Decimal(3)}],
+    ))
+    variant = variant_of_user(problem_set, with_password(student[0]))
+    context = new_context()
+    hosts: set[str] = set()
+    page = context.new_page()
+    page.on("request", lambda request: hosts.add(request.url.split("/")[2]))
+    log_in(page, live_server.url, student[0].username)
+    page.goto(f"{live_server.url}/assignments/{variant.pk}/items/1/")
+    page.wait_for_selector(".cm-editor .cm-content")
+    assert page.locator(".cm-editor .cm-lineNumbers .cm-gutterElement").count() > 3
+    # Python is highlighted: tokens (the docstring, keywords) get classes of their own.
+    assert page.locator(".cm-content .cm-line span[class]").count() > 0
+    assert page.is_hidden("#code-source")
+    assert hosts == {live_server.url.split("/")[2]}  # nothing from another host
+
+    page.click(".cm-content")
+    page.keyboard.press("Control+End")
+    page.keyboard.press("Enter")
+    page.keyboard.type("x = 1")
+    page.keyboard.press("Home")
+    page.keyboard.press("Tab")
+    assert "    x = 1" in page.input_value("#code-source")  # Tab indented the line
+    page.wait_for_selector("#draft-state[data-state='saved']")
+    assert "x = 1" in Draft.objects.get().answer["source"]
+    screenshot(page, "code-editor")
+
+    page.reload()
+    page.wait_for_selector(".cm-editor .cm-content")
+    assert "    x = 1" in page.evaluate(
+        "() => document.getElementById('code-source').codeEditor.state.doc.toString()")
