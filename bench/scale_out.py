@@ -88,6 +88,9 @@ def remove_network() -> None:
     for host in HOSTS:
         subprocess.run(["ip", "netns", "del", namespace(host)], check=False,
                        stderr=subprocess.DEVNULL)
+        # Normally gone with its namespace; not while a process still holds that namespace.
+        subprocess.run(["ip", "link", "del", f"veth-{host}"], check=False,
+                       stderr=subprocess.DEVNULL)
     subprocess.run(["ip", "link", "del", BRIDGE], check=False, stderr=subprocess.DEVNULL)
 
 
