@@ -65,6 +65,8 @@ PARAM_LABELS = {
     "empty_squares": _("Empty squares"),
     "order": _("Order squares are tried in"),
     "node_counting": _("Node counting"),
+    "ask_search": _("Ask the best move, its value and the nodes each search visits"),
+    "ask_census": _("Ask how many complete games and distinct positions can follow"),
     "repeats": _("Transpositions (positions drawn twice)"),
     "min_hits": _("Fewest table hits"),
     "min_bound_entries": _("Fewest bound entries"),

@@ -42,6 +42,18 @@ def test_every_catalogue_translates_every_message() -> None:
         assert re.search(rf"^{lang}: 0 of \d+ messages not translated$", done.stdout, re.M)
 
 
+def test_every_code_task_is_in_every_translated_catalogue() -> None:
+    # The code items translate their task with _(contract.task), a msgid the script cannot
+    # extract; pt-BR would silently fall back to the European catalogue without its own entry.
+    from grading.code.contract import CONTRACTS
+
+    for lang in ("pt", "pt_BR", "ca"):
+        catalogue = entries(lang)
+        missing = [name for name, contract in CONTRACTS.items()
+                   if not all(catalogue.get(contract.task, [""]))]
+        assert missing == [], lang
+
+
 def test_the_script_lists_missing_empty_and_fuzzy_messages(tmp_path: Path) -> None:
     catalogue = tmp_path / "xx" / "LC_MESSAGES" / "django.po"
     catalogue.parent.mkdir(parents=True)
