@@ -283,3 +283,13 @@ def test_the_library_api_lists_named_trees_by_kind(instructor: Any) -> None:
     assert translated[0]["id"] == "three-players"
     refused = client.get("/api/v1/tree-library/?kind=chess")
     assert refused.status_code == 400 and "kind" in refused.json()["error"]["details"]
+
+
+@pytest.mark.django_db
+def test_the_openapi_example_of_authored_trees_is_accepted(instructor: Any, course: Any) -> None:
+    from exercises.apis import AUTHORED_TREES_EXAMPLE
+
+    _, client = instructor
+    response = client.post("/api/v1/problem-sets/", {**AUTHORED_TREES_EXAMPLE, "course": course.pk},
+                           format="json")
+    assert response.status_code == 201, response.content
