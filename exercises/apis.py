@@ -411,6 +411,22 @@ PROBLEM_SET_EXAMPLE = {
         {"kind": "ucb1", "params": {"c": "2", "form": "sqrt(c*ln N/n)"}, "points": "2"},
     ],
 }
+AUTHORED_TREES_EXAMPLE = {
+    "course": 1,
+    "title": "Lecture 4: the trees from the slides",
+    "items": [
+        {"kind": "alphabeta", "params": {"tree": "MAX(A: MIN(3, 5), B: MIN(2, 9))"},
+         "points": "2"},
+        {"kind": "expectiminimax", "params": {
+            "tree": {"name": "root", "type": "max", "children": [
+                {"name": "L", "type": "chance", "probabilities": ["1/3", "2/3"],
+                 "children": [{"name": "L1", "value": 4}, {"name": "L2", "value": 9}]},
+                {"name": "R", "value": 6}]},
+            "randomize_values": True, "max_value": 12}, "points": "3"},
+    ],
+}
+"""Items posing an instructor's tree: in the board text form, and as gametree/1 JSON with
+fresh leaf values per student (grading/README.md, "Instructors' own trees")."""
 
 
 class ProblemSetCreateApi(APIView):
@@ -471,7 +487,15 @@ class ProblemSetCreateApi(APIView):
     @extend_schema(
         request=InputSerializer, responses={201: ProblemSetOutputSerializer},
         tags=["problem sets"], summary="Create a problem set",
-        examples=[OpenApiExample("three items", value=PROBLEM_SET_EXAMPLE, request_only=True)],
+        description="Each item's params are validated against its kind; a tree kind's "
+        "`params.tree` poses the instructor's own tree (a gametree/1 object or the board text "
+        "form of docs/tree-text.md), and a tree breaking a rule is a 400 whose `details` key "
+        "is the node's path, e.g. `items[0].params.tree.children[1]`.",
+        examples=[
+            OpenApiExample("three items", value=PROBLEM_SET_EXAMPLE, request_only=True),
+            OpenApiExample("instructors' own trees", value=AUTHORED_TREES_EXAMPLE,
+                           request_only=True),
+        ],
     )
     def post(self, request: AuthenticatedRequest) -> Response:
         """Validate every item's params against its kind and store the draft set."""

@@ -16,6 +16,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from exercises.kinds import register
+from exercises.kinds.authored import TreeRules, is_authored, is_fixed
 from exercises.kinds.base import SET_SCORING, AnswerPart, Kind, PartType
 from exercises.kinds.chance import BIASED_SPLITS
 from exercises.kinds.engine_bridge import solve_problem
@@ -60,11 +61,19 @@ class Star1Kind(Kind):
         SET_SCORING,
     )
     choice_part = "evaluated_count"
+    tree_rules = TreeRules(("max", "min", "chance"))
 
     def check_params(self, params: dict[str, Any]) -> None:
-        """Check the bounds, and that the first chance node (never cut) leaves room for cuts."""
+        """Check the bounds, and that the first chance node (never cut) leaves room for cuts.
+
+        An instructor's tree must have Star1's shape (a MAX or MIN root over chance nodes
+        whose outcomes are leaves) and, with its own values, leaves within [L, U].
+        """
         if params["lower_bound"] >= params["upper_bound"]:
             raise ParamError("upper_bound", "must be greater than lower_bound")
+        if is_authored(params):
+            check_star1_tree(params)
+            return
         if params["min_cuts"] >= params["chance_nodes"]:
             raise ParamError(
                 "min_cuts",
@@ -99,21 +108,24 @@ class Star1Kind(Kind):
 
     def generate(self, rng: random.Random, params: dict[str, Any]) -> dict[str, Any]:
         """Draw a root over chance nodes whose outcomes are leaves within [L, U]."""
-        chance_nodes = []
-        for index in range(params["chance_nodes"]):
-            name = child_name(ROOT, index, 1)
-            split = (
-                ("1/2", "1/2") if params["chance"] == "fair_coin"
-                else BIASED_SPLITS[rng.randint(0, len(BIASED_SPLITS) - 1)]
-            )
-            chance_nodes.append({
-                "name": name, "type": "chance", "probabilities": list(split),
-                "children": [{"name": child_name(name, i, 2)} for i in range(len(split))],
-            })
-        tree = {"name": ROOT, "type": params["root_player"], "children": chance_nodes}
-        fill_leaves(tree, draw_values(
-            rng, len(leaves(tree)), params["lower_bound"], params["upper_bound"], distinct=False
-        ))
+
+        def draw() -> dict[str, Any]:
+            chance_nodes = []
+            for index in range(params["chance_nodes"]):
+                name = child_name(ROOT, index, 1)
+                split = (
+                    ("1/2", "1/2") if params["chance"] == "fair_coin"
+                    else BIASED_SPLITS[rng.randint(0, len(BIASED_SPLITS) - 1)]
+                )
+                chance_nodes.append({
+                    "name": name, "type": "chance", "probabilities": list(split),
+                    "children": [{"name": child_name(name, i, 2)} for i in range(len(split))],
+                })
+            tree = {"name": ROOT, "type": params["root_player"], "children": chance_nodes}
+            self.fill_values(rng, params, tree)
+            return tree
+
+        tree = self.tree_for(rng, params, draw)
         return {
             "format": "gametree/1",
             "kind": "expectiminimax",
@@ -123,6 +135,13 @@ class Star1Kind(Kind):
                 "cut_on_equality": params["cut_on_equality"],
             },
         }
+
+    def fill_values(self, rng: random.Random, params: dict[str, Any], tree: dict[str, Any]
+                    ) -> None:
+        """Give the leaves values within the printed bounds [L, U]; they may repeat."""
+        fill_leaves(tree, draw_values(
+            rng, len(leaves(tree)), params["lower_bound"], params["upper_bound"], distinct=False
+        ))
 
     def solve(self, problem: dict[str, Any]) -> dict[str, Any]:
         """Return the engine's bounded expectiminimax answer (with the alpha-beta keys)."""
@@ -187,10 +206,14 @@ class Star1Kind(Kind):
         return issues
 
     def prompt_args(self, problem: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
-        """Return the root player, the chance mode, the bounds and the cut rule."""
+        """Return the root player, the chance mode, the bounds and the cut rule.
+
+        An instructor's tree says who moves at the root, and its probabilities are printed
+        on its branches.
+        """
         return {
-            "root_player": params["root_player"],
-            "chance": params["chance"],
+            "root_player": problem["tree"]["type"],
+            "chance": "biased" if is_authored(params) else params["chance"],
             "lower_bound": params["lower_bound"],
             "upper_bound": params["upper_bound"],
             "cut_on_equality": params["cut_on_equality"],
@@ -243,6 +266,29 @@ class Star1Kind(Kind):
             "with alpha, its lower bound when compared with beta)."
         )
         return text
+
+
+def check_star1_tree(params: dict[str, Any]) -> None:
+    """Refuse an instructor's tree without Star1's shape, or with values outside [L, U].
+
+    Raise :class:`ParamError` at the offending node's path (``tree.children[1]``).
+    """
+    tree = params["tree"]
+    if tree["type"] not in ("max", "min"):
+        raise ParamError("tree", f'node "{tree["name"]}": a star1 root is a MAX or MIN node')
+    low, high = Fraction(params["lower_bound"]), Fraction(params["upper_bound"])
+    for i, chance in enumerate(tree["children"]):
+        path = f"tree.children[{i}]"
+        if chance.get("type") != "chance":
+            raise ParamError(path, f'node "{chance["name"]}": every child of a star1 root is a '
+                                   "chance node")
+        for j, leaf in enumerate(chance["children"]):
+            if "children" in leaf:
+                raise ParamError(f"{path}.children[{j}]", f'node "{leaf["name"]}": a star1 '
+                                 "chance node's outcomes are leaves")
+            if is_fixed(params) and not low <= Fraction(str(leaf["value"])) <= high:
+                raise ParamError(f"{path}.children[{j}]", f'node "{leaf["name"]}": its value '
+                                 f"{leaf['value']} is outside the bounds L = {low}, U = {high}")
 
 
 register(Star1Kind())

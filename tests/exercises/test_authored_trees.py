@@ -17,7 +17,8 @@ from exercises.tree_text import parse_tree_text
 from tests.conftest import REPO
 
 SEEDS = [f"student-{n}" for n in range(25)]
-TREE_KINDS = ("minimax", "alphabeta", "move_ordering", "expectimax", "expectiminimax", "vector")
+TREE_KINDS = ("minimax", "alphabeta", "move_ordering", "expectimax", "expectiminimax", "vector",
+              "star1")
 AUTHORED = {
     "minimax": "MAX(A: MIN(3, 5), B: MIN(2, 9))",
     "alphabeta": "MAX(A: MIN(3, 12, 8), B: MIN(2, 4, 6), C: MIN(14, 5, 2))",
@@ -25,6 +26,7 @@ AUTHORED = {
     "expectimax": "MAX(CHANCE([1/3] 3, [2/3] 6), CHANCE(2, 9))",
     "expectiminimax": "MAX(CHANCE(MIN(3, 4), MIN(1, 9)), CHANCE([1/4] MIN(2, 8), [3/4] 5))",
     "vector": "A(B((1, 2, 3), (3, 2, 1)), B((0, 4, 0), (1, 1, 1)))",
+    "star1": "MAX(CHANCE([1/3] 6, [2/3] 8), CHANCE([1/2] 1, [1/4] 4, [1/4] 7), CHANCE(3, 9))",
 }
 SEED_DATA = json.loads((REPO / "tests/data/seed-worked-examples.json").read_text())
 SEED_TREES = [seed for seed in SEED_DATA["trees"] if "tree" in seed.get("problem", {})]
@@ -46,7 +48,7 @@ def test_every_tree_kind_poses_the_instructors_tree_to_every_student(kind_name: 
         item = generate_item(kind_name, params, seed)
         assert item.problem["tree"] == tree
         keys.append(json.dumps({k: v for k, v in item.answer_key.items()
-                                if k in ("value", "move", "evaluated_first")}))
+                                if k in ("value", "move", "evaluated_first", "cutoffs")}))
     assert len(set(keys)) == 1  # the asked nodes may differ; the tree's answer does not
 
 
@@ -64,7 +66,9 @@ def test_randomized_values_keep_the_shape_and_meet_the_kinds_quality_rules(
         assert shape(tree) == shape(authored)
         values = [leaf["value"] for leaf in leaves(tree)]
         flat = [v for value in values for v in (value if isinstance(value, list) else [value])]
-        assert all(params["min_value"] <= v <= params["max_value"] for v in flat)
+        low, high = ((params["lower_bound"], params["upper_bound"]) if kind_name == "star1"
+                     else (params["min_value"], params["max_value"]))
+        assert all(low <= v <= high for v in flat)
         if kind_name in ("minimax", "alphabeta", "move_ordering"):
             assert len(set(values)) == len(values)  # no ties unless allow_ties
         assert kind.quality_issues(item.problem, kind.solve(item.problem), params) == []
@@ -125,6 +129,12 @@ def big_tree(count: int) -> dict[str, Any]:
         ("minimax", "MAX(MIN(3, (1, 2)), 4)", "tree.children[0].children[1]", "one number"),
         ("minimax", big_tree(MAX_NODES + 1), "tree", f"at most {MAX_NODES} nodes"),
         ("minimax", "5", "tree", "root must have children"),
+        ("star1", "MAX(CHANCE(3, 17), CHANCE(2, 4))", "tree.children[0].children[1]",
+         "outside the bounds L = 0, U = 10"),
+        ("star1", "MAX(CHANCE(3, MIN(1, 2)), CHANCE(2, 4))", "tree.children[0].children[1]",
+         "outcomes are leaves"),
+        ("star1", "MAX(CHANCE(3, 7), 5)", "tree.children[1]", "is a chance node"),
+        ("star1", "CHANCE(CHANCE(3, 7), 5)", "tree", "root is a MAX or MIN node"),
         ("minimax", "MAX(MIN(3, 5), MIN(2, 9)", "tree", "column 25"),
         ("minimax", 7, "tree", "gametree/1 tree"),
         ("minimax", {"name": "r", "type": "max", "children": "A"}, "tree.children",
@@ -283,3 +293,13 @@ def test_the_library_api_lists_named_trees_by_kind(instructor: Any) -> None:
     assert translated[0]["id"] == "three-players"
     refused = client.get("/api/v1/tree-library/?kind=chess")
     assert refused.status_code == 400 and "kind" in refused.json()["error"]["details"]
+
+
+@pytest.mark.django_db
+def test_the_openapi_example_of_authored_trees_is_accepted(instructor: Any, course: Any) -> None:
+    from exercises.apis import AUTHORED_TREES_EXAMPLE
+
+    _, client = instructor
+    response = client.post("/api/v1/problem-sets/", {**AUTHORED_TREES_EXAMPLE, "course": course.pk},
+                           format="json")
+    assert response.status_code == 201, response.content

@@ -122,7 +122,9 @@ def trees(draw: st.DrawFn) -> dict[str, Any]:
     players = draw(st.integers(2, 4))
 
     def node(auto: str, depth: int) -> dict[str, Any]:
-        name = auto if draw(st.booleans()) else f"{draw(NAMES)}~{next(counter)}"
+        # "~" on both sides: no automatic name (a parent's name plus a digit or letter)
+        # can ever equal one of these.
+        name = auto if draw(st.booleans()) else f"{draw(NAMES)}~{next(counter)}~"
         if depth >= 3 or draw(st.integers(0, 3)) == 0:
             if draw(st.booleans()):
                 return {"name": name, "value": draw(NUMBERS)}
