@@ -56,7 +56,7 @@ SETTING_LABELS = {
     "due_at": gettext_lazy("Due date (UTC)"),
     "max_attempts": gettext_lazy("Attempts per item"),
     "late_policy": gettext_lazy("Answers after the due date"),
-    "late_penalty": gettext_lazy("Late penalty (% of the score)"),
+    "late_penalty": gettext_lazy("Late penalty"),
     "score_policy": gettext_lazy("Score of an item"),
     "time_limit_minutes": gettext_lazy("Time limit in minutes"),
     "feedback_policy": gettext_lazy("Feedback before the answers are shown"),

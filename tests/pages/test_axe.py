@@ -39,6 +39,8 @@ AUDITED = {
     "preview": "the builder's preview fragment, audited inside the builder",
     "problem_set": "a published problem set",
     "dashboard": "a problem set's dashboard",
+    "edit_problem_set": "the edit form of a published problem set",
+    "import_problem_set": "the import form",
 }
 NOT_PAGES = {
     "home": "redirects to the login page or the reader's start page",
@@ -47,6 +49,9 @@ NOT_PAGES = {
     "publish": "POST only, redirects to the problem set page",
     "problem_set_status": "JSON for the problem set page's polling",
     "resend_passback": "POST only, redirects to the dashboard",
+    "archive_problem_set": "POST only, redirects to the problem set page",
+    "copy_problem_set": "POST only, redirects to the copy's page",
+    "export_problem_set": "a JSON file download",
 }
 
 
@@ -147,3 +152,7 @@ def test_instructor_pages_have_no_serious_violations(
     page.goto(f"{live_server.url}/teach/problem-sets/{problem_set.pk}/dashboard/")
     page.wait_for_selector("svg.histogram")
     audit(page, "dashboard")
+    page.goto(f"{live_server.url}/teach/problem-sets/{problem_set.pk}/edit/")
+    audit(page, "edit-problem-set")
+    page.goto(f"{live_server.url}/teach/problem-sets/import/")
+    audit(page, "import-problem-set")
