@@ -96,12 +96,7 @@ def _posted_change(data: QueryDict, items: list[Item]) -> dict[str, Any]:
     }
     for name in NULLABLE:
         change[name] = change[name] or None
-    # The page asks for a percentage, as the builder does; the API takes a fraction.
-    try:
-        change["late_penalty"] = str((Decimal(change["late_penalty"] or "0") / 100
-                                      ).quantize(Decimal("0.001")))
-    except InvalidOperation:
-        pass  # left as typed: the serializer names the field
+    change["late_penalty"] = _fraction(change["late_penalty"])
     item_changes = []
     for item in items:
         params: dict[str, Any] = {}
@@ -117,6 +112,18 @@ def _posted_change(data: QueryDict, items: list[Item]) -> dict[str, Any]:
                              "points": data.get(f"item-{item.position}-points", "").strip()})
     change["items"] = item_changes
     return change
+
+
+def _fraction(percent_text: str) -> str:
+    """Return the API's late-penalty fraction for the percentage typed on the page, as the
+    builder asks it; raise a refusal naming ``late_penalty`` unless it is 0 to 100."""
+    try:
+        percent = Decimal(percent_text or "0")
+    except InvalidOperation:
+        raise _refusal("late_penalty", _("must be a number")) from None
+    if not percent.is_finite() or not 0 <= percent <= 100:
+        raise _refusal("late_penalty", _("must be between 0 and %(most)d") % {"most": 100})
+    return str((percent / 100).quantize(Decimal("0.001")))
 
 
 def _percent(fraction: Decimal) -> str:
@@ -137,9 +144,9 @@ def edit_page(request: AuthenticatedHttpRequest, problem_set_id: int) -> HttpRes
     items = list(problem_set.items.all())
     errors: dict[str, str] = {}
     if request.method == "POST":
-        body = _posted_change(request.POST, items)
-        data = ProblemSetDetailApi.UpdateInputSerializer(data=body)
         try:
+            data = ProblemSetDetailApi.UpdateInputSerializer(
+                data=_posted_change(request.POST, items))
             if not data.is_valid():
                 path, message = first_error_path(data.errors, "")
                 raise _refusal(path.lstrip("."), message)
