@@ -89,7 +89,7 @@ class ItemInputs:
         return library_trees(self.kind.name)
 
 
-def _widget(param: Param) -> str:
+def param_widget(param: Param) -> str:
     if param.name == "tree" and isinstance(param, JsonParam):
         return "tree"
     if isinstance(param, BoolParam):
@@ -118,7 +118,7 @@ def item_inputs(index: int, kind: Kind, data: QueryDict | None = None) -> ItemIn
     params = []
     for param in kind.declared_params():
         name = f"{prefix}-{param.name}"
-        widget = _widget(param)
+        widget = param_widget(param)
         value: Any = _shown_default(param, widget)
         if data is not None:
             if widget == "checkbox":
@@ -199,7 +199,7 @@ def read_params(kind: Kind, data: QueryDict, prefix: str) -> dict[str, Any]:
     params: dict[str, Any] = {}
     for param in kind.declared_params():
         name = f"{prefix}-{param.name}"
-        widget = _widget(param)
+        widget = param_widget(param)
         if widget == "checkbox":
             params[param.name] = name in data
             continue

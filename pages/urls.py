@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from pages.views import auth, instructor, running, student
+from pages.views import auth, editing, instructor, running, student
 
 app_name = "pages"
 
@@ -16,6 +16,7 @@ urlpatterns = [
          name="submission_status"),
     path("teach/problem-sets/", instructor.problem_set_list, name="problem_sets"),
     path("teach/problem-sets/new/", instructor.builder, name="builder"),
+    path("teach/problem-sets/import/", editing.import_page, name="import_problem_set"),
     path("teach/preview/", instructor.preview, name="preview"),
     path("teach/problem-sets/<int:problem_set_id>/", instructor.problem_set_page,
          name="problem_set"),
@@ -38,4 +39,12 @@ urlpatterns = [
          name="regrade_request"),
     path("teach/problem-sets/<int:problem_set_id>/passbacks/<int:passback_id>/resend/",
          instructor.resend_passback, name="resend_passback"),
+    path("teach/problem-sets/<int:problem_set_id>/edit/", editing.edit_page,
+         name="edit_problem_set"),
+    path("teach/problem-sets/<int:problem_set_id>/archive/", editing.archive_page,
+         name="archive_problem_set"),
+    path("teach/problem-sets/<int:problem_set_id>/copy/", editing.copy_page,
+         name="copy_problem_set"),
+    path("teach/problem-sets/<int:problem_set_id>/export.json", editing.export_page,
+         name="export_problem_set"),
 ]

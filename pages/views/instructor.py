@@ -295,6 +295,7 @@ def problem_set_page(request: AuthenticatedHttpRequest, problem_set_id: int) -> 
         "problem_set": problem_set,
         "items": [(item, get_kind(item.kind).title) for item in problem_set.items.all()],
         "students": problem_set.course.enrollments.filter(role="student").count(),
+        "courses": courses_taught_by(request.user).order_by("title"),
     })
 
 

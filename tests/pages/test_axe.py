@@ -44,6 +44,8 @@ AUDITED = {
     "running_regrade_requests": "a problem set's regrade requests, one open",
     "running_extensions": "a problem set's extensions, one granted",
     "running_statistics": "a problem set's statistics with their plots",
+    "edit_problem_set": "the edit form of a published problem set",
+    "import_problem_set": "the import form",
 }
 NOT_PAGES = {
     "home": "redirects to the login page or the reader's start page",
@@ -53,6 +55,9 @@ NOT_PAGES = {
     "problem_set_status": "JSON for the problem set page's polling",
     "resend_passback": "POST only, redirects to the dashboard",
     "regrade_request": "POST only, redirects to the item page",
+    "archive_problem_set": "POST only, redirects to the problem set page",
+    "copy_problem_set": "POST only, redirects to the copy's page",
+    "export_problem_set": "a JSON file download",
 }
 
 
@@ -179,3 +184,7 @@ def test_instructor_pages_have_no_serious_violations(
     page.goto(f"{base}/statistics/")
     page.wait_for_selector("#plot-mean")
     audit(page, "running-statistics")
+    page.goto(f"{base}/edit/")
+    audit(page, "edit-problem-set")
+    page.goto(f"{live_server.url}/teach/problem-sets/import/")
+    audit(page, "import-problem-set")
