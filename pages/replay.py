@@ -16,6 +16,7 @@ from django.utils.translation import gettext as _
 
 from exercises.models import Variant, VariantItem
 from exercises.selectors import answers_visible as due_date_passed
+from exercises.selectors import rules_for
 from grading.scoring import format_number
 
 
@@ -143,9 +144,10 @@ def replay_open(variant: Variant, attempts_used: int, now: datetime) -> bool:
     """Return whether one item's replay is shown: its attempts are used up or the set is due.
 
     The rule is per item: a student who used up item 1 replays it while still answering
-    item 2. A set without an attempt limit opens its replays at the due date only.
+    item 2. A set without an attempt limit opens its replays at the due date only. The limit
+    is the student's own (an extension's extra attempts keep the replay closed longer).
     """
-    problem_set = variant.problem_set
-    if problem_set.max_attempts and attempts_used >= problem_set.max_attempts:
+    max_attempts = rules_for(variant).max_attempts
+    if max_attempts and attempts_used >= max_attempts:
         return True
     return due_date_passed(variant, now)

@@ -17,6 +17,9 @@ function attach(textarea) {
       python(),
       indentUnit.of("    "),  // PEP 8: four spaces, as the starter files are written
       EditorView.contentAttributes.of({
+        // A tab stop on the editable content itself: its scroller then holds focusable
+        // content, as a keyboard user (and axe's scrollable-region-focusable) needs.
+        tabindex: "0",
         "aria-label": label ? label.textContent.trim() : "Python",
         "aria-describedby": textarea.getAttribute("aria-describedby") || "",
       }),

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import wait_until
-from tests.pages.conftest import publish_now, variant_of_user
+from tests.pages.conftest import make_problem_set, publish_now, variant_of_user
 from tests.pages.test_browser import chromium, log_in, new_page, with_password
 from tests.pages.tree_pages import DEPTH3_PARAMS, keep_screenshot, tree_set
 
@@ -32,13 +32,18 @@ BLOCKING = ("serious", "critical")
 AUDITED = {
     "login": "the login form",
     "assignments": "a student's assignment list",
-    "item": "tree items before and after feedback (answer, expected answer, replay), the "
-            "other kinds and a code item",
+    "item": "tree items before and after feedback (answer, expected answer, replay, regrade "
+            "request form), the other kinds, a code item and a timed quiz's start page",
     "problem_sets": "an instructor's problem sets",
     "builder": "the builder, with a preview loaded into it",
     "preview": "the builder's preview fragment, audited inside the builder",
     "problem_set": "a published problem set",
     "dashboard": "a problem set's dashboard",
+    "running_submissions": "a problem set's submissions list",
+    "running_submission": "one submission on its tree, with the override form",
+    "running_regrade_requests": "a problem set's regrade requests, one open",
+    "running_extensions": "a problem set's extensions, one granted",
+    "running_statistics": "a problem set's statistics with their plots",
 }
 NOT_PAGES = {
     "home": "redirects to the login page or the reader's start page",
@@ -47,6 +52,7 @@ NOT_PAGES = {
     "publish": "POST only, redirects to the problem set page",
     "problem_set_status": "JSON for the problem set page's polling",
     "resend_passback": "POST only, redirects to the dashboard",
+    "regrade_request": "POST only, redirects to the item page",
 }
 
 
@@ -117,6 +123,11 @@ def test_student_pages_have_no_serious_violations(
         page.goto(f"{live_server.url}/assignments/{variant.pk}/items/{position}/")
         page.wait_for_selector("main h1")
         audit(page, f"item-{kind}")
+    timed = variant_of_user(publish_now(make_problem_set(
+        instructor[0], course, time_limit_minutes=30)), user)
+    page.goto(f"{live_server.url}/assignments/{timed.pk}/items/1/")
+    page.wait_for_selector("#start-quiz")
+    audit(page, "item-timed-quiz-start")
 
 
 @pytest.mark.browser
@@ -126,8 +137,9 @@ def test_instructor_pages_have_no_serious_violations(
     live_server: Any, celery_worker_process: Any, new_page: Callable[[], Any],
     instructor: Any, student: Any, course: Any,
 ) -> None:
+    from exercises.services import grant_extension
     from grading.models import Submission
-    from grading.services import submit_answer
+    from grading.services import request_score_review, submit_answer
 
     problem_set = tree_set(instructor[0], course, DEPTH3_PARAMS)
     variant = variant_of_user(problem_set, student[0])
@@ -135,15 +147,35 @@ def test_instructor_pages_have_no_serious_violations(
                                   answer={"value": "1"})
     assert wait_until(
         lambda: Submission.objects.get(pk=submission.pk).status == Submission.Status.GRADED)
+    submission.refresh_from_db()
+    request_score_review(submission, student=student[0], message="Look at B again, please.")
+    grant_extension(problem_set, username=student[0].username, granted_by=instructor[0],
+                    extra_attempts=2)
     page = new_page()
     log_in(page, live_server.url, with_password(instructor[0]).username)
     audit(page, "problem-sets")
     page.goto(f"{live_server.url}/teach/problem-sets/new/")
-    page.click("button[data-preview-kind='alphabeta']")
-    page.wait_for_selector("#preview-alphabeta svg.tree")
+    page.click("#item-0 button[data-preview-item='0']:not([data-another-seed])")
+    page.wait_for_selector("#preview-0 svg.tree")
     audit(page, "builder-with-preview")
-    page.goto(f"{live_server.url}/teach/problem-sets/{problem_set.pk}/")
+    base = f"{live_server.url}/teach/problem-sets/{problem_set.pk}"
+    page.goto(f"{base}/")
     audit(page, "problem-set")
-    page.goto(f"{live_server.url}/teach/problem-sets/{problem_set.pk}/dashboard/")
+    page.goto(f"{base}/dashboard/")
     page.wait_for_selector("svg.histogram")
     audit(page, "dashboard")
+    page.goto(f"{base}/submissions/")
+    page.wait_for_selector("#submissions-table")
+    audit(page, "running-submissions")
+    page.goto(f"{live_server.url}/teach/submissions/{submission.pk}/")
+    page.wait_for_selector("#submission-tree")
+    audit(page, "running-submission")
+    page.goto(f"{base}/regrade-requests/")
+    page.wait_for_selector("#regrade-requests")
+    audit(page, "running-regrade-requests")
+    page.goto(f"{base}/extensions/")
+    page.wait_for_selector("#extensions-table")
+    audit(page, "running-extensions")
+    page.goto(f"{base}/statistics/")
+    page.wait_for_selector("#plot-mean")
+    audit(page, "running-statistics")

@@ -11,6 +11,7 @@ from django.template.loader import render_to_string
 from django.utils import timezone, translation
 
 from exercises.kinds.base import AnswerPart, PartType
+from exercises.selectors import RULES_CACHE, Rules
 from pages.answer_form import part_fields
 from pages.feedback_view import expected_in_words, paint_expected
 from pages.replay import replay_open, replay_steps
@@ -78,17 +79,23 @@ def test_the_expected_answer_is_painted_on_its_own_drawing() -> None:
     assert not paint_expected(lay_out(TREE), fields, [{"part": "value"}])
 
 
+def with_rules(due_at: Any, max_attempts: int | None) -> Any:
+    """Return a stand-in variant whose rules (as rules_for caches them) are the given ones."""
+    variant = SimpleNamespace()
+    setattr(variant, RULES_CACHE, Rules(due_at=due_at, max_attempts=max_attempts,
+                                        time_limit_minutes=None))
+    return variant
+
+
 def test_the_replay_opens_per_item() -> None:
     now = timezone.now()
-    limited = SimpleNamespace(problem_set=SimpleNamespace(max_attempts=2, due_at=None))
-    assert not replay_open(limited, 1, now)  # type: ignore[arg-type]
-    assert replay_open(limited, 2, now)  # type: ignore[arg-type]
-    due = SimpleNamespace(problem_set=SimpleNamespace(max_attempts=None,
-                                                      due_at=now - timedelta(hours=1)))
-    assert replay_open(due, 0, now)  # type: ignore[arg-type]
-    later = SimpleNamespace(problem_set=SimpleNamespace(max_attempts=None,
-                                                        due_at=now + timedelta(hours=1)))
-    assert not replay_open(later, 5, now)  # type: ignore[arg-type]
+    limited = with_rules(None, 2)
+    assert not replay_open(limited, 1, now)
+    assert replay_open(limited, 2, now)
+    assert replay_open(with_rules(now - timedelta(hours=1), None), 0, now)
+    assert not replay_open(with_rules(now + timedelta(hours=1), None), 5, now)
+    # An extension's extra attempts are the student's own limit: the replay stays closed.
+    assert not replay_open(with_rules(None, 3), 2, now)
 
 
 def test_replay_steps_carry_the_window_each_event_changes() -> None:
