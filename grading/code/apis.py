@@ -95,7 +95,10 @@ class CodeSubmissionOutputSerializer(serializers.Serializer):
             class Meta:
                 ref_name = "CodeTestMessage"
 
-        test = serializers.CharField(help_text="what the test plays: a tree, a position, a series")
+        test = serializers.CharField(help_text="what the test plays: a tree, a position, a "
+                                               "series (in English, the same for every reader)")
+        test_label = serializers.CharField(required=False,
+                                           help_text="the test's name in the reader's language")
         verdict = serializers.ChoiceField(choices=TEST_VERDICTS)
         score = serializers.FloatField(help_text="fraction of the test earned, 0 to 1")
         max_score = serializers.FloatField()

@@ -43,7 +43,7 @@
       check.tests.forEach(function (test) {
         const row = document.createElement("tr");
         row.dataset.verdict = test.verdict;
-        cell(row, test.test);
+        cell(row, test.test_label || test.test);
         cell(row, test.verdict === "passed" ? "✓ " + text.passed : "✗ " + test.verdict);
         const details = cell(row, test.messages.map(function (m) { return m.text; }).join(" "));
         if (test.traceback) {

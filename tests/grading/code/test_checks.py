@@ -178,3 +178,20 @@ def test_a_second_running_check_of_the_student_is_deferred(
 
     assert CodeCheck.objects.get(pk=second.pk).status == CodeCheck.Status.QUEUED
     assert sandboxed[-1] == second.pk
+
+
+@pytest.mark.parametrize(("language", "name", "label"), [
+    ("pt", "textbook tree", "árvore do manual"),
+    ("ca", "your tree 2", "el vostre arbre 2"),
+    ("pt-br", "tic-tac-toe XO./.../..., X to move", "jogo da velha XO./.../..., joga X"),
+    ("en", "Connect Four vs random player", "Connect Four vs random player"),
+    ("pt", "something new", "something new"),
+])
+def test_test_names_are_shown_in_the_readers_language(language: str, name: str,
+                                                      label: str) -> None:
+    from django.utils import translation
+
+    from grading.code.feedback import test_label
+
+    with translation.override(language):
+        assert test_label(name) == label
