@@ -100,6 +100,8 @@ class CodeSubmissionOutputSerializer(serializers.Serializer):
         test_label = serializers.CharField(required=False,
                                            help_text="the test's name in the reader's language")
         verdict = serializers.ChoiceField(choices=TEST_VERDICTS)
+        verdict_label = serializers.CharField(
+            required=False, help_text="the verdict in the reader's language (checks only)")
         score = serializers.FloatField(help_text="fraction of the test earned, 0 to 1")
         max_score = serializers.FloatField()
         checks = JsonObjectField(
@@ -353,8 +355,8 @@ class CodeCheckOutputSerializer(serializers.Serializer):
 
 
 def code_check_output(check: CodeCheck) -> dict[str, Any]:
-    """Return a check with its tests' messages rendered in the reader's language."""
-    check.results = render_tests(check.results)
+    """Return a check with its tests' names, verdicts and messages in the reader's language."""
+    check.results = render_tests(check.results, verdict_labels=True)
     return CodeCheckOutputSerializer(check).data
 
 

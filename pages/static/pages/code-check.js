@@ -44,7 +44,8 @@
         const row = document.createElement("tr");
         row.dataset.verdict = test.verdict;
         cell(row, test.test_label || test.test);
-        cell(row, test.verdict === "passed" ? "✓ " + text.passed : "✗ " + test.verdict);
+        const label = test.verdict_label || test.verdict;
+        cell(row, (test.verdict === "passed" ? "✓ " : "✗ ") + label);
         const details = cell(row, test.messages.map(function (m) { return m.text; }).join(" "));
         if (test.traceback) {
           const pre = document.createElement("pre");

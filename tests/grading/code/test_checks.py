@@ -61,6 +61,8 @@ def test_a_check_runs_the_public_test_shows_the_output_and_uses_no_attempt(
     done = student[1].get(f"/api/v1/code-checks/{body['id']}/").json()
     assert done["status"] == "done", done
     assert [(t["test"], t["verdict"]) for t in done["tests"]] == [("textbook tree", "passed")]
+    assert done["tests"][0]["test_label"] == "textbook tree"
+    assert done["tests"][0]["verdict_label"]
     assert done["stdout"].startswith("searching ")
     assert done["stdout_truncated"] is False and done["wall_seconds"] > 0
     assert Submission.objects.count() == 0
