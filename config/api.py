@@ -48,7 +48,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     """Convert an exception raised in a view into Cutoff's JSON error envelope."""
     if isinstance(exc, ApiError):
         body = {"code": exc.error_code, "message": exc.message, "details": exc.details}
-        return Response({"error": body}, status=exc.status_code)
+        retry_after = getattr(exc, "retry_after", None)
+        headers = {"Retry-After": str(retry_after)} if retry_after else None
+        return Response({"error": body}, status=exc.status_code, headers=headers)
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     elif isinstance(exc, PermissionDenied):

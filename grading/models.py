@@ -7,6 +7,7 @@ import uuid
 
 from django.conf import settings
 from django.db import models
+from django.utils import timezone
 
 from accounts.models import Course
 from exercises.models import ProblemSet, VariantItem
@@ -274,3 +275,41 @@ class WorkerHeartbeat(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} at {self.beat_at:%H:%M:%S}"
+
+
+class CodeCheck(models.Model):
+    """One "check" run of a student's code on a code item's public example tests.
+
+    A check uses no attempt and never counts in a grade: it runs the item's public tests only
+    (:func:`grading.code.checks.public_cases`), which the prompt states anyway, and keeps what
+    the student's code printed (bounded by ``CUTOFF_CODE_CHECK_OUTPUT_BYTES``).
+    """
+
+    class Status(models.TextChoices):
+        QUEUED = "queued"
+        RUNNING = "running"
+        DONE = "done"
+        ERROR = "error"
+
+    variant_item = models.ForeignKey(
+        VariantItem, on_delete=models.CASCADE, related_name="code_checks"
+    )
+    student = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="code_checks"
+    )
+    source = models.TextField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.QUEUED)
+    results = models.JSONField(default=list, blank=True, help_text="one report per public test")
+    stdout = models.TextField(blank=True)
+    stderr = models.TextField(blank=True)
+    stdout_truncated = models.BooleanField(default=False)
+    stderr_truncated = models.BooleanField(default=False)
+    wall_seconds = models.FloatField(null=True, blank=True)
+    error_code = models.CharField(max_length=64, blank=True)
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-id"]
+        indexes = [models.Index(fields=["student", "created_at"], name="code_check_rate")]

@@ -23,6 +23,7 @@ from exercises.selectors import answers_visible as due_date_passed
 from exercises.selectors import rules_for
 from grading.feedback_policy import policy_in_force
 from grading.models import (
+    CodeCheck,
     Draft,
     Regrade,
     RegradeRequest,
@@ -358,3 +359,9 @@ def problem_set_statistics(problem_set: ProblemSet) -> list[ItemStats]:
                           kind.is_multiple_choice(item.params),
                           [part.name for part in kind.answer_parts(item.params)]))
     return item_statistics(described, attempts, students, problem_set.score_policy)
+
+
+def check_for(user: User, check_id: int) -> CodeCheck | None:
+    """Return code check ``check_id`` if ``user`` is its student (checks are private)."""
+    return CodeCheck.objects.select_related("variant_item").filter(
+        pk=check_id, student_id=user.pk).first()

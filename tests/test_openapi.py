@@ -149,3 +149,13 @@ def test_drafts_and_attempt_history_are_in_the_schema(schema: dict[str, Any]) ->
     assert {"get", "post"} <= set(attempts)
     assert attempts["get"]["responses"]["200"]["content"]["application/json"]["schema"][
         "type"] == "array"
+
+
+def test_code_checks_are_in_the_schema(schema: dict[str, Any]) -> None:
+    create = schema["paths"]["/api/v1/assignments/{variant_id}/items/{position}/code-checks/"]
+    assert {"202", "400", "403", "404", "429"} <= set(create["post"]["responses"])
+    assert "no attempt" in create["post"]["description"]
+    detail = schema["paths"]["/api/v1/code-checks/{check_id}/"]["get"]
+    properties = schema["components"]["schemas"]["CodeCheck"]["properties"]
+    assert {"stdout", "stderr", "tests", "wall_seconds"} <= set(properties)
+    assert "200" in detail["responses"]

@@ -161,6 +161,7 @@ CELERY_TASK_DEFAULT_EXCHANGE = "default"
 CELERY_TASK_DEFAULT_ROUTING_KEY = "default"
 CELERY_TASK_ROUTES = {
     "grading.code.tasks.run_code_submission": {"queue": "sandbox", "routing_key": "sandbox"},
+    "grading.code.tasks.run_code_check": {"queue": "sandbox", "routing_key": "sandbox"},
 }
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # A broker outage never ends a worker: it reconnects however long the outage lasts (kombu
@@ -299,6 +300,14 @@ CUTOFF_CODE_BUDGET_SECONDS = env_int("CUTOFF_CODE_BUDGET_SECONDS", 30)
 CUTOFF_CODE_RUNS_PER_STUDENT = env_int("CUTOFF_CODE_RUNS_PER_STUDENT", 1)
 CUTOFF_CODE_RUNS_PER_ITEM = env_int("CUTOFF_CODE_RUNS_PER_ITEM", 8)
 CUTOFF_CODE_DEFER_SECONDS = env_int("CUTOFF_CODE_DEFER_SECONDS", 2)
+# "Check" runs on a code item's public tests (no attempt used): (checks, per seconds) limits
+# per student, their own in-flight limit, and how much of the printed output is kept.
+CUTOFF_CODE_CHECK_RATES = [
+    (env_int("CUTOFF_CODE_CHECKS_PER_10S", 1), 10),
+    (env_int("CUTOFF_CODE_CHECKS_PER_HOUR", 20), 3600),
+]
+CUTOFF_CODE_CHECKS_PER_STUDENT = env_int("CUTOFF_CODE_CHECKS_PER_STUDENT", 1)
+CUTOFF_CODE_CHECK_OUTPUT_BYTES = env_int("CUTOFF_CODE_CHECK_OUTPUT_BYTES", 8192)
 # Agent items ask for hundreds of moves in one run, so their runs get more time by default.
 CUTOFF_SANDBOX_KIND_LIMITS = {
     "code_tictactoe_agent": {"cpu_seconds": 10, "wall_seconds": 20},

@@ -37,6 +37,10 @@ ENV_VARS: dict[str, str] = {
     "CUTOFF_CODE_DEFER_SECONDS": (
         "seconds before a code run over those limits is tried again (default 2)"
     ),
+    "CUTOFF_CODE_CHECKS_PER_10S": "checks of a student's code per 10 seconds (default 1)",
+    "CUTOFF_CODE_CHECKS_PER_HOUR": "checks of a student's code per hour (default 20)",
+    "CUTOFF_CODE_CHECKS_PER_STUDENT": "checks of one student in flight at once (default 1)",
+    "CUTOFF_CODE_CHECK_OUTPUT_BYTES": "bytes of a check's stdout and stderr kept (default 8192)",
     "LOG_LEVEL": "root log level (default INFO)",
     "CUTOFF_ALLOW_PRIVATE_URLS": (
         "true lets webhooks and LMS service calls reach loopback, private and link-local "

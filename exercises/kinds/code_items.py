@@ -10,6 +10,7 @@ to ``/api/v1/assignments/{id}/items/{n}/code-submissions/``.
 from __future__ import annotations
 
 import random
+import re
 from fractions import Fraction
 from typing import Any, ClassVar
 
@@ -87,6 +88,21 @@ def search_params(kind_name: str) -> tuple[Param, ...]:
     )
 
 
+
+def translated_conventions(text: str) -> str:
+    """Return a contract's conventions (a heading and ``*`` bullets) in the active language.
+
+    The bullets live in grading.code.contract (pure Python, also the starter file's English
+    docstring); each one's translation is a catalogue entry keyed by its text on one line. A
+    bullet an item's params reworded past the catalogue (an unusual draw reward) stays English.
+    """
+    body = text.strip().split("-----------\n", 1)[-1]
+    if not body:
+        return ""
+    bullets = [" ".join(bullet.split()) for bullet in re.split(r"\n(?=\* )", body)]
+    return "\n".join([str(_("Conventions")) + ":",
+                      *("* " + _(bullet.removeprefix("* ")) for bullet in bullets)])
+
 class CodeKind(Kind):
     """A code item: no typed parts; the problem names the function and its conventions."""
 
@@ -132,7 +148,7 @@ class CodeKind(Kind):
         # The tasks live in grading.code.contract (pure Python, also the starter file's
         # English docstring); their translations are catalogue entries keyed by the text.
         text += " " + _(contract.task).replace("``", "")
-        conventions = conventions_text(self.name, args["conventions"]).strip()
+        conventions = translated_conventions(conventions_text(self.name, args["conventions"]))
         if conventions:
             text += "\n\n" + conventions.replace("``", "")
         text += "\n\n" + _("The starter file explains the game interface and the conventions.")

@@ -27,9 +27,9 @@ from grading.code import services
 from grading.code.feedback import render_tests
 from grading.code.grader import summarise
 from grading.feedback_policy import FEEDBACK_POLICY_SERVED_HELP, SCORE_ONLY, served_tests
-from grading.models import Submission
+from grading.models import CodeCheck, Submission
 from grading.sandbox import VERDICTS
-from grading.selectors import feedback_view, submission_for
+from grading.selectors import check_for, feedback_view, submission_for
 
 MAX_IDEMPOTENCY_KEY_LENGTH = 255
 TEST_VERDICTS = ("passed", "wrong", *(v for v in VERDICTS if v not in ("ok", "sandbox_error")))
@@ -95,8 +95,13 @@ class CodeSubmissionOutputSerializer(serializers.Serializer):
             class Meta:
                 ref_name = "CodeTestMessage"
 
-        test = serializers.CharField(help_text="what the test plays: a tree, a position, a series")
+        test = serializers.CharField(help_text="what the test plays: a tree, a position, a "
+                                               "series (in English, the same for every reader)")
+        test_label = serializers.CharField(required=False,
+                                           help_text="the test's name in the reader's language")
         verdict = serializers.ChoiceField(choices=TEST_VERDICTS)
+        verdict_label = serializers.CharField(
+            required=False, help_text="the verdict in the reader's language (checks only)")
         score = serializers.FloatField(help_text="fraction of the test earned, 0 to 1")
         max_score = serializers.FloatField()
         checks = JsonObjectField(
@@ -314,3 +319,123 @@ class CodeSubmissionDetailApi(APIView):
         if submission is None or submission.kind != Submission.Kind.CODE:
             raise ApiError("no such code submission", code="not_found", status_code=404)
         return Response(code_submission_output(submission, request.user))
+
+
+CODE_CHECK_EXAMPLE = {
+    "id": 12, "assignment": 7, "item": 2, "status": "done", "error_code": "",
+    "tests": [{"test": "textbook tree", "verdict": "passed", "score": 1.0, "max_score": 1.0,
+               "checks": {"value": True, "decision": True, "generated": 1.0, "evaluated": 1.0},
+               "messages": [], "misconceptions": []}],
+    "stdout": "root 3\n", "stderr": "", "stdout_truncated": False, "stderr_truncated": False,
+    "wall_seconds": 0.081, "created_at": "2026-12-01T14:00:00Z",
+    "finished_at": "2026-12-01T14:00:00.300000Z",
+}
+
+
+class CodeCheckOutputSerializer(serializers.Serializer):
+    """A check of a student's code on the item's public example tests (no attempt used)."""
+
+    id = serializers.IntegerField()
+    assignment = serializers.IntegerField(source="variant_item.variant_id")
+    item = serializers.IntegerField(source="variant_item.position")
+    status = serializers.ChoiceField(choices=CodeCheck.Status.choices)
+    error_code = serializers.CharField(help_text="sandbox_unavailable or sandbox_failed on error")
+    tests = CodeSubmissionOutputSerializer.TestSerializer(
+        many=True, source="results", help_text="one report per public test")
+    stdout = serializers.CharField(help_text="what the code printed (bounded, 8 KiB default)")
+    stderr = serializers.CharField()
+    stdout_truncated = serializers.BooleanField()
+    stderr_truncated = serializers.BooleanField()
+    wall_seconds = serializers.FloatField(allow_null=True)
+    created_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+
+    class Meta:
+        ref_name = "CodeCheck"
+
+
+def code_check_output(check: CodeCheck) -> dict[str, Any]:
+    """Return a check with its tests' names, verdicts and messages in the reader's language."""
+    check.results = render_tests(check.results, verdict_labels=True)
+    return CodeCheckOutputSerializer(check).data
+
+
+class CodeCheckCreateApi(APIView):
+    """Run the caller's code on a code item's public example tests: no attempt is used."""
+
+    class InputSerializer(serializers.Serializer):
+        # A field named like a Field attribute (DRF moves declared fields off the class).
+        source = serializers.CharField(  # type: ignore[assignment]
+            trim_whitespace=False, max_length=services.MAX_SOURCE_CHARACTERS,
+            help_text="the whole Python file defining the item's function",
+        )
+
+        class Meta:
+            ref_name = "CodeCheckInput"
+
+    @extend_schema(
+        tags=["code"],
+        operation_id="code_check_create",
+        summary="Check code on the public tests (no attempt used)",
+        description=(
+            "Stores a check and answers 202; the code runs in the sandbox on the item's public "
+            "example test only (the search items' first fixed tree, named in the starter file), "
+            "after every submission and regrade. Poll `GET /api/v1/code-checks/{id}/` until "
+            "`status` is `done` or `error`. A check uses no attempt, never counts in a grade and "
+            "is allowed after the attempts are used up; it is refused past a refusing due date "
+            "(403 `past_due`) and after a timed quiz's end (403 `time_limit_exceeded`). Rate "
+            "limited per student (`CUTOFF_CODE_CHECK_RATES`, default 1 per 10 s and 20 per "
+            "hour): 429 `check_rate_limited` with `Retry-After` and the limit in `details`. "
+            "400 `check_not_available` for code items without public tests (agents, UCB1, "
+            "backpropagation)."
+        ),
+        request=InputSerializer,
+        responses={
+            202: CodeCheckOutputSerializer,
+            400: OpenApiResponse(description="not Python, too long, not a code item, or no "
+                                             "public tests"),
+            403: OpenApiResponse(description="refused: past due or the quiz's time is up"),
+            404: OpenApiResponse(description="not your assignment, or no such item"),
+            429: OpenApiResponse(description="too many checks; retry after Retry-After seconds"),
+        },
+        examples=[
+            OpenApiExample("queued", response_only=True, status_codes=["202"],
+                           value={**CODE_CHECK_EXAMPLE, "status": "queued", "tests": [],
+                                  "stdout": "", "wall_seconds": None, "finished_at": None}),
+            OpenApiExample("rate limited", response_only=True, status_codes=["429"],
+                           value={"error": {"code": "check_rate_limited",
+                                            "message": "at most 1 checks per 10 s: retry in 7 s",
+                                            "details": {"limit": {"checks": 1, "seconds": 10},
+                                                        "retry_after": 7}}}),
+        ],
+    )
+    def post(self, request: AuthenticatedRequest, variant_id: int, position: int) -> Response:
+        """Check the source, store the check, enqueue its run, answer 202."""
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        check = services.request_check(student=request.user, variant_id=variant_id,
+                                       position=position, source=data.validated_data["source"])
+        stored = check_for(request.user, check.pk)
+        response = Response(code_check_output(stored),  # type: ignore[arg-type]
+                            status=status.HTTP_202_ACCEPTED)
+        response["Location"] = f"/api/v1/code-checks/{check.pk}/"
+        return response
+
+
+class CodeCheckDetailApi(APIView):
+    """Show a check, its public tests' reports and its printed output to its student."""
+
+    @extend_schema(
+        tags=["code"],
+        operation_id="code_check_retrieve",
+        summary="A check and its output",
+        responses={200: CodeCheckOutputSerializer,
+                   404: OpenApiResponse(description="not found (only its student sees it)")},
+        examples=[OpenApiExample("done", value=CODE_CHECK_EXAMPLE, response_only=True)],
+    )
+    def get(self, request: AuthenticatedRequest, check_id: int) -> Response:
+        """Return the check; anyone but its student gets 404, as if it did not exist."""
+        check = check_for(request.user, check_id)
+        if check is None:
+            raise ApiError("no such code check", code="not_found", status_code=404)
+        return Response(code_check_output(check))

@@ -93,6 +93,10 @@ return value, and the trace of your search: the SET of states you generate with
 earns partial credit; the feedback names the first place your search differs from the
 reference, and the known mistake it matches. Returning a move without having asked
 ``game.actions`` for the root is an illegal operation.
+
+The first fixed tree ("textbook tree"; "chance tree" for expectimax) is the public example
+test: the page's "Check" button runs your code on it alone, with no attempt used, and shows
+what your code printed.
 '''
 
 AGENT_GRADING = '''\

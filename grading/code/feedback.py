@@ -7,6 +7,7 @@ by machines; :func:`render_tests` adds each message's text when the API shows it
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -139,18 +140,56 @@ def render_message(data: Mapping[str, Any]) -> str:
         return str(data.get("code", ""))
 
 
+TEST_NAMES: tuple[tuple[re.Pattern[str], Any], ...] = tuple(
+    (re.compile(pattern), text) for pattern, text in (
+        (r"textbook tree", _("textbook tree")),
+        (r"three-ply tree", _("three-ply tree")),
+        (r"extra-move tree", _("extra-move tree")),
+        (r"chance tree", _("chance tree")),
+        (r"a path where MIN wins", _("a path where MIN wins")),
+        (r"a drawn game", _("a drawn game")),
+        (r"a child never visited", _("a child never visited")),
+        (r"your tree (?P<number>\d+)", _("your tree %(number)s")),
+        (r"your node (?P<number>\d+)", _("your node %(number)s")),
+        (r"your path (?P<number>\d+)", _("your path %(number)s")),
+        (r"tic-tac-toe (?P<board>\S+), (?P<player>\w) to move",
+         _("tic-tac-toe %(board)s, %(player)s to move")),
+        (r"Connect Four after (?P<opening>\d*) \(1-based columns\), (?P<player>\w) to move",
+         _("Connect Four after %(opening)s (1-based columns), %(player)s to move")),
+        (r"Connect Four vs random player", _("Connect Four vs random player")),
+        (r"Connect Four vs depth-2 searcher", _("Connect Four vs depth-2 searcher")),
+        (r"tic-tac-toe agent as (?P<player>\w), against every opponent",
+         _("tic-tac-toe agent as %(player)s, against every opponent")),
+    )
+)
+"""How the code graders name their tests (grading.code.cases, agents, selection, backprop),
+with the name in the reader's language; reports store the English name."""
+
+
+def test_label(name: str) -> str:
+    """Return a stored test name in the active language (as stored when it is not known)."""
+    for pattern, text in TEST_NAMES:
+        found = pattern.fullmatch(name)
+        if found:
+            # Lazy texts translate when made strings, in the language active now.
+            return str(text) % found.groupdict() if found.groupdict() else str(text)
+    return name
+
+
 def render_tests(
     tests: Sequence[Mapping[str, Any]], *, verdict_labels: bool = False
 ) -> list[dict[str, Any]]:
-    """Return test reports with every message's text rendered in the active language.
+    """Return test reports with the test's name (``test_label``) and every message's text
+    rendered in the active language.
 
     With ``verdict_labels`` each report also gets ``verdict_label`` (pages show it; the API
     keeps to the verdict codes).
     """
     rendered = []
     for test in tests:
-        out = {**test, "messages": [{**msg, "text": render_message(msg)}
-                                    for msg in test.get("messages", [])]}
+        out = {**test, "test_label": test_label(str(test.get("test", ""))),
+               "messages": [{**msg, "text": render_message(msg)}
+                            for msg in test.get("messages", [])]}
         if verdict_labels:
             out["verdict_label"] = verdict_label(str(test.get("verdict", "")))
         rendered.append(out)

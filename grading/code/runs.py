@@ -240,3 +240,19 @@ def _calls_of(record: RunRecord, index: int) -> tuple[CallEvent, ...]:
             child_handle=event.child_handle, error=event.error,
         ))
     return tuple(calls)
+
+
+def run_case_alone(source: str, entry_point: str, case: SearchCase, *, limits: SandboxLimits,
+                   budget: Budget, config: SandboxConfig | None = None
+                   ) -> tuple[CaseRun, RunRecord | None]:
+    """Run ``entry_point`` on one case in its own sandbox run; return the case's run and the
+    sandbox's record (None when the budget left no time), whose output a check shows.
+
+    Raise :class:`SandboxFailed` when the sandbox, not the student, failed.
+    """
+    suite = SuiteGame([case])
+    record = run_within(budget, source, entry_point, state_args(case, 0), suite, limits,
+                        evaluator=suite.evaluate, config=config)
+    if record is None:
+        return CaseRun(case, Outcome("time_limit", budget.exhausted_message), None, ()), None
+    return CaseRun(case, Outcome.of(record), record.return_value, _calls_of(record, 0)), record

@@ -9,9 +9,11 @@ reuse the same checks.
 from __future__ import annotations
 
 import logging
-from datetime import datetime
+import math
+from datetime import datetime, timedelta
 from fractions import Fraction
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
@@ -23,13 +25,15 @@ from exercises.kinds.engine_bridge import engine_version
 from exercises.models import Variant, VariantItem
 from exercises.selectors import rules_for, variant_of
 from exercises.services import open_variant
+from grading.code.cases import PUBLIC_TEST_KINDS, public_cases
 from grading.code.contract import CONTRACTS, starter_source
-from grading.code.grader import CodeGrade, grade_code
-from grading.code.runs import SandboxFailed
+from grading.code.grader import CodeGrade, grade_code, method_for
+from grading.code.runs import Budget, SandboxFailed, run_case_alone
 from grading.code.sandboxing import grading_budget_seconds, limits_for, sandbox_config
-from grading.code.scheduling import Claim, claim_run
+from grading.code.scheduling import REGRADE_PRIORITY, Claim, claim_run, in_flight_window
+from grading.code.search_grading import grade_case
 from grading.finished import announce_finished
-from grading.models import Regrade, ScoreChange, Submission
+from grading.models import CodeCheck, Regrade, ScoreChange, Submission
 from grading.sandbox import SandboxUnavailable
 from grading.selectors import attempts_used
 from grading.services import (
@@ -242,3 +246,140 @@ def _fail(submission_id: int, error_code: str) -> Submission:
     announce_finished(submission_id)
     return Submission.objects.get(pk=submission_id)
 
+
+
+class CheckRateLimited(ApiError):
+    """A check refused by one of the ``CUTOFF_CODE_CHECK_RATES``; ``retry_after`` in seconds."""
+
+    def __init__(self, count: int, seconds: int, retry_after: int) -> None:
+        super().__init__(
+            f"at most {count} checks per {seconds} s: retry in {retry_after} s",
+            code="check_rate_limited", status_code=429,
+            details={"limit": {"checks": count, "seconds": seconds}, "retry_after": retry_after},
+        )
+        self.retry_after = retry_after
+
+
+def request_check(*, student: User, variant_id: int, position: int, source: str,
+                  now: datetime | None = None) -> CodeCheck:
+    """Store a check of the student's code on a code item's public tests and enqueue its run.
+
+    A check uses no attempt, so it is allowed after the attempts are used up; it is refused
+    like a submission past a refusing due date (403 ``past_due``) and after a timed quiz's
+    end (403 ``time_limit_exceeded``). Raise 404 for a variant or item not the student's,
+    400 ``check_not_available`` for a code kind without public tests, 400 ``invalid_source``,
+    and 429 :class:`CheckRateLimited` past any of ``CUTOFF_CODE_CHECK_RATES``.
+    """
+    now = now or timezone.now()
+    variant_item = code_item_of(student, variant_id, position)
+    if variant_item.item.kind not in PUBLIC_TEST_KINDS:
+        raise ApiError(f"item {position} has no public example tests to check against",
+                       code="check_not_available")
+    check_source(source)
+    with transaction.atomic():
+        # Serialises one student's checks, so the rate limits count exactly.
+        list(User.objects.select_for_update().filter(pk=student.pk).values_list("pk"))
+        check_deadlines(variant_item.variant, now)
+        _check_rates(student, now)
+        check = CodeCheck.objects.create(variant_item=variant_item, student=student,
+                                         source=source, created_at=now)
+        transaction.on_commit(lambda: send_check_task(check.pk))
+    return check
+
+
+def _check_rates(student: User, now: datetime) -> None:
+    """Raise :class:`CheckRateLimited` when the student used up a check rate's window."""
+    for count, seconds in settings.CUTOFF_CODE_CHECK_RATES:
+        since = now - timedelta(seconds=seconds)
+        recent = list(CodeCheck.objects.filter(student=student, created_at__gt=since)
+                      .order_by("-created_at").values_list("created_at", flat=True)[:count])
+        if len(recent) >= count:
+            # The window frees a slot when its oldest counted check leaves it.
+            retry_after = max(1, math.ceil((recent[-1] - since).total_seconds()))
+            raise CheckRateLimited(count, seconds, retry_after)
+
+
+def run_code_check(check_id: int) -> CodeCheck | None:
+    """Run a check on its item's public tests once: queued → running → done (or error).
+
+    With ``CUTOFF_CODE_CHECKS_PER_STUDENT`` of the student's checks running it stays queued
+    and its task is sent again ``CUTOFF_CODE_DEFER_SECONDS`` later. A redelivered task of a
+    finished check does nothing.
+    """
+    claim = claim_check(check_id)
+    if claim is not Claim.CLAIMED:
+        if claim is Claim.DEFERRED:
+            send_check_task(check_id, countdown=settings.CUTOFF_CODE_DEFER_SECONDS)
+        return CodeCheck.objects.filter(pk=check_id).first()
+    check = CodeCheck.objects.select_related("variant_item__item").get(pk=check_id)
+    item = check.variant_item.item
+    contract = CONTRACTS[item.kind]
+    limits = limits_for(item.kind, item.params)
+    budget = Budget.of(min(grading_budget_seconds(), limits.wall_seconds + 1))
+    method = method_for(item.kind, item.params)
+    reports, outputs, seconds = [], [], 0.0
+    try:
+        for case in public_cases(item.kind, item.params):
+            run, record = run_case_alone(check.source, contract.entry_point, case,
+                                         limits=limits, budget=budget, config=sandbox_config())
+            reports.append(grade_case(run, method, returns_move=contract.returns_decision))
+            if record is not None:
+                outputs.append(record)
+                seconds += record.wall_seconds
+    except (SandboxUnavailable, SandboxFailed) as error:
+        logger.error("sandbox could not run code check %s: %s", check_id, error)
+        code = "sandbox_unavailable" if isinstance(error, SandboxUnavailable) else "sandbox_failed"
+        return _finish_check(check_id, status=CodeCheck.Status.ERROR, error_code=code)
+    cap = settings.CUTOFF_CODE_CHECK_OUTPUT_BYTES
+    stdout, stdout_cut = _bounded("".join(r.stdout for r in outputs), cap)
+    stderr, stderr_cut = _bounded("".join(r.stderr for r in outputs), cap)
+    return _finish_check(
+        check_id, status=CodeCheck.Status.DONE, results=storable(reports),
+        stdout=stdout, stderr=stderr, wall_seconds=seconds,
+        stdout_truncated=stdout_cut or any(r.stdout_truncated for r in outputs),
+        stderr_truncated=stderr_cut or any(r.stderr_truncated for r in outputs))
+
+
+def claim_check(check_id: int, now: datetime | None = None) -> Claim:
+    """Mark a queued check ``running`` if its student has room for one more check in flight."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        check = CodeCheck.objects.filter(
+            pk=check_id, status__in=(CodeCheck.Status.QUEUED, CodeCheck.Status.RUNNING)).first()
+        if check is None:
+            return Claim.FINISHED
+        list(User.objects.select_for_update().filter(pk=check.student_id).values_list("pk"))
+        running = CodeCheck.objects.filter(
+            student_id=check.student_id, status=CodeCheck.Status.RUNNING,
+            started_at__gte=in_flight_window(now)).exclude(pk=check_id).count()
+        if running >= settings.CUTOFF_CODE_CHECKS_PER_STUDENT:
+            return Claim.DEFERRED
+        claimed = CodeCheck.objects.filter(
+            pk=check_id, status__in=(CodeCheck.Status.QUEUED, CodeCheck.Status.RUNNING),
+        ).update(status=CodeCheck.Status.RUNNING, started_at=now)
+    return Claim.CLAIMED if claimed else Claim.FINISHED
+
+
+def send_check_task(check_id: int, countdown: float | None = None) -> None:
+    """Publish a check's run on the sandbox queue at the lowest priority (after submissions
+    and regrades); a broker that refuses it leaves the check queued (logged)."""
+    from grading.code.tasks import run_code_check as task
+
+    try:
+        task.apply_async(args=[check_id], priority=REGRADE_PRIORITY, countdown=countdown)
+    except Exception:  # kombu raises transport-specific errors; every one means "not sent"
+        logger.warning("broker unavailable; code check %s not sent", check_id, exc_info=True)
+
+
+def _bounded(text: str, max_bytes: int) -> tuple[str, bool]:
+    """Return ``text`` cut to ``max_bytes`` of UTF-8, and whether it was cut."""
+    data = text.encode()
+    if len(data) <= max_bytes:
+        return text, False
+    return data[:max_bytes].decode(errors="ignore"), True
+
+
+def _finish_check(check_id: int, **fields: object) -> CodeCheck:
+    CodeCheck.objects.filter(pk=check_id, status=CodeCheck.Status.RUNNING).update(
+        finished_at=timezone.now(), **fields)
+    return CodeCheck.objects.get(pk=check_id)

@@ -18,3 +18,9 @@ def run_code_submission(submission_id: int, regrade_id: int | None = None) -> No
         services.regrade_code_submission(submission_id, regrade_id)
     else:
         services.grade_code_submission(submission_id)
+
+
+@shared_task(name="grading.code.tasks.run_code_check")
+def run_code_check(check_id: int) -> None:
+    """Run a check on its item's public tests (a second delivery of a finished one is a no-op)."""
+    services.run_code_check(check_id)

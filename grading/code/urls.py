@@ -20,4 +20,11 @@ urlpatterns = [
         apis.CodeSubmissionDetailApi.as_view(),
         name="code-submission-detail",
     ),
+    path(
+        "assignments/<int:variant_id>/items/<int:position>/code-checks/",
+        apis.CodeCheckCreateApi.as_view(),
+        name="code-check-create",
+    ),
+    path("code-checks/<int:check_id>/", apis.CodeCheckDetailApi.as_view(),
+         name="code-check-detail"),
 ]

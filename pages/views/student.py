@@ -27,6 +27,7 @@ from exercises.kinds import get_kind
 from exercises.models import Variant, VariantItem
 from exercises.selectors import rules_for, variant_of, variants_of
 from exercises.services import open_variant
+from grading.code.cases import PUBLIC_TEST_KINDS
 from grading.code.contract import CONTRACTS
 from grading.code.feedback import render_tests
 from grading.code.grader import summarise
@@ -408,6 +409,7 @@ def code_item_page(request: AuthenticatedHttpRequest, variant: Variant, variant_
         "problem_set": problem_set,
         "due_at": rules_for(variant).due_at,
         "kind": kind,
+        "checkable": variant_item.item.kind in PUBLIC_TEST_KINDS,
         "prompt": kind.render_prompt(variant_item.prompt["args"]),
         "source": source,
         "submissions": submissions,

@@ -32,6 +32,7 @@ def known_ids(world: World, path: str) -> dict[str, Any]:
     submission = "code_submission_id" if "code-submissions" in path else "submission_id"
     return {
         **world.ids, "submission_id": world.ids[submission], "position": TYPED_POSITION,
+        "check_id": world.ids["code_check_id"],
         "kind": "alphabeta",
     }
 

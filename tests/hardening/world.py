@@ -10,8 +10,11 @@ instructor with and without scopes.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import timedelta
 from decimal import Decimal
 from typing import Any
+
+from django.utils import timezone
 
 from accounts.models import Course, Role
 from accounts.services import create_account, enroll
@@ -20,7 +23,14 @@ from exercises.kinds import get_kind
 from exercises.models import Item, ProblemSet, Variant, VariantItem
 from exercises.services import split_points
 from grading import services as grading_services
-from grading.models import Regrade, RegradeRequest, Submission, Webhook, WebhookDelivery
+from grading.models import (
+    CodeCheck,
+    Regrade,
+    RegradeRequest,
+    Submission,
+    Webhook,
+    WebhookDelivery,
+)
 from lms.clients import create_api_client
 from lms.models import ApiClient, LtiContext, LtiResourceLink, ScorePassback
 from lms.services import register_platform
@@ -108,6 +118,11 @@ def build_world(**problem_set_settings: Any) -> World:
         variant_item=variant.items.get(position=CODE_POSITION), student=owner,
         attempt_number=1, kind=Submission.Kind.CODE, source="def f():\n    return 1\n",
     )
+    # Made an hour ago, so the owner's check in the matrix is within the rate limits.
+    code_check = CodeCheck.objects.create(
+        variant_item=variant.items.get(position=CODE_POSITION), student=owner,
+        source="def f():\n    return 1\n", created_at=timezone.now() - timedelta(hours=1),
+    )
     regrade = Regrade.objects.create(problem_set=problem_set, requested_by=instructor)
     # On the code submission, so the owner may still ask about the typed one.
     regrade_request = RegradeRequest.objects.create(
@@ -148,6 +163,7 @@ def build_world(**problem_set_settings: Any) -> World:
         "problem_set_id": problem_set.pk, "variant_id": variant.pk,
         "classmate_variant_id": classmate_variant.pk,
         "submission_id": submission.pk, "code_submission_id": code_submission.pk,
+        "code_check_id": code_check.pk,
         "regrade_id": regrade.pk, "regrade_request_id": regrade_request.pk,
         "webhook_id": webhook.pk, "platform_id": platform.pk,
         "context_id": context.pk, "client_id": spare_client.pk, "passback_id": passback.pk,

@@ -126,3 +126,33 @@ def test_brazilian_portuguese_uses_brazilian_words() -> None:
     for word in ("jogo do galo", "pesquisa", "utilizador", "ficheiro", "aceite", "tem de "):
         assert word not in brazilian, word
     assert "jogo do galo" in european and "jogo da velha" not in european
+
+
+def test_every_code_convention_is_in_every_translated_catalogue() -> None:
+    # The prompts translate each convention with _(bullet), a msgid the script cannot extract.
+    from exercises.kinds.code_items import translated_conventions
+    from grading.code.contract import CONTRACTS, conventions_text
+
+    bullets = {
+        line.removeprefix("* ")
+        for name in CONTRACTS
+        for params in ({}, {"cut_on_equality": False, "root_raises_alpha": False})
+        for line in translated_conventions(conventions_text(name, params)).splitlines()[1:]
+    }
+    assert len(bullets) == 18
+    for lang in ("pt", "pt_BR", "ca"):
+        catalogue = entries(lang)
+        assert [bullet for bullet in bullets if not all(catalogue.get(bullet, [""]))] == [], lang
+
+
+def test_a_code_prompt_states_its_conventions_in_the_readers_language() -> None:
+    from django.utils import translation
+
+    from exercises.kinds import get_kind
+
+    kind = get_kind("code_alphabeta")
+    with translation.override("ca"):
+        prompt = kind.render_prompt({"signature": "alphabeta_decision(game, state, depth)",
+                                     "conventions": {"cut_on_equality": False}})
+    assert "Convencions:" in prompt
+    assert "Sense tall en la igualtat" in prompt and "Comenceu amb alfa" in prompt
