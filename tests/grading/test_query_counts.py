@@ -44,9 +44,10 @@ def test_submitting_an_answer(alphabeta_set, student) -> None:
     with mock.patch("grading.services.enqueue_submission"), \
             CaptureQueriesContext(connection) as queries:
         assert submit(student[1], variant, answer).status_code == 202
-    # Token and user; the student's item (enrolment checked in the same query); the item's
-    # lock; the idempotency key; the attempts so far; the insert.
-    assert len(statements(queries)) == 6
+    # Token and user; the student's item (enrolment checked in the same query); the student's
+    # extension (due date and attempts are theirs); the item's lock; the idempotency key; the
+    # attempts so far; the insert.
+    assert len(statements(queries)) == 7
 
 
 def test_grading_an_answer(alphabeta_set, student) -> None:
@@ -74,8 +75,9 @@ def test_reading_a_graded_submission(alphabeta_set, student) -> None:
     with CaptureQueriesContext(connection) as queries:
         response = student[1].get(f"/api/v1/submissions/{submission_id}/?wait=10")
     assert response.json()["status"] == "graded"
-    # Token and user; the submission with its item, variant and set in one query.
-    assert len(statements(queries)) == 2
+    # Token and user; the submission with its item, variant and set in one query; the
+    # student's extension (when the key becomes visible); the submission's regrade requests.
+    assert len(statements(queries)) == 4
 
 
 def test_generation_stores_the_misconceptions_so_grading_runs_none_of_their_searches(
