@@ -66,11 +66,12 @@ class Heartbeat:
         with self.lock:
             try:
                 close_old_connections()
-                WorkerHeartbeat.objects.update_or_create(
-                    name=self.name,
-                    defaults={"beat_at": timezone.now(), "holding": self.held_submissions(received),
-                              "broker_connected": self.broker_connected},
-                )
+                row = {"beat_at": timezone.now(), "holding": self.held_submissions(received),
+                       "broker_connected": self.broker_connected}
+                # Written on every grading task received: one UPDATE (update_or_create is
+                # a transaction, a locking SELECT and an UPDATE); the row is created once.
+                if not WorkerHeartbeat.objects.filter(name=self.name).update(**row):
+                    WorkerHeartbeat.objects.update_or_create(name=self.name, defaults=row)
             except DatabaseError:
                 logger.warning("could not write the heartbeat of %s", self.name, exc_info=True)
 

@@ -54,6 +54,7 @@ from grading.selectors import (
     submission_owned_by,
     submission_taught_by,
     webhooks_of,
+    with_grade_when_finished,
 )
 from lms.clients.authentication import HasScope
 
@@ -208,6 +209,20 @@ def submission_output(submission: Submission, viewer: User) -> dict[str, Any]:
     }).data
 
 
+MAX_WAIT_SECONDS = 20
+"""The longest a submission request may be held open for its grade (``?wait=``)."""
+
+
+class WaitQuerySerializer(serializers.Serializer):
+    """The long-poll query parameter of the submission endpoints."""
+
+    wait = serializers.FloatField(
+        required=False, default=0, min_value=0, max_value=MAX_WAIT_SECONDS,
+        help_text="long-poll: seconds (0–20) to hold the answer while the submission is "
+        "queued or running; it is sent as soon as the submission is graded or failed",
+    )
+
+
 class SubmissionListCreateApi(APIView):
     """List the caller's attempts at one item of their assignment, or submit a new answer
     (graded asynchronously)."""
@@ -244,9 +259,13 @@ class SubmissionListCreateApi(APIView):
         tags=["submissions"],
         summary="Submit an answer",
         description=(
-            "Stores the answer before answering 202; then `GET /api/v1/submissions/{id}/"
-            "?wait=10` (a long-poll, answered once `status` is `graded` or `error`) until "
-            "it is. Send an `Idempotency-Key` header to make "
+            "Stores the answer before answering 202. With `?wait=SECONDS` (0–20) the 202 "
+            "is held until the submission is `graded` or `error` (or the wait ends) and "
+            "carries its score and feedback, so one request submits and gets the grade; "
+            "without it, or while `status` is still `queued` or `running`, "
+            "`GET /api/v1/submissions/{id}/?wait=10` (a long-poll) until it is finished. "
+            "The answer is stored before any waiting: a client that gives up waiting "
+            "loses nothing. Send an `Idempotency-Key` header to make "
             "retries safe: the same key returns the same submission. A malformed answer is "
             "refused with 400 naming the part and the rule and uses no attempt; names are "
             "stored without surrounding spaces. 403 codes: "
@@ -255,11 +274,12 @@ class SubmissionListCreateApi(APIView):
         parameters=[
             OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER,
                              description="any unique string per intended submission"),
+            WaitQuerySerializer,
         ],
         request=InputSerializer,
         responses={
             202: SubmissionOutputSerializer,
-            400: OpenApiResponse(description="malformed answer"),
+            400: OpenApiResponse(description="malformed answer, or `wait` not 0–20 seconds"),
             403: OpenApiResponse(description="refused: past due, time up, no attempts left"),
             404: OpenApiResponse(description="not your assignment, or no such item"),
             409: OpenApiResponse(description="idempotency key reused for another answer"),
@@ -283,7 +303,10 @@ class SubmissionListCreateApi(APIView):
         ],
     )
     def post(self, request: AuthenticatedRequest, variant_id: int, position: int) -> Response:
-        """Validate and store the answer, enqueue its grading, answer 202."""
+        """Validate and store the answer, enqueue its grading, answer 202 (once graded, if
+        asked to wait)."""
+        query = WaitQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         key = request.headers.get("Idempotency-Key", "").strip()
@@ -300,6 +323,8 @@ class SubmissionListCreateApi(APIView):
             # Loaded by its key alone; load what the output shows.
             # The student's own submission, just stored: never None.
             submission = submission_for(request.user, submission.pk)  # type: ignore[assignment]
+        if query.validated_data["wait"]:
+            submission = with_grade_when_finished(submission, query.validated_data["wait"])
         response = Response(submission_output(submission, request.user),
                             status=status.HTTP_202_ACCEPTED)
         response["Location"] = f"/api/v1/submissions/{submission.pk}/"
@@ -374,14 +399,7 @@ class SubmissionDetailApi(APIView):
     """Show a submission to its student or to an instructor of its course."""
 
     permission_classes = [IsAuthenticated, HasScope("grades:read")]  # type: ignore[list-item]
-    MAX_WAIT_SECONDS = 20
-
-    class InputSerializer(serializers.Serializer):
-        wait = serializers.FloatField(
-            required=False, default=0, min_value=0, max_value=20,
-            help_text="long-poll: seconds (0–20) to hold the answer while the submission is "
-            "queued or running; it is sent as soon as the submission is graded or failed",
-        )
+    InputSerializer = WaitQuerySerializer
 
     @extend_schema(
         tags=["submissions"],

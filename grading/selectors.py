@@ -22,6 +22,7 @@ from exercises.models import ProblemSet, Variant, VariantItem
 from exercises.selectors import answers_visible as due_date_passed
 from exercises.selectors import rules_for
 from grading.feedback_policy import policy_in_force
+from grading.finished import wait_until_finished
 from grading.models import (
     CodeCheck,
     Draft,
@@ -120,6 +121,31 @@ def submission_for(user: User, submission_id: int) -> Submission | None:
 def is_finished(submission: Submission) -> bool:
     """Return whether ``submission`` will not change any more without a regrade."""
     return submission.status in (Submission.Status.GRADED, Submission.Status.ERROR)
+
+
+GRADE_FIELDS = ("status", "started_at", "graded_at", "raw_score", "score", "max_score",
+                "results", "error_code", "graded_engine_version", "overridden")
+"""The columns grading writes: what a waiting request re-reads once the grade is in."""
+
+
+def with_grade_when_finished(submission: Submission, seconds: float) -> Submission:
+    """Return ``submission`` once it is graded or failed, its grade re-read; or after
+    ``seconds`` at most, as it is then.
+
+    Only the status is read while waiting (one narrow query per notice), and the grade
+    columns once at the end: the rest of the row and its joined item do not change.
+    """
+    def current_status() -> str:
+        return str(Submission.objects.filter(pk=submission.pk)
+                   .values_list("status", flat=True).get())
+
+    status = wait_until_finished(
+        submission.pk, seconds, read=current_status,
+        finished=lambda status: status in (Submission.Status.GRADED, Submission.Status.ERROR),
+    )
+    if status != submission.status:
+        submission.refresh_from_db(fields=GRADE_FIELDS)
+    return submission
 
 
 def submission_by_idempotency_key(student: User, key: str) -> Submission | None:

@@ -158,3 +158,77 @@ def test_a_bad_wait_is_a_400_naming_the_parameter(alphabeta_set, student, wait) 
     assert error["code"] == "invalid"
     assert "wait" in error["details"]
     assert error["message"].startswith("wait: ")
+
+
+# --- POST …/submissions/?wait=: submitting and getting the grade in one request -----------
+
+
+def submit_path(variant: Any, wait: str) -> str:
+    """Return the path that submits an answer to item 1, waiting ``wait`` seconds."""
+    return f"/api/v1/assignments/{variant.pk}/items/1/submissions/?wait={wait}"
+
+
+def grade_first_waiter_in_thread() -> threading.Thread:
+    """Grade, in another thread, the first submission a request waits for."""
+
+    def run() -> None:
+        try:
+            while True:
+                with listener.lock:
+                    waiting = next(iter(listener.waiters), None)
+                if waiting is not None and listener.listening.is_set():
+                    break
+                listener.listening.wait(0.05)
+            services.grade_submission(waiting)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_submission_that_waits_is_answered_with_its_grade(alphabeta_set, student,
+                                                            stop_listener) -> None:
+    _, variant = alphabeta_set
+    answer = correct_answer(VariantItem.objects.get(variant=variant, position=1))
+    grader = grade_first_waiter_in_thread()
+    response = student[1].post(submit_path(variant, "20"), {"answer": answer}, format="json",
+                               HTTP_IDEMPOTENCY_KEY="first")
+    grader.join()
+    assert response.status_code == 202
+    body = response.json()
+    assert body["status"] == "graded"
+    assert body["score"] == body["max_score"] == 6
+    assert [result["verdict"] for result in body["results"]] == ["correct"] * len(body["results"])
+    # A retry with the same key is the same submission, graded: no second attempt.
+    again = student[1].post(submit_path(variant, "20"), {"answer": answer}, format="json",
+                            HTTP_IDEMPOTENCY_KEY="first")
+    assert again.json()["id"] == body["id"]
+    assert again.json()["status"] == "graded"
+    assert again["Idempotent-Replayed"] == "true"
+    assert Submission.objects.filter(student=student[0]).count() == 1
+
+
+def test_a_submission_not_graded_within_its_wait_is_answered_queued(alphabeta_set,
+                                                                   student) -> None:
+    _, variant = alphabeta_set
+    answer = correct_answer(VariantItem.objects.get(variant=variant, position=1))
+    response = student[1].post(submit_path(variant, "0.2"), {"answer": answer}, format="json")
+    assert response.status_code == 202
+    assert response.json()["status"] == "queued"
+    assert response["Location"] == f"/api/v1/submissions/{response.json()['id']}/"
+
+
+@pytest.mark.parametrize("wait", ["soon", "-1", "20.5", "nan"])
+def test_a_submission_with_a_bad_wait_is_refused_before_it_is_stored(alphabeta_set, student,
+                                                                     wait) -> None:
+    _, variant = alphabeta_set
+    answer = correct_answer(VariantItem.objects.get(variant=variant, position=1))
+    response = student[1].post(submit_path(variant, wait), {"answer": answer}, format="json")
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert "wait" in error["details"]
+    assert error["message"].startswith("wait: ")
+    assert not Submission.objects.filter(student=student[0]).exists()
