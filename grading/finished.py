@@ -35,6 +35,8 @@ FALLBACK_POLL_SECONDS = 0.5
 IDLE_SECONDS = 30.0
 """How long the listener waits for a notice before checking its connection again."""
 RECONNECT_SECONDS = 1.0
+DRAIN_SECONDS = 5.0
+"""How long stopping the listener waits for the waiting requests to answer."""
 DROPPED_CONNECTION_PARAMS = ("cursor_factory", "context", "prepare_threshold",
                              "server_side_binding", "isolation_level", "assume_role", "pool")
 """Django's connection parameters that psycopg.connect does not take (Django pops them)."""
@@ -61,6 +63,8 @@ class FinishedListener:
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
+        self.drained = threading.Condition(self.lock)
+        """Notified whenever a waiter leaves (see :meth:`stop`)."""
         self.waiters: dict[int, set[threading.Event]] = {}
         self.listening = threading.Event()
         self.thread: threading.Thread | None = None
@@ -111,8 +115,10 @@ class FinishedListener:
     def stop(self) -> None:
         """Stop listening: end the listening connection (from its server side) and the thread.
 
-        Waiting requests fall back to re-reading. For a process that outlives its use of
-        the database, e.g. a test run that drops its database afterwards.
+        Waiting requests answer at once with what they read last; this returns once they
+        have (or after ``DRAIN_SECONDS``), so their connections are closed too. For a
+        process that outlives its use of the database, e.g. a test run that drops its
+        database afterwards.
         """
         self.stopping.set()
         thread = self.thread
@@ -124,6 +130,9 @@ class FinishedListener:
                     cursor.execute("SELECT pg_terminate_backend(%s)", [backend])
             thread.join(timeout=RECONNECT_SECONDS)
         self.thread = None
+        self.wake_all()
+        with self.drained:
+            self.drained.wait_for(lambda: not self.waiters, timeout=DRAIN_SECONDS)
 
     def wake(self, payload: str) -> None:
         """Set the events of the requests waiting for submission ``payload``."""
@@ -157,6 +166,7 @@ class FinishedListener:
                     events.discard(event)
                     if not events:
                         del self.waiters[submission_id]
+                self.drained.notify_all()
 
 
 listener = FinishedListener()
@@ -177,7 +187,7 @@ def wait_until_finished(submission_id: int, seconds: float, read: Callable[[], T
         while True:
             current = read()
             remaining = deadline - time.monotonic()
-            if finished(current) or remaining <= 0:
+            if finished(current) or remaining <= 0 or listener.stopping.is_set():
                 return current
             if postgres and listener.listening.is_set():
                 event.wait(remaining)

@@ -153,8 +153,10 @@ def _number(value: Any) -> float | None:
 
 def queue_webhook_events(submission: Submission, event_type: str) -> list[WebhookDelivery]:
     """Create one delivery per interested webhook and send them once the transaction commits."""
-    from grading.selectors import webhooks_for_submission
+    from grading.selectors import may_have_webhooks, webhooks_for_submission
 
+    if not may_have_webhooks(submission.variant_item.variant.problem_set.course_id):
+        return []
     webhooks = list(webhooks_for_submission(submission))
     if not webhooks:
         return []

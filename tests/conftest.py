@@ -114,6 +114,17 @@ def _redis_reachable(url: str) -> bool:
 
 
 @pytest.fixture(scope="session")
+def live_server(live_server: Any, django_db_blocker: Any) -> Iterator[Any]:
+    """Serve pytest-django's live server; at the end stop the submission listener its pages'
+    long-polls started, before the test database it listens on is dropped."""
+    yield live_server
+    from grading.finished import listener
+
+    with django_db_blocker.unblock():
+        listener.stop()
+
+
+@pytest.fixture(scope="session")
 def celery_worker_process(
     django_db_setup: None, django_db_blocker: Any
 ) -> Iterator[Callable[[], None]]:

@@ -8,7 +8,6 @@ connection, as a worker would.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -20,13 +19,6 @@ from grading import services
 from grading.finished import listener
 from grading.models import Submission
 from tests.grading.conftest import correct_answer
-
-
-@pytest.fixture
-def stop_listener() -> Iterator[None]:
-    """Stop this process's listener after the test, so the test database can be dropped."""
-    yield
-    listener.stop()
 
 
 def store(variant: Any, student: Any) -> Submission:

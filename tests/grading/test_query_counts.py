@@ -58,16 +58,16 @@ def test_grading_an_answer(alphabeta_set, student) -> None:
     with CaptureQueriesContext(connection) as queries:
         services.grade_submission(submission_id)
     sql = statements(queries)
-    # queued → running; the submission with its item and set; running → graded; the
-    # course's webhooks; the LMS links to pass the score back to; the NOTIFY waking the
-    # status long-poll (sent at the commit).
+    # queued → running; the submission with its item and set; running → graded; whether
+    # any webhook could hear the course and whether any LMS links the set (one plain EXISTS
+    # each: the full queries run only then); the NOTIFY waking the long-polls (at commit).
     assert len(sql) == 6, sql
     assert sum(statement.startswith("UPDATE") for statement in sql) == 2
     assert sql[-1].startswith("SELECT pg_notify")
     assert Submission.objects.get(pk=submission_id).status == Submission.Status.GRADED
 
 
-def test_reading_a_graded_submission(alphabeta_set, student) -> None:
+def test_reading_a_graded_submission(alphabeta_set, student, stop_listener) -> None:
     _, variant = alphabeta_set
     with mock.patch("grading.services.enqueue_submission"):
         submission_id = submit(student[1], variant, {"value": 3}).json()["id"]

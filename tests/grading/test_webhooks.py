@@ -253,3 +253,26 @@ def test_the_sweep_resends_deliveries_whose_task_was_lost(instructor, receiver,
     recent.refresh_from_db()
     assert lost.status == "succeeded" and recent.status == "pending"
     assert assert_signed(receiver.received[0], webhook.secret)["id"] == str(event_id)
+
+
+def test_the_grading_gate_lets_through_every_webhook_that_could_hear_a_course(
+        course, other_course, instructor, other_instructor) -> None:
+    from grading.models import Webhook
+    from grading.selectors import may_have_webhooks
+
+    assert not may_have_webhooks(course.pk)
+    inactive = Webhook.objects.create(owner=instructor[0], url="http://127.0.0.1:9/a",
+                                      course=course, is_active=False)
+    elsewhere = Webhook.objects.create(owner=other_instructor[0], url="http://127.0.0.1:9/b",
+                                       course=other_course)
+    assert not may_have_webhooks(course.pk)
+    assert may_have_webhooks(other_course.pk)
+    # Every course its owner teaches: the gate lets it through; the full query decides.
+    Webhook.objects.create(owner=other_instructor[0], url="http://127.0.0.1:9/c")
+    assert may_have_webhooks(course.pk)
+    Webhook.objects.filter(course__isnull=True).delete()
+    elsewhere.delete()
+    inactive.is_active = True
+    inactive.save()
+    assert may_have_webhooks(course.pk)
+    assert not may_have_webhooks(other_course.pk)

@@ -8,6 +8,12 @@
 (function () {
   const DRAFT_DELAY_MS = 600;
   const POLL_MS = 1000;
+  // Long-poll seconds: the submit and the status read are answered as soon as the grade is
+  // in, so a page waits without asking the server again every second. The submit waits
+  // briefly (its answer is stored first; the page says "sending" meanwhile), then the page
+  // says "being graded" and waits on the status.
+  const SUBMIT_WAIT_SECONDS = 2;
+  const WAIT_SECONDS = 10;
   const NAME_SEPARATORS = /[\s,;]+/;
   const SESSION_CODES = ["not_authenticated", "authentication_failed", "permission_denied"];
 
@@ -247,14 +253,20 @@
         });
     };
 
+    const isFinished = function (submission) {
+      return submission && (submission.status === "graded" || submission.status === "error");
+    };
+
     const pollGrade = function (url) {
-      fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } })
+      const waiting = url + (url.indexOf("?") < 0 ? "?" : "&") + "wait=" + WAIT_SECONDS;
+      fetch(waiting, { credentials: "same-origin", headers: { Accept: "application/json" } })
         .then(function (response) { return response.ok ? response.json() : null; })
         .then(function (submission) {
-          if (submission && (submission.status === "graded" || submission.status === "error")) {
+          if (isFinished(submission)) {
             say("", "");
             refreshFeedback();
           } else {
+            // Still queued after a whole wait, or an error answer: ask again shortly.
             window.setTimeout(function () { pollGrade(url); }, POLL_MS);
           }
         })
@@ -266,7 +278,7 @@
       pendingSubmit = false;
       button.disabled = true;
       say(texts.sending, "");
-      fetch(config.submit_url, {
+      fetch(config.submit_url + "?wait=" + SUBMIT_WAIT_SECONDS, {
         method: "POST", credentials: "same-origin",
         headers: Object.assign(headers(), { "Idempotency-Key": keyInput.value }),
         body: JSON.stringify({ answer: answer }),
@@ -280,8 +292,13 @@
         if (response.status === 202) {
           keyInput.value = newKey();  // the next submission is a new attempt
           button.disabled = false;
-          say(texts.grading, "");
-          pollGrade(response.headers.get("Location") || ("/api/v1/submissions/" + body.id + "/"));
+          if (isFinished(body)) {
+            say("", "");
+            refreshFeedback();
+          } else {
+            say(texts.grading, "");
+            pollGrade(response.headers.get("Location") || ("/api/v1/submissions/" + body.id + "/"));
+          }
           return;
         }
         button.disabled = false;
