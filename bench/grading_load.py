@@ -195,6 +195,8 @@ class StudentClient:
                         "Content-Type": "application/json"}
         self.connection = http.client.HTTPConnection(SERVER_HOST, port,
                                                      timeout=HTTP_TIMEOUT_SECONDS)
+        self.retry_after = 0.0
+        """The last answer's ``Retry-After`` seconds (0: none)."""
 
     def request(self, method: str, path: str, body: Any = None,
                 headers: dict[str, str] | None = None) -> tuple[int, Any]:
@@ -223,6 +225,7 @@ class StudentClient:
                 self.connection = http.client.HTTPConnection(SERVER_HOST, self.port,
                                                              timeout=HTTP_TIMEOUT_SECONDS)
                 raise
+        self.retry_after = float(response.getheader("Retry-After") or 0)
         try:
             return response.status, json.loads(raw)
         except ValueError:
@@ -272,6 +275,8 @@ def simulate_student(port: int, plan: dict[str, Any], submissions: int, results:
         with results.lock:
             results.post_ms.append((time.time() - sent) * 1000)
         finished = finished_latency(body, sent)
+        if finished is None and client.retry_after:
+            time.sleep(client.retry_after)
         latency, error = finished or wait_graded(client, body["id"], sent, wait)
         results.record(latency, error)
         if burst is not None and number == 0:
@@ -324,8 +329,8 @@ def wait_graded(client: StudentClient, submission_id: int, sent: float,
         finished = finished_latency(body, sent)
         if finished is not None:
             return finished
-        if not wait:
-            time.sleep(POLL_SECONDS)
+        # A long-poll that ended unfinished says when to ask again, as a client must honour.
+        time.sleep(client.retry_after if wait else POLL_SECONDS)
     return None, f"submission {submission_id} not graded within {GRADED_WITHIN_SECONDS:.0f} s"
 
 

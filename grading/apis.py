@@ -263,7 +263,8 @@ class SubmissionListCreateApi(APIView):
             "is held until the submission is `graded` or `error` (or the wait ends) and "
             "carries its score and feedback, so one request submits and gets the grade; "
             "without it, or while `status` is still `queued` or `running`, "
-            "`GET /api/v1/submissions/{id}/?wait=10` (a long-poll) until it is finished. "
+            "`GET /api/v1/submissions/{id}/?wait=10` (a long-poll) until it is finished, "
+            "after the `Retry-After` seconds an unfinished answer to a wait carries. "
             "The answer is stored before any waiting: a client that gives up waiting "
             "loses nothing. Send an `Idempotency-Key` header to make "
             "retries safe: the same key returns the same submission. A malformed answer is "
@@ -328,6 +329,8 @@ class SubmissionListCreateApi(APIView):
         response = Response(submission_output(submission, request.user),
                             status=status.HTTP_202_ACCEPTED)
         response["Location"] = f"/api/v1/submissions/{submission.pk}/"
+        if query.validated_data["wait"]:
+            suggest_retry_if_unfinished(response, submission)
         if not created:
             response["Idempotent-Replayed"] = "true"
         return response
@@ -408,7 +411,9 @@ class SubmissionDetailApi(APIView):
             "With `?wait=SECONDS` (long-poll, at most 20) a queued or running submission is "
             "answered as soon as it is `graded` or `error`, or after the wait with its "
             "status then; a finished one is answered at once. Clients waiting for a grade "
-            "send it again while the status is `queued` or `running` instead of polling."
+            "send it again while the status is `queued` or `running` instead of polling, "
+            "after the `Retry-After` seconds such an answer carries (also sent at once, "
+            "without waiting, when this server already holds its most waiting requests)."
         ),
         parameters=[InputSerializer],
         responses={200: SubmissionOutputSerializer,
@@ -429,7 +434,20 @@ class SubmissionDetailApi(APIView):
         )
         if submission is None:
             raise ApiError("no such submission", code="not_found", status_code=404)
-        return Response(submission_output(submission, request.user))
+        response = Response(submission_output(submission, request.user))
+        if wait:
+            suggest_retry_if_unfinished(response, submission)
+        return response
+
+
+RETRY_AFTER_SECONDS = 1
+"""When a client whose wait ended (or found no free waiting slot) should ask again."""
+
+
+def suggest_retry_if_unfinished(response: Response, submission: Submission) -> None:
+    """Add ``Retry-After`` to a long-poll's answer about a submission still unfinished."""
+    if not is_finished(submission):
+        response["Retry-After"] = str(RETRY_AFTER_SECONDS)
 
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")

@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
+from django.conf import settings
 from django.db import connection, connections
 
 logger = logging.getLogger(__name__)
@@ -172,13 +173,57 @@ class FinishedListener:
 listener = FinishedListener()
 
 
+class WaitSlots:
+    """How many requests of this process may wait at once (``LONG_POLL_MAX_WAITING``).
+
+    A waiting request holds a web thread. Were every thread waiting (the workers stalled,
+    or a burst larger than the threads), new submissions could not even be stored until a
+    wait ended; past the cap a request is answered at once with what it read, and the API
+    tells the client when to ask again (``Retry-After``).
+    """
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.free: int | None = None
+
+    def take(self) -> bool:
+        """Take a slot if one is free; return whether one was taken."""
+        with self.lock:
+            if self.free is None:
+                self.free = int(settings.LONG_POLL_MAX_WAITING)
+            if self.free <= 0:
+                return False
+            self.free -= 1
+            return True
+
+    def give_back(self) -> None:
+        """Free a slot taken by :meth:`take`."""
+        with self.lock:
+            assert self.free is not None
+            self.free += 1
+
+
+wait_slots = WaitSlots()
+
+
 def wait_until_finished(submission_id: int, seconds: float, read: Callable[[], T],
                            finished: Callable[[T], bool]) -> T:
     """Return ``read()`` once ``finished`` says so of it, or after ``seconds`` at most.
 
     ``read`` loads the submission (it is called at least once); the waiter is registered
-    before the first read, so a notice sent in between is not missed.
+    before the first read, so a notice sent in between is not missed. When this process
+    already has ``LONG_POLL_MAX_WAITING`` requests waiting, it reads once and returns.
     """
+    if not wait_slots.take():
+        return read()
+    try:
+        return _wait(submission_id, seconds, read, finished)
+    finally:
+        wait_slots.give_back()
+
+
+def _wait(submission_id: int, seconds: float, read: Callable[[], T],
+          finished: Callable[[T], bool]) -> T:
     deadline = time.monotonic() + seconds
     postgres = connection.vendor == "postgresql"
     if postgres:

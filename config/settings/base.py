@@ -126,6 +126,12 @@ SPECTACULAR_SETTINGS: dict[str, Any] = {
     "COMPONENT_SPLIT_REQUEST": True,
 }
 
+# --- Long-polls (grading/finished.py) --------------------------------------------------------
+# Requests of one web process that may wait for a grade at once (`?wait=`); past it they are
+# answered at once with `Retry-After`. Keep it below the process's threads (config/gunicorn.py:
+# 16) so submissions are stored even while every waiting slot is taken.
+LONG_POLL_MAX_WAITING = env_int("LONG_POLL_MAX_WAITING", 12)
+
 # --- Celery -------------------------------------------------------------------------------
 REDIS_URL = env_str("REDIS_URL")
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", REDIS_URL or "redis://127.0.0.1:6379/0")

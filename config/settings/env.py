@@ -51,6 +51,10 @@ ENV_VARS: dict[str, str] = {
     ),
     "THROTTLE_SUBMISSIONS": "answer submissions allowed per user (default 30/min)",
     "THROTTLE_CODE_RUNS": "code submissions allowed per user (default 6/min)",
+    "LONG_POLL_MAX_WAITING": (
+        "requests per web process that may wait for a grade at once (`?wait=`; default 12, "
+        "below the process's 16 threads)"
+    ),
     "CELERY_TASK_SOFT_TIME_LIMIT": "seconds before a task is asked to stop (default 120)",
     "CELERY_TASK_TIME_LIMIT": "seconds before a task is killed (default 150)",
     "LTI_LAUNCH_LIFETIME": "seconds an LTI launch's state and claims stay usable (default 3600)",

@@ -21,11 +21,12 @@ from grading.models import Submission
 from tests.grading.conftest import correct_answer
 
 
-def store(variant: Any, student: Any) -> Submission:
+def store(variant: Any, student: Any, attempt_number: int = 1) -> Submission:
     """Store a right answer to item 1 (queued: nothing grades it yet)."""
     variant_item = VariantItem.objects.get(variant=variant, position=1)
     return Submission.objects.create(variant_item=variant_item, student=student,
-                                     attempt_number=1, answer=correct_answer(variant_item))
+                                     attempt_number=attempt_number,
+                                     answer=correct_answer(variant_item))
 
 
 def wait_for_waiter(submission_id: int) -> None:
@@ -112,6 +113,7 @@ def test_an_unfinished_submission_is_answered_as_it_is_when_the_wait_ends(
     response = student[1].get(f"/api/v1/submissions/{submission.pk}/?wait=0.2")
     assert response.status_code == 200
     assert response.json()["status"] == "queued"
+    assert response["Retry-After"] == "1"
 
 
 def test_a_finished_submission_is_answered_at_once(alphabeta_set, student, celery_eager,
@@ -210,6 +212,7 @@ def test_a_submission_not_graded_within_its_wait_is_answered_queued(alphabeta_se
     response = student[1].post(submit_path(variant, "0.2"), {"answer": answer}, format="json")
     assert response.status_code == 202
     assert response.json()["status"] == "queued"
+    assert response["Retry-After"] == "1"
     assert response["Location"] == f"/api/v1/submissions/{response.json()['id']}/"
 
 
@@ -224,3 +227,37 @@ def test_a_submission_with_a_bad_wait_is_refused_before_it_is_stored(alphabeta_s
     assert "wait" in error["details"]
     assert error["message"].startswith("wait: ")
     assert not Submission.objects.filter(student=student[0]).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_past_the_waiting_cap_a_long_poll_answers_at_once_with_retry_after(
+        alphabeta_set, student, settings, stop_listener) -> None:
+    from grading.finished import wait_slots
+
+    settings.LONG_POLL_MAX_WAITING = 1
+    wait_slots.free = None  # read the setting again
+    _, variant = alphabeta_set
+    waiting, other = store(variant, student[0]), store(variant, student[0], 2)
+    answers: list[Any] = []
+
+    def hold_the_only_slot() -> None:
+        try:
+            answers.append(student[1].get(f"/api/v1/submissions/{waiting.pk}/?wait=20"))
+        finally:
+            connection.close()
+
+    holder = threading.Thread(target=hold_the_only_slot, daemon=True)
+    holder.start()
+    wait_for_waiter(waiting.pk)
+    try:
+        refused = student[1].get(f"/api/v1/submissions/{other.pk}/?wait=20")
+        assert refused.status_code == 200
+        assert refused.json()["status"] == "queued"
+        assert refused["Retry-After"] == "1"
+        assert holder.is_alive(), "answered while the only slot was still taken"
+    finally:
+        services.grade_submission(waiting.pk)
+        holder.join()
+        wait_slots.free = None
+    assert answers[0].json()["status"] == "graded"
+    assert not answers[0].has_header("Retry-After")
