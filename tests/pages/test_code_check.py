@@ -14,7 +14,12 @@ import pytest
 from tests.conftest import require
 from tests.pages.conftest import publish_now, variant_of_user
 from tests.pages.test_answering import new_context, screenshot  # noqa: F401  (fixture)
-from tests.pages.test_browser import chromium, log_in, with_password  # noqa: F401  (fixture)
+from tests.pages.test_browser import (  # noqa: F401  (fixture)
+    a11y_problems,
+    chromium,
+    log_in,
+    with_password,
+)
 
 pytestmark = [
     pytest.mark.browser,
@@ -186,6 +191,7 @@ def test_a_code_attempt_reopens_read_only_loads_on_request_and_takes_a_regrade_r
     assert "You selected C" in page.text_content("tr[data-verdict='wrong']")
     page.wait_for_selector(".cm-editor .cm-content")
     assert editor_code(page) == draft_code
+    assert a11y_problems(page) == []
     screenshot(page, "code-attempt-reopened")
 
     # Loading asks first: "no" keeps the draft, "yes" puts the attempt's code in the editor.
