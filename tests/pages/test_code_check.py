@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import require
-from tests.pages.conftest import publish_now, variant_of_user
+from tests.pages.conftest import code_set_variant
 from tests.pages.test_answering import new_context, screenshot  # noqa: F401  (fixture)
 from tests.pages.test_browser import (  # noqa: F401  (fixture)
     a11y_problems,
@@ -53,17 +53,12 @@ def test_a_check_shows_the_result_and_the_printed_output_and_uses_no_attempt(
     live_server: Any, celery_worker_process: Any, new_context: Callable[..., Any],  # noqa: F811
     instructor: Any, student: Any, course: Any, settings: Any,
 ) -> None:
-    from exercises.services import create_problem_set
     from grading.models import CodeCheck, Submission
 
     # An hour's window: a loaded machine cannot let the first check leave it before the second.
     settings.CUTOFF_CODE_CHECK_RATES = [(1, 3600)]
     require(shutil.which("bwrap") is not None, "bubblewrap runs the code items' sandbox")
-    problem_set = publish_now(create_problem_set(
-        creator=instructor[0], course=course, title="Write minimax", seed="code",
-        items=[{"kind": "code_minimax", "params": {}, "points": Decimal(3)}],
-    ))
-    variant = variant_of_user(problem_set, with_password(student[0]))
+    variant = code_set_variant(instructor[0], course, with_password(student[0]), "code_minimax")
     page = new_context().new_page()
     log_in(page, live_server.url, student[0].username)
     page.goto(f"{live_server.url}/assignments/{variant.pk}/items/1/")
@@ -111,18 +106,13 @@ def test_checks_of_ucb1_backprop_and_agent_items_show_their_public_test_and_use_
     live_server: Any, celery_worker_process: Any, new_context: Callable[..., Any],  # noqa: F811
     instructor: Any, student: Any, course: Any, settings: Any,
 ) -> None:
-    from exercises.services import create_problem_set
     from grading.models import CodeCheck, Submission
     from tests.grading.code import solutions
 
     settings.CUTOFF_CODE_CHECK_RATES = []
     require(shutil.which("bwrap") is not None, "bubblewrap runs the code items' sandbox")
-    problem_set = publish_now(create_problem_set(
-        creator=instructor[0], course=course, title="MCTS and agents", seed="code",
-        items=[{"kind": kind, "params": {}, "points": Decimal(3)}
-               for kind in ("code_ucb1", "code_mcts_backprop", "code_tictactoe_agent")],
-    ))
-    variant = variant_of_user(problem_set, with_password(student[0]))
+    variant = code_set_variant(instructor[0], course, with_password(student[0]), "code_ucb1",
+                               "code_mcts_backprop", "code_tictactoe_agent")
     page = new_context().new_page()
     log_in(page, live_server.url, student[0].username)
     for position, (source, test) in enumerate([
@@ -148,16 +138,11 @@ def test_a_code_attempt_reopens_read_only_loads_on_request_and_takes_a_regrade_r
     live_server: Any, new_context: Callable[..., Any],  # noqa: F811
     instructor: Any, student: Any, course: Any,
 ) -> None:
-    from exercises.services import create_problem_set
     from grading.models import Draft, RegradeRequest, Submission
     from grading.services import resolve_regrade_request
     from tests.grading.code import solutions
 
-    problem_set = publish_now(create_problem_set(
-        creator=instructor[0], course=course, title="UCB1", seed="code",
-        items=[{"kind": "code_ucb1", "params": {}, "points": Decimal(3)}],
-    ))
-    variant = variant_of_user(problem_set, with_password(student[0]))
+    variant = code_set_variant(instructor[0], course, with_password(student[0]), "code_ucb1")
     item = variant.items.get()
     wrong_report = {
         "test": "a child never visited", "verdict": "wrong", "score": 0.0, "max_score": 1.0,
