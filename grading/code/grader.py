@@ -1,7 +1,8 @@
 """Grade one code submission: run its hidden tests in the sandbox and report test by test.
 
 Pure Python over the sandbox and the engine (no database), so the Celery task, the tests and
-the benchmark all call :func:`grade_code` the same way.
+the benchmark all call :func:`grade_code` the same way. :func:`check_code` runs a check: the
+item's public example test alone (one of the hidden tests), judged by the same grader.
 """
 
 from __future__ import annotations
