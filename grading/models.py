@@ -280,9 +280,9 @@ class WorkerHeartbeat(models.Model):
 class CodeCheck(models.Model):
     """One "check" run of a student's code on a code item's public example tests.
 
-    A check uses no attempt and never counts in a grade: it runs the item's public tests only
-    (:func:`grading.code.checks.public_cases`), which the prompt states anyway, and keeps what
-    the student's code printed (bounded by ``CUTOFF_CODE_CHECK_OUTPUT_BYTES``).
+    A check uses no attempt and never counts in a grade: it runs the item's public example
+    test only (:func:`grading.code.grader.check_code`), which the starter file names anyway,
+    and keeps what the student's code printed (bounded by ``CUTOFF_CODE_CHECK_OUTPUT_BYTES``).
     """
 
     class Status(models.TextChoices):

@@ -29,7 +29,12 @@ from exercises.kinds.params import (
     ParamError,
 )
 from grading.code.cases import SEARCH_TEST_SETS
-from grading.code.contract import contract_for, conventions_text
+from grading.code.contract import (
+    contract_for,
+    convention_values,
+    conventions_template,
+    fill_placeholders,
+)
 from grading.sandbox.limits import DEFAULT_LIMITS, MIB
 
 CODE_FORMAT = "code/1"
@@ -89,19 +94,21 @@ def search_params(kind_name: str) -> tuple[Param, ...]:
 
 
 
-def translated_conventions(text: str) -> str:
+def translated_conventions(template: str, values: dict[str, str]) -> str:
     """Return a contract's conventions (a heading and ``*`` bullets) in the active language.
 
     The bullets live in grading.code.contract (pure Python, also the starter file's English
-    docstring); each one's translation is a catalogue entry keyed by its text on one line. A
-    bullet an item's params reworded past the catalogue (an unusual draw reward) stays English.
+    docstring); each one's translation is a catalogue entry keyed by its text on one line,
+    placeholders included (``%(draw_reward)s``), which are filled from ``values`` after
+    translating, so an unusual draw reward is stated in the reader's language too.
     """
-    body = text.strip().split("-----------\n", 1)[-1]
+    body = template.strip().split("-----------\n", 1)[-1]
     if not body:
         return ""
     bullets = [" ".join(bullet.split()) for bullet in re.split(r"\n(?=\* )", body)]
     return "\n".join([str(_("Conventions")) + ":",
-                      *("* " + _(bullet.removeprefix("* ")) for bullet in bullets)])
+                      *("* " + fill_placeholders(_(bullet.removeprefix("* ")), values)
+                        for bullet in bullets)])
 
 class CodeKind(Kind):
     """A code item: no typed parts; the problem names the function and its conventions."""
@@ -148,7 +155,8 @@ class CodeKind(Kind):
         # The tasks live in grading.code.contract (pure Python, also the starter file's
         # English docstring); their translations are catalogue entries keyed by the text.
         text += " " + _(contract.task).replace("``", "")
-        conventions = translated_conventions(conventions_text(self.name, args["conventions"]))
+        conventions = translated_conventions(conventions_template(self.name, args["conventions"]),
+                                             convention_values(args["conventions"]))
         if conventions:
             text += "\n\n" + conventions.replace("``", "")
         text += "\n\n" + _("The starter file explains the game interface and the conventions.")

@@ -25,7 +25,7 @@ from engine.search.alphabeta import alphabeta
 from grading.code.cases import tests_rng
 from grading.code.feedback import message, shown
 from grading.code.runs import Budget, Outcome, run_within
-from grading.sandbox import SandboxConfig, SandboxLimits, StateArg
+from grading.sandbox import RunRecord, SandboxConfig, SandboxLimits, StateArg
 
 AGENT_ENTRY = "__cutoff_choose_moves__"
 AGENT_DRIVER = '''
@@ -52,14 +52,18 @@ class AgentBatch:
 
 def ask_agent(source: str, entry_point: str, game: Any, states: Sequence[Hashable],
               limits: SandboxLimits, budget: Budget, config: SandboxConfig | None,
-              evaluator: Evaluator[Any] | None = None) -> AgentBatch:
+              evaluator: Evaluator[Any] | None = None,
+              records: list[RunRecord] | None = None) -> AgentBatch:
     """Ask the agent for a move in each of ``states`` in one sandbox run and check each move.
 
-    ``evaluator`` answers ``game.evaluate``.
+    ``evaluator`` answers ``game.evaluate``; the run's record is appended to ``records`` (a
+    check shows what the agent printed).
     """
     driver = AGENT_DRIVER.format(driver=AGENT_ENTRY, entry=entry_point)
     record = run_within(budget, source + driver, AGENT_ENTRY, [StateArg(s) for s in states],
                         game, limits, evaluator=evaluator, config=config)
+    if record is not None and records is not None:
+        records.append(record)
     if record is None:
         return AgentBatch(failure=Outcome("time_limit", budget.exhausted_message))
     if not record.ok:
@@ -97,22 +101,31 @@ def failed_report(name: str, failure: Outcome, source: str) -> dict[str, Any]:
 # --- tic-tac-toe: never lose ----------------------------------------------------------------
 
 
+TICTACTOE_PUBLIC_SIDES = ("X",)
+"""The public example test of a tic-tac-toe agent (a check): the hidden test as X."""
+
+
 def tictactoe_reports(source: str, entry_point: str, seed: str, limits: SandboxLimits,
-                      budget: Budget, config: SandboxConfig | None) -> list[dict[str, Any]]:
-    """Return one report per side: the agent as X, then as O, against every opponent line.
+                      budget: Budget, config: SandboxConfig | None, *,
+                      playing_as: tuple[str, ...] = ("X", "O"),
+                      records: list[RunRecord] | None = None) -> list[dict[str, Any]]:
+    """Return one report per side of ``playing_as``: the agent as X, then as O, against every
+    opponent line (the same tests for every student: ``seed`` is not used).
 
     Both sides advance together, one batch per round, so an agent that caches by state
-    solves the game once per round for both.
+    solves the game once per round for both. Each run's record is appended to ``records``.
     """
     game = tictactoe.TicTacToe()
-    sides = {
-        "X": _Side("X", {tictactoe.EMPTY_BOARD: []}),
-        "O": _Side("O", {game.result(tictactoe.EMPTY_BOARD, square): [square]
-                         for square in game.actions(tictactoe.EMPTY_BOARD)}),
+    openings: dict[str, dict[Any, list[int]]] = {
+        "X": {tictactoe.EMPTY_BOARD: []},
+        "O": {game.result(tictactoe.EMPTY_BOARD, square): [square]
+              for square in game.actions(tictactoe.EMPTY_BOARD)},
     }
+    sides = {name: _Side(name, openings[name]) for name in playing_as}
     while playing := [side for side in sides.values() if side.report is None and side.frontier]:
         positions = [position for side in playing for position in side.frontier]
-        batch = ask_agent(source, entry_point, game, positions, limits, budget, config)
+        batch = ask_agent(source, entry_point, game, positions, limits, budget, config,
+                          records=records)
         for side in playing:
             if batch.failure is not None:
                 side.report = failed_report(side.test_name, batch.failure, source)
@@ -221,6 +234,23 @@ def connect4_reports(source: str, entry_point: str, seed: str, limits: SandboxLi
         Match("depth-2 searcher", "X", depth2_searcher),
         Match("depth-2 searcher", "O", depth2_searcher),
     ]
+    return play_series(source, entry_point, matches, limits, budget, config)
+
+
+def connect4_public_reports(source: str, entry_point: str, limits: SandboxLimits,
+                            budget: Budget, config: SandboxConfig | None,
+                            records: list[RunRecord] | None = None) -> list[dict[str, Any]]:
+    """Return the report of the public example test (a check): the agent as X against the
+    depth-2 searcher, one game of the hidden series, the same for every student."""
+    return play_series(source, entry_point, [Match("depth-2 searcher", "X", depth2_searcher)],
+                       limits, budget, config, records)
+
+
+def play_series(source: str, entry_point: str, matches: list[Match], limits: SandboxLimits,
+                budget: Budget, config: SandboxConfig | None,
+                records: list[RunRecord] | None = None) -> list[dict[str, Any]]:
+    """Play ``matches`` in lockstep; return one report per opponent, in the order they first
+    appear. Each run's record is appended to ``records``."""
     game = connect4.Connect4()
     failures: dict[str, dict[str, Any]] = {}
     live = list(matches)
@@ -232,7 +262,7 @@ def connect4_reports(source: str, entry_point: str, seed: str, limits: SandboxLi
         if not waiting:
             break
         batch = ask_agent(source, entry_point, game, [m.state for m in waiting], limits, budget,
-                          config, evaluator=connect4.window_score)
+                          config, evaluator=connect4.window_score, records=records)
         if batch.failure is not None:
             for match in waiting:
                 failures.setdefault(match.opponent_name,
@@ -245,7 +275,7 @@ def connect4_reports(source: str, entry_point: str, seed: str, limits: SandboxLi
         live = [m for m in waiting if not game.is_terminal(m.state)]
     return [failures.get(name) or _series_report(name, [m for m in matches
                                                         if m.opponent_name == name], game)
-            for name in ("random player", "depth-2 searcher")]
+            for name in dict.fromkeys(match.opponent_name for match in matches)]
 
 
 def _series_report(opponent: str, matches: list[Match], game: connect4.Connect4

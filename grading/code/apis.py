@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, TypeVar
 
 from django.http import HttpResponse
 from django.utils import timezone
@@ -184,6 +184,44 @@ class PythonSourceRenderer(renderers.BaseRenderer):
         return json.dumps(data).encode()
 
 
+class SourceInputSerializer(serializers.Serializer):
+    """The student's whole Python file, as a submission and a check take it."""
+
+    # A field named like a Field attribute (DRF moves declared fields off the class).
+    source = serializers.CharField(  # type: ignore[assignment]
+        trim_whitespace=False, max_length=services.MAX_SOURCE_CHARACTERS,
+        help_text="the whole Python file defining the item's function",
+    )
+
+
+Owned = TypeVar("Owned")
+
+
+def owned_or_404(found: Owned | None, what: str) -> Owned:
+    """Return what the owner-filtered selector ``found``; None (not there, or someone else's)
+    is a 404, as if it did not exist."""
+    if found is None:
+        raise ApiError(f"no such {what}", code="not_found", status_code=404)
+    return found
+
+
+def accepted(body: dict[str, Any], location: str) -> Response:
+    """Return a 202 with ``body`` and the ``Location`` to poll."""
+    response = Response(body, status=status.HTTP_202_ACCEPTED)
+    response["Location"] = location
+    return response
+
+
+def retrieve_schema(operation_id: str, summary: str, output: type[serializers.Serializer],
+                    not_found: str, example: OpenApiExample) -> Any:
+    """Return the OpenAPI schema of a code endpoint showing one record to its owner only."""
+    return extend_schema(
+        tags=["code"], operation_id=operation_id, summary=summary,
+        responses={200: output, 404: OpenApiResponse(description=not_found)},
+        examples=[example],
+    )
+
+
 class StarterFileApi(APIView):
     """Serve the starter file of a code item: the contract as a docstring and a stub."""
 
@@ -223,13 +261,7 @@ class CodeSubmissionCreateApi(APIView):
 
     throttle_scope = "code_runs"
 
-    class InputSerializer(serializers.Serializer):
-        # A field named like a Field attribute (DRF moves declared fields off the class).
-        source = serializers.CharField(  # type: ignore[assignment]
-            trim_whitespace=False, max_length=services.MAX_SOURCE_CHARACTERS,
-            help_text="the whole Python file defining the item's function",
-        )
-
+    class InputSerializer(SourceInputSerializer):
         class Meta:
             ref_name = "CodeSubmissionInput"
 
@@ -292,11 +324,9 @@ class CodeSubmissionCreateApi(APIView):
             student=request.user, variant_id=variant_id, position=position,
             source=data.validated_data["source"], idempotency_key=key,
         )
-        # The student's own submission, just stored: never None.
-        stored = submission_for(request.user, submission.pk)
-        response = Response(code_submission_output(stored, request.user),  # type: ignore[arg-type]
-                            status=status.HTTP_202_ACCEPTED)
-        response["Location"] = f"/api/v1/code-submissions/{submission.pk}/"
+        stored = owned_or_404(submission_for(request.user, submission.pk), "code submission")
+        response = accepted(code_submission_output(stored, request.user),
+                            f"/api/v1/code-submissions/{submission.pk}/")
         if not created:
             response["Idempotent-Replayed"] = "true"
         return response
@@ -305,20 +335,16 @@ class CodeSubmissionCreateApi(APIView):
 class CodeSubmissionDetailApi(APIView):
     """Show a code submission and its per-test report to its student or the course's staff."""
 
-    @extend_schema(
-        tags=["code"],
-        operation_id="code_submission_retrieve",
-        summary="A code submission and its report",
-        responses={200: CodeSubmissionOutputSerializer,
-                   404: OpenApiResponse(description="not found")},
-        examples=[OpenApiExample("graded", value=CODE_SUBMISSION_EXAMPLE, response_only=True)],
-    )
+    @retrieve_schema("code_submission_retrieve", "A code submission and its report",
+                     CodeSubmissionOutputSerializer, "not found",
+                     OpenApiExample("graded", value=CODE_SUBMISSION_EXAMPLE, response_only=True))
     def get(self, request: AuthenticatedRequest, submission_id: int) -> Response:
         """Return the submission; anyone else gets 404, as if it did not exist."""
         submission = submission_for(request.user, submission_id)
-        if submission is None or submission.kind != Submission.Kind.CODE:
-            raise ApiError("no such code submission", code="not_found", status_code=404)
-        return Response(code_submission_output(submission, request.user))
+        if submission is not None and submission.kind != Submission.Kind.CODE:
+            submission = None
+        return Response(code_submission_output(owned_or_404(submission, "code submission"),
+                                               request.user))
 
 
 CODE_CHECK_EXAMPLE = {
@@ -363,13 +389,7 @@ def code_check_output(check: CodeCheck) -> dict[str, Any]:
 class CodeCheckCreateApi(APIView):
     """Run the caller's code on a code item's public example tests: no attempt is used."""
 
-    class InputSerializer(serializers.Serializer):
-        # A field named like a Field attribute (DRF moves declared fields off the class).
-        source = serializers.CharField(  # type: ignore[assignment]
-            trim_whitespace=False, max_length=services.MAX_SOURCE_CHARACTERS,
-            help_text="the whole Python file defining the item's function",
-        )
-
+    class InputSerializer(SourceInputSerializer):
         class Meta:
             ref_name = "CodeCheckInput"
 
@@ -378,22 +398,24 @@ class CodeCheckCreateApi(APIView):
         operation_id="code_check_create",
         summary="Check code on the public tests (no attempt used)",
         description=(
-            "Stores a check and answers 202; the code runs in the sandbox on the item's public "
-            "example test only (the search items' first fixed tree, named in the starter file), "
-            "after every submission and regrade. Poll `GET /api/v1/code-checks/{id}/` until "
+            "Stores a check and answers 202; the code runs in the sandbox, after every "
+            "submission and regrade, on the item's public example test only: one of its hidden "
+            "tests, the same for every student, named in the starter file and graded as in a "
+            "submission (the search items' first fixed tree; UCB1's \"a child never "
+            "visited\"; backpropagation's \"a path where MIN wins\"; the tic-tac-toe agent as "
+            "X against every opponent; the Connect Four agent's game as X against the depth-2 "
+            "searcher). Poll `GET /api/v1/code-checks/{id}/` until "
             "`status` is `done` or `error`. A check uses no attempt, never counts in a grade and "
             "is allowed after the attempts are used up; it is refused past a refusing due date "
             "(403 `past_due`) and after a timed quiz's end (403 `time_limit_exceeded`). Rate "
             "limited per student (`CUTOFF_CODE_CHECK_RATES`, default 1 per 10 s and 20 per "
             "hour): 429 `check_rate_limited` with `Retry-After` and the limit in `details`. "
-            "400 `check_not_available` for code items without public tests (agents, UCB1, "
-            "backpropagation)."
+            "Every code item has a public example test."
         ),
         request=InputSerializer,
         responses={
             202: CodeCheckOutputSerializer,
-            400: OpenApiResponse(description="not Python, too long, not a code item, or no "
-                                             "public tests"),
+            400: OpenApiResponse(description="not Python, too long, or not a code item"),
             403: OpenApiResponse(description="refused: past due or the quiz's time is up"),
             404: OpenApiResponse(description="not your assignment, or no such item"),
             429: OpenApiResponse(description="too many checks; retry after Retry-After seconds"),
@@ -415,27 +437,17 @@ class CodeCheckCreateApi(APIView):
         data.is_valid(raise_exception=True)
         check = services.request_check(student=request.user, variant_id=variant_id,
                                        position=position, source=data.validated_data["source"])
-        stored = check_for(request.user, check.pk)
-        response = Response(code_check_output(stored),  # type: ignore[arg-type]
-                            status=status.HTTP_202_ACCEPTED)
-        response["Location"] = f"/api/v1/code-checks/{check.pk}/"
-        return response
+        stored = owned_or_404(check_for(request.user, check.pk), "code check")
+        return accepted(code_check_output(stored), f"/api/v1/code-checks/{check.pk}/")
 
 
 class CodeCheckDetailApi(APIView):
     """Show a check, its public tests' reports and its printed output to its student."""
 
-    @extend_schema(
-        tags=["code"],
-        operation_id="code_check_retrieve",
-        summary="A check and its output",
-        responses={200: CodeCheckOutputSerializer,
-                   404: OpenApiResponse(description="not found (only its student sees it)")},
-        examples=[OpenApiExample("done", value=CODE_CHECK_EXAMPLE, response_only=True)],
-    )
+    @retrieve_schema("code_check_retrieve", "A check and its output", CodeCheckOutputSerializer,
+                     "not found (only its student sees it)",
+                     OpenApiExample("done", value=CODE_CHECK_EXAMPLE, response_only=True))
     def get(self, request: AuthenticatedRequest, check_id: int) -> Response:
         """Return the check; anyone but its student gets 404, as if it did not exist."""
-        check = check_for(request.user, check_id)
-        if check is None:
-            raise ApiError("no such code check", code="not_found", status_code=404)
-        return Response(code_check_output(check))
+        return Response(code_check_output(owned_or_404(check_for(request.user, check_id),
+                                                       "code check")))

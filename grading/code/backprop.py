@@ -98,12 +98,18 @@ MISTAKES: dict[str, Callable[[BackpropCase], tuple[str | None, ...]]] = {
 """Named wrong backpropagations: the movers they credit instead of who moved into a node."""
 
 
+def public_backprop_test() -> BackpropCase:
+    """Return the first fixed test, also the public example test a check runs (the same for
+    every student): a decisive path, so both named mistakes show on it."""
+    return _fixed_tree_case("a path where MIN wins", ["B", "B1", "B1b"], "min", [
+        (Fraction(3), 7), (Fraction(5, 2), 4), (Fraction(1), 2)])
+
+
 def backprop_cases(seed: str) -> list[BackpropCase]:
     """Return the fixed tests and the tests drawn for ``seed``."""
-    cases = [_fixed_tree_case("a path where MIN wins", ["B", "B1", "B1b"], "min", [
-        (Fraction(3), 7), (Fraction(5, 2), 4), (Fraction(1), 2)]),
-        _fixed_tree_case("a drawn game", ["B", "B2"], None, [
-            (Fraction(4), 9), (Fraction(3, 2), 5)])]
+    cases = [public_backprop_test(),
+             _fixed_tree_case("a drawn game", ["B", "B2"], None, [
+                 (Fraction(4), 9), (Fraction(3, 2), 5)])]
     rng = tests_rng(seed, "mcts_backprop")
     for number in range(1, GENERATED_TESTS):
         cases.append(_drawn(rng, f"your path {number}", _tree_path))

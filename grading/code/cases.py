@@ -276,10 +276,6 @@ def _connect4_cases(kind_name: str, params: dict[str, Any], rng: random.Random
     return [connect4_case(rng, plies=4, depth=2)]
 
 
-PUBLIC_TEST_KINDS = tuple(SEARCH_TEST_SETS)
-"""Code kinds with a public example test a "check" run may use (the search items)."""
-
-
 def public_cases(kind_name: str, params: dict[str, Any]) -> list[SearchCase]:
     """Return the public example tests of a search item: its first fixed tree, the same for
     every student and named in the starter file ("textbook tree", or "chance tree" for

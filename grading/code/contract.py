@@ -62,7 +62,7 @@ Conventions
 * Every node on the path gains one visit.
 * A node's reward belongs to the player who moved INTO it, the player to move at its parent
   (``game.to_move(state)`` for the first node): that player's reward grows by 1 for a win,
-  by 1/2 for a draw and by 0 for a loss.
+  by %(draw_reward)s for a draw and by 0 for a loss.
 * Leave the root out: return one ``[reward, visits]`` per node of ``path``, in path order.
 '''
 
@@ -93,10 +93,6 @@ return value, and the trace of your search: the SET of states you generate with
 earns partial credit; the feedback names the first place your search differs from the
 reference, and the known mistake it matches. Returning a move without having asked
 ``game.actions`` for the root is an illegal operation.
-
-The first fixed tree ("textbook tree"; "chance tree" for expectimax) is the public example
-test: the page's "Check" button runs your code on it alone, with no attempt used, and shows
-what your code printed.
 '''
 
 AGENT_GRADING = '''\
@@ -130,7 +126,8 @@ ALPHABETA_CONVENTIONS = SEARCH_CONVENTIONS + '''\
 class CodeContract:
     """The function one code kind asks for: its name, parameters, result and conventions.
 
-    ``returns_decision`` says the function returns ``(action, value)`` rather than a value.
+    ``returns_decision`` says the function returns ``(action, value)`` rather than a value;
+    ``public_test`` names the hidden test a check runs (``grading.code.grader.check_code``).
     """
 
     entry_point: str
@@ -138,6 +135,7 @@ class CodeContract:
     returns: str
     task: str
     conventions: str
+    public_test: str
     grading: str = SEARCH_GRADING
     returns_decision: bool = False
 
@@ -154,6 +152,7 @@ CONTRACTS: dict[str, CodeContract] = {
         returns="(action, value): the best root action and the root's minimax value",
         task="Search the whole game below ``state`` with minimax.",
         conventions=SEARCH_CONVENTIONS,
+        public_test='the first fixed tree, "textbook tree"',
         returns_decision=True,
     ),
     "code_alphabeta": CodeContract(
@@ -162,6 +161,7 @@ CONTRACTS: dict[str, CodeContract] = {
         returns="(action, value): the best root action and the root's value",
         task="Search ``state`` with alpha-beta pruning, at most ``depth`` plies deep.",
         conventions=ALPHABETA_CONVENTIONS,
+        public_test='the first fixed tree, "textbook tree" (depth 2)',
         returns_decision=True,
     ),
     "code_expectimax": CodeContract(
@@ -172,6 +172,7 @@ CONTRACTS: dict[str, CodeContract] = {
              "worth the probability-weighted average of its outcomes, searched in the order "
              "``game.chance_outcomes`` lists them.",
         conventions=SEARCH_CONVENTIONS,
+        public_test='the fixed tree "chance tree"',
     ),
     "code_ucb1": CodeContract(
         entry_point="ucb1_select",
@@ -181,6 +182,8 @@ CONTRACTS: dict[str, CodeContract] = {
              "``stats[i]`` is ``[wins, visits]`` of the child reached by the i-th action of "
              "``game.actions(state)``; ``parent_visits`` is N, ``c`` the exploration constant.",
         conventions=UCB1_CONVENTIONS,
+        public_test=('the fixed node "a child never visited" (stats [[3, 5], [0, 0], [4, 6]], '
+                     'c = sqrt(2))'),
         grading=SELECTION_GRADING,
     ),
     "code_mcts_backprop": CodeContract(
@@ -190,6 +193,7 @@ CONTRACTS: dict[str, CodeContract] = {
         task="Backpropagate the result of one MCTS simulation along the path the iteration "
              "selected and expanded, as the last step of an MCTS iteration does.",
         conventions=BACKPROP_CONVENTIONS,
+        public_test='the first fixed path, "a path where MIN wins"',
         grading=BACKPROP_GRADING,
     ),
     "code_tictactoe_agent": CodeContract(
@@ -200,6 +204,7 @@ CONTRACTS: dict[str, CodeContract] = {
              "against EVERY possible opponent, as X and as O; it must never lose. Many "
              "positions are asked in one process: cache what you compute by state.",
         conventions="",
+        public_test='the hidden test "tic-tac-toe agent as X, against every opponent"',
         grading=AGENT_GRADING,
     ),
     "code_connect4_agent": CodeContract(
@@ -213,6 +218,9 @@ CONTRACTS: dict[str, CodeContract] = {
              "within about a minute: a depth-4 alpha-beta (about 10 s for the series) is "
              "safe, a depth-5 one (about 40 s) is not.",
         conventions="",
+        public_test=('one game as X against the depth-2 searcher (the searcher is deterministic, '
+                     'so it is the same game as in the hidden test "Connect Four vs depth-2 '
+                     'searcher")'),
         grading=AGENT_GRADING,
     ),
 }
@@ -223,8 +231,22 @@ def contract_for(kind_name: str) -> CodeContract:
     return CONTRACTS[kind_name]
 
 
-def conventions_text(kind_name: str, params: dict[str, Any]) -> str:
-    """Return the conventions of an item, adjusted to its params (e.g. no cut on equality)."""
+CONVENTION_DEFAULTS = {"draw_reward": "1/2"}
+"""The ``%(name)s`` placeholders of the conventions' texts and their values by default; an
+item's param of the same name replaces the default."""
+
+CHECK_NOTE = ('The public example test is {test}: the page\'s "Check" button runs your code on '
+              'it alone, with no attempt used, grades it as the hidden tests are graded, and '
+              'shows what your code printed. The graded tests include it.')
+
+
+def conventions_template(kind_name: str, params: dict[str, Any]) -> str:
+    """Return the conventions of an item, adjusted to its params (e.g. no cut on equality),
+    with their ``%(name)s`` placeholders (:data:`CONVENTION_DEFAULTS`) still to fill.
+
+    Each bullet is a catalogue entry keyed by its text with the placeholders, so the
+    translated conventions fill in the same values (``exercises.kinds.code_items``).
+    """
     text = contract_for(kind_name).conventions
     if params.get("cut_on_equality") is False:
         text = text.replace(
@@ -238,10 +260,22 @@ def conventions_text(kind_name: str, params: dict[str, Any]) -> str:
             "* The root does NOT raise alpha: every root child is searched with the window "
             "(-infinity, +infinity).",
         )
-    draw_reward = params.get("draw_reward")
-    if draw_reward is not None and str(draw_reward) != "1/2":
-        text = text.replace("by 1/2 for a draw", f"by {draw_reward} for a draw")
     return text
+
+
+def convention_values(params: dict[str, Any]) -> dict[str, str]:
+    """Return the values of the conventions' placeholders under an item's params."""
+    return {name: str(params.get(name, default)) for name, default in CONVENTION_DEFAULTS.items()}
+
+
+def fill_placeholders(text: str, values: dict[str, str]) -> str:
+    """Return ``text`` with its ``%(name)s`` placeholders filled (text without any unchanged)."""
+    return text % values if "%(" in text else text
+
+
+def conventions_text(kind_name: str, params: dict[str, Any]) -> str:
+    """Return the conventions of an item in English, adjusted to and filled from its params."""
+    return fill_placeholders(conventions_template(kind_name, params), convention_values(params))
 
 
 def starter_source(kind_name: str, params: dict[str, Any]) -> str:
@@ -255,6 +289,7 @@ def starter_source(kind_name: str, params: dict[str, Any]) -> str:
             conventions_text(kind_name, params).rstrip(),
             GAME_INTERFACE.rstrip(),
             contract.grading.rstrip(),
+            textwrap.fill(CHECK_NOTE.format(test=contract.public_test), width=TEXT_WIDTH),
         ) if part
     )
     return (

@@ -52,10 +52,16 @@ def arms_of(case: SearchCase) -> list[Arm]:
             for action, (wins, visits) in zip(case.game.actions(case.root), stats, strict=True)]
 
 
+def public_selection_case() -> SearchCase:
+    """Return the fixed test, also the public example test a check runs: a node with a child
+    never visited, the same for every student."""
+    return selection_case("a child never visited", [[3, 5], [0, 0], [4, 6]], SQRT2)
+
+
 def selection_cases(seed: str) -> list[SearchCase]:
     """Return the fixed test (an unvisited child) and the tests drawn for ``seed``."""
     rng = tests_rng(seed, "ucb1")
-    cases = [selection_case("a child never visited", [[3, 5], [0, 0], [4, 6]], SQRT2)]
+    cases = [public_selection_case()]
     for number in range(1, GENERATED_TESTS + 1):
         cases.append(_drawn_case(rng, f"your node {number}"))
     return cases

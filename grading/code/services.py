@@ -25,13 +25,11 @@ from exercises.kinds.engine_bridge import engine_version
 from exercises.models import Variant, VariantItem
 from exercises.selectors import rules_for, variant_of
 from exercises.services import open_variant
-from grading.code.cases import PUBLIC_TEST_KINDS, public_cases
 from grading.code.contract import CONTRACTS, starter_source
-from grading.code.grader import CodeGrade, grade_code, method_for
-from grading.code.runs import Budget, SandboxFailed, run_case_alone
+from grading.code.grader import CodeGrade, check_code, grade_code
+from grading.code.runs import Budget, SandboxFailed
 from grading.code.sandboxing import grading_budget_seconds, limits_for, sandbox_config
 from grading.code.scheduling import REGRADE_PRIORITY, Claim, claim_run, in_flight_window
-from grading.code.search_grading import grade_case
 from grading.finished import announce_finished
 from grading.models import CodeCheck, Regrade, ScoreChange, Submission
 from grading.sandbox import SandboxUnavailable
@@ -267,14 +265,11 @@ def request_check(*, student: User, variant_id: int, position: int, source: str,
     A check uses no attempt, so it is allowed after the attempts are used up; it is refused
     like a submission past a refusing due date (403 ``past_due``) and after a timed quiz's
     end (403 ``time_limit_exceeded``). Raise 404 for a variant or item not the student's,
-    400 ``check_not_available`` for a code kind without public tests, 400 ``invalid_source``,
-    and 429 :class:`CheckRateLimited` past any of ``CUTOFF_CODE_CHECK_RATES``.
+    400 ``invalid_source``, and 429 :class:`CheckRateLimited` past any of
+    ``CUTOFF_CODE_CHECK_RATES``.
     """
     now = now or timezone.now()
     variant_item = code_item_of(student, variant_id, position)
-    if variant_item.item.kind not in PUBLIC_TEST_KINDS:
-        raise ApiError(f"item {position} has no public example tests to check against",
-                       code="check_not_available")
     check_source(source)
     with transaction.atomic():
         # Serialises one student's checks, so the rate limits count exactly.
@@ -313,29 +308,22 @@ def run_code_check(check_id: int) -> CodeCheck | None:
         return CodeCheck.objects.filter(pk=check_id).first()
     check = CodeCheck.objects.select_related("variant_item__item").get(pk=check_id)
     item = check.variant_item.item
-    contract = CONTRACTS[item.kind]
     limits = limits_for(item.kind, item.params)
     budget = Budget.of(min(grading_budget_seconds(), limits.wall_seconds + 1))
-    method = method_for(item.kind, item.params)
-    reports, outputs, seconds = [], [], 0.0
     try:
-        for case in public_cases(item.kind, item.params):
-            run, record = run_case_alone(check.source, contract.entry_point, case,
-                                         limits=limits, budget=budget, config=sandbox_config())
-            reports.append(grade_case(run, method, returns_move=contract.returns_decision))
-            if record is not None:
-                outputs.append(record)
-                seconds += record.wall_seconds
+        checked = check_code(item.kind, item.params, check.source, limits=limits,
+                             budget=budget, config=sandbox_config())
     except (SandboxUnavailable, SandboxFailed) as error:
         logger.error("sandbox could not run code check %s: %s", check_id, error)
         code = "sandbox_unavailable" if isinstance(error, SandboxUnavailable) else "sandbox_failed"
         return _finish_check(check_id, status=CodeCheck.Status.ERROR, error_code=code)
+    outputs = checked.records
     cap = settings.CUTOFF_CODE_CHECK_OUTPUT_BYTES
     stdout, stdout_cut = _bounded("".join(r.stdout for r in outputs), cap)
     stderr, stderr_cut = _bounded("".join(r.stderr for r in outputs), cap)
     return _finish_check(
-        check_id, status=CodeCheck.Status.DONE, results=storable(reports),
-        stdout=stdout, stderr=stderr, wall_seconds=seconds,
+        check_id, status=CodeCheck.Status.DONE, results=storable(checked.reports),
+        stdout=stdout, stderr=stderr, wall_seconds=sum(r.wall_seconds for r in outputs),
         stdout_truncated=stdout_cut or any(r.stdout_truncated for r in outputs),
         stderr_truncated=stderr_cut or any(r.stderr_truncated for r in outputs))
 

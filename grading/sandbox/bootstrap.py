@@ -77,6 +77,13 @@ class Action:
     def __repr__(self) -> str:
         return f"<Action {self.label}>"
 
+    def __str__(self) -> str:
+        # The contract's "an action prints as its label": print(), str() and f-strings.
+        return self.label
+
+    def __format__(self, spec: str) -> str:
+        return format(self.label, spec)
+
 
 class Channel:
     """Send a request frame to the grader and wait for its single reply."""

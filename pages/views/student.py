@@ -27,7 +27,6 @@ from exercises.kinds import get_kind
 from exercises.models import Variant, VariantItem
 from exercises.selectors import rules_for, variant_of, variants_of
 from exercises.services import open_variant
-from grading.code.cases import PUBLIC_TEST_KINDS
 from grading.code.contract import CONTRACTS
 from grading.code.feedback import render_tests
 from grading.code.grader import summarise
@@ -371,7 +370,11 @@ def answer_script(variant: Variant, variant_item: VariantItem, fields: list[Part
 
 def code_item_page(request: AuthenticatedHttpRequest, variant: Variant, variant_item: VariantItem
                    ) -> HttpResponse:
-    """Show a code item: the editor with the starter file, submitting, the per-test report."""
+    """Show a code item: the editor with the starter file, submitting, the per-test report.
+
+    ``?attempt=N`` reopens attempt N: its code read-only (the editor keeps the current code)
+    and its report, with its regrade requests.
+    """
     position = variant_item.position
     submissions = list(variant_item.submissions.order_by("-attempt_number"))
     latest = submissions[0] if submissions else None
@@ -382,6 +385,9 @@ def code_item_page(request: AuthenticatedHttpRequest, variant: Variant, variant_
         source = draft.answer["source"]
     else:
         source = latest.source if latest else starter_file(request.user, variant.pk, position)
+    viewing = reopened_attempt(request, submissions)
+    if viewing is not None:
+        latest = viewing
     if request.method == "POST":
         source = request.POST.get("source", "")
         try:
@@ -409,7 +415,6 @@ def code_item_page(request: AuthenticatedHttpRequest, variant: Variant, variant_
         "problem_set": problem_set,
         "due_at": rules_for(variant).due_at,
         "kind": kind,
-        "checkable": variant_item.item.kind in PUBLIC_TEST_KINDS,
         "prompt": kind.render_prompt(variant_item.prompt["args"]),
         "source": source,
         "submissions": submissions,
@@ -432,6 +437,9 @@ def code_item_page(request: AuthenticatedHttpRequest, variant: Variant, variant_
             max(0, limit - used) if (limit := rules_for(variant).max_attempts) else None
         ),
         "idempotency_key": uuid.uuid4().hex,
+        "viewing": viewing,
+        # graded implies there is a latest submission.
+        "regrade_requests": regrade_requests_on(latest) if graded else [],  # type: ignore[arg-type]
     }
     status = 200 if error is None else error.status_code
     return render(request, "pages/code_item.html", context, status=status)

@@ -130,19 +130,41 @@ def test_brazilian_portuguese_uses_brazilian_words() -> None:
 
 def test_every_code_convention_is_in_every_translated_catalogue() -> None:
     # The prompts translate each convention with _(bullet), a msgid the script cannot extract.
+    # Bullets are keyed with their placeholders (an English "%(draw_reward)s" stays as is).
     from exercises.kinds.code_items import translated_conventions
-    from grading.code.contract import CONTRACTS, conventions_text
+    from grading.code.contract import CONTRACTS, conventions_template
 
     bullets = {
         line.removeprefix("* ")
         for name in CONTRACTS
         for params in ({}, {"cut_on_equality": False, "root_raises_alpha": False})
-        for line in translated_conventions(conventions_text(name, params)).splitlines()[1:]
+        for line in translated_conventions(conventions_template(name, params),
+                                           {"draw_reward": "%(draw_reward)s"}).splitlines()[1:]
     }
     assert len(bullets) == 18
     for lang in ("pt", "pt_BR", "ca"):
         catalogue = entries(lang)
         assert [bullet for bullet in bullets if not all(catalogue.get(bullet, [""]))] == [], lang
+
+
+@pytest.mark.parametrize(("language", "stated"), [
+    ("pt", "cresce 1 numa vitória, 1/3 num empate e 0 numa derrota"),
+    ("ca", "creix 1 en una victòria, 1/3 en un empat i 0 en una derrota"),
+    ("pt-br", "cresce 1 em uma vitória, 1/3 em um empate e 0 em uma derrota"),
+    ("en", "grows by 1 for a win, by 1/3 for a draw and by 0 for a loss"),
+])
+def test_an_unusual_draw_reward_is_stated_in_the_readers_language(language: str,
+                                                                 stated: str) -> None:
+    from django.utils import translation
+
+    from exercises.kinds import get_kind
+
+    kind = get_kind("code_mcts_backprop")
+    with translation.override(language):
+        prompt = kind.render_prompt({"signature": "mcts_backprop(game, state, path, winner)",
+                                     "conventions": {"draw_reward": "1/3"}})
+    assert stated in " ".join(prompt.split())
+    assert "1/2" not in prompt and "%(" not in prompt
 
 
 def test_a_code_prompt_states_its_conventions_in_the_readers_language() -> None:

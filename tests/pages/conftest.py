@@ -48,3 +48,16 @@ def alphabeta_set(instructor: Any, student: Any, other_student: Any, course: Any
 def variant_of_user(problem_set: Any, user: Any) -> Any:
     """Return ``user``'s variant of ``problem_set``."""
     return problem_set.variants.get(student=user)
+
+
+def code_set_variant(instructor: Any, course: Any, student: Any, *kinds: str,
+                     title: str = "Code") -> Any:
+    """Return ``student``'s variant of a published set of code items of ``kinds``, 3 points
+    each, in that order."""
+    from exercises.services import create_problem_set
+
+    problem_set = publish_now(create_problem_set(
+        creator=instructor, course=course, title=title, seed="code",
+        items=[{"kind": kind, "params": {}, "points": Decimal(3)} for kind in kinds],
+    ))
+    return variant_of_user(problem_set, student)

@@ -4,12 +4,11 @@ static files, Python highlighting, line numbers, Tab indenting, and the source k
 from __future__ import annotations
 
 from collections.abc import Callable
-from decimal import Decimal
 from typing import Any
 
 import pytest
 
-from tests.pages.conftest import publish_now, variant_of_user
+from tests.pages.conftest import code_set_variant
 from tests.pages.test_answering import new_context, screenshot  # noqa: F401  (fixture)
 from tests.pages.test_browser import chromium, log_in, with_password  # noqa: F401  (fixture)
 
@@ -24,14 +23,9 @@ def test_the_code_editor_highlights_numbers_lines_indents_and_keeps_a_draft(
     live_server: Any, new_context: Callable[..., Any],  # noqa: F811
     instructor: Any, student: Any, course: Any,
 ) -> None:
-    from exercises.services import create_problem_set
     from grading.models import Draft
 
-    problem_set = publish_now(create_problem_set(
-        creator=instructor[0], course=course, title="Write minimax", seed="code",
-        items=[{"kind": "code_minimax", "params": {}, "points": Decimal(3)}],
-    ))
-    variant = variant_of_user(problem_set, with_password(student[0]))
+    variant = code_set_variant(instructor[0], course, with_password(student[0]), "code_minimax")
     context = new_context()
     hosts: set[str] = set()
     page = context.new_page()

@@ -1,6 +1,7 @@
 // The code item's "Check" button: runs the editor's code on the item's public example test
 // through the REST API (no attempt used) and shows the result and the printed output in the
-// page. Every text comes translated from the section's data attributes.
+// page. Every text comes translated from the section's data attributes. And a reopened
+// attempt's "Load into the editor" button, which asks before replacing the editor's code.
 (function () {
   "use strict";
 
@@ -104,8 +105,30 @@
     });
   }
 
+  function setUpLoadAttempt(button) {
+    // Exactly as submitted (a <pre> would drop a leading newline).
+    const attempt = JSON.parse(document.getElementById("attempt-source-data").textContent);
+    button.addEventListener("click", function () {
+      const source = document.getElementById("code-source");
+      if (source.value === attempt) return;
+      // The editor holds the draft: replacing it (and so the saved draft) needs a yes.
+      if (!window.confirm(button.dataset.confirm)) return;
+      const view = source.codeEditor;
+      if (view) {
+        // The editor writes the textarea and fires "input", so the draft is saved as typed.
+        view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: attempt } });
+        view.focus();
+      } else {
+        source.value = attempt;
+        source.dispatchEvent(new Event("input", { bubbles: true }));
+      }
+    });
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
     const button = document.getElementById("check-code");
     if (button) setUp(button);
+    const load = document.getElementById("load-attempt");
+    if (load) setUpLoadAttempt(load);
   });
 })();

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
-from exercises.models import ProblemSet, Variant
+from exercises.models import Variant
 from grading.code import services
-from grading.code.cases import public_cases
+from grading.code.cases import public_cases, search_cases
 from grading.models import CodeCheck, Submission
 from grading.sandbox import SandboxConfig
 from tests.grading.code import solutions
@@ -146,17 +146,69 @@ def test_a_check_is_refused_after_a_timed_quiz_ends(
     assert CodeCheck.objects.count() == 0
 
 
-def test_bad_source_and_kinds_without_public_tests_are_refused(
-        student: Any, course: Any, instructor: Any, alphabeta_code: Variant,
-        sandboxed: list[int]) -> None:
+def test_bad_source_is_refused_and_nothing_is_stored(
+        student: Any, alphabeta_code: Variant, sandboxed: list[int]) -> None:
     bad = check(student[1], alphabeta_code, "def f(:\n")
+
     assert bad.status_code == 400 and bad.json()["error"]["code"] == "invalid_source"
-    ProblemSet.objects.update(title="other")
-    agent = code_assignment(course, instructor[0], student[0], "code_tictactoe_agent")
-    refused = check(student[1], agent, solutions.PERFECT_TICTACTOE)
-    assert refused.status_code == 400
-    assert refused.json()["error"]["code"] == "check_not_available"
     assert CodeCheck.objects.count() == 0 and sandboxed == []
+
+
+FIRST_COLUMN_CONNECT4 = "def choose_move(game, state):\n    return game.actions(state)[0]\n"
+
+
+def printing(source: str, entry_point: str) -> str:
+    """Return ``source`` printing the root's actions (by their labels) first in the entry."""
+    start = source.index(f"def {entry_point}(")
+    body = source.index("\n", start) + 1
+    return source[:body] + "    print('actions', *game.actions(state))\n" + source[body:]
+
+
+@pytest.mark.parametrize(("kind", "right", "wrong", "test", "wrong_text", "printed"), [
+    ("code_ucb1", solutions.UCB1, solutions.UCB1_MOST_VISITED, "a child never visited",
+     "You selected C (UCB1 ", "actions A B C\n"),
+    ("code_mcts_backprop", solutions.MCTS_BACKPROP, solutions.MCTS_CREDIT_EVERY_NODE,
+     "a path where MIN wins", "The 1st node on the path, B, has reward 4", "actions A B\n"),
+    ("code_tictactoe_agent", solutions.PERFECT_TICTACTOE, solutions.FIRST_SQUARE_TICTACTOE,
+     "tic-tac-toe agent as X, against every opponent", "Your agent loses the game 0, ",
+     "actions 0 1 2 3 4 5 6 7 8\n"),
+    ("code_connect4_agent", solutions.GREEDY_CONNECT4, FIRST_COLUMN_CONNECT4,
+     "Connect Four vs depth-2 searcher", "As X your agent lost: 1",
+     "actions 0 1 2 3 4 5 6\n"),
+])
+def test_every_code_kind_checks_its_public_test_graded_as_the_hidden_tests(
+        student: Any, course: Any, instructor: Any, sandboxed: list[int], settings: Any,
+        kind: str, right: str, wrong: str, test: str, wrong_text: str, printed: str) -> None:
+    from grading.code.contract import CONTRACTS, starter_source
+
+    settings.CUTOFF_CODE_CHECK_RATES = []
+    variant = code_assignment(course, instructor[0], student[0], kind)
+    entry_point = CONTRACTS[kind].entry_point
+    reports = {}
+    for source in (printing(right, entry_point), wrong):
+        body = check(student[1], variant, source).json()
+        services.run_code_check(body["id"])
+        reports[source] = student[1].get(f"/api/v1/code-checks/{body['id']}/").json()
+
+    passed, failed = reports.values()
+    assert passed["status"] == failed["status"] == "done"
+    assert [(t["test"], t["verdict"]) for t in passed["tests"]] == [(test, "passed")]
+    assert passed["stdout"].startswith(printed), passed["stdout"][:200]
+    assert [(t["test"], t["verdict"]) for t in failed["tests"]] == [(test, "wrong")]
+    assert failed["tests"][0]["messages"][0]["text"].startswith(wrong_text), failed["tests"]
+    # The public test is one of the hidden tests, and the starter file names it.
+    assert test in " ".join(starter_source(kind, {}).split())
+    assert Submission.objects.count() == 0
+
+
+def test_the_public_tests_are_among_the_hidden_tests() -> None:
+    from grading.code.backprop import backprop_cases, public_backprop_test
+    from grading.code.selection import public_selection_case, selection_cases
+
+    assert public_selection_case().args == selection_cases("any seed")[0].args
+    assert public_backprop_test().path == backprop_cases("any seed")[0].path
+    for kind in ("code_minimax", "code_alphabeta", "code_expectimax"):
+        assert public_cases(kind, {})[0].tree == search_cases(kind, {}, "any seed")[0].tree
 
 
 def test_only_its_student_sees_a_check(student: Any, other_student: Any, instructor: Any,

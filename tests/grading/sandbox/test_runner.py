@@ -222,10 +222,13 @@ def solve(game, state):
     print("thinking", game.players())
     actions = game.actions(state)
     print(actions, state)
+    print(actions[0], str(actions[1]), f"{actions[0]}-{actions[1]:>3}", "%s" % actions[0])
     return [game.to_move(state), (actions[0], Fraction(1, 3)), None, 2.5, True, state]
 ''')
     assert record.verdict == "ok", record.traceback
-    assert record.stdout == "thinking ['MAX', 'MIN']\n[<Action l>, <Action r>] <State 1>\n"
+    # An action prints as its label; its repr (in lists) stays recognisable as an action.
+    assert record.stdout == ("thinking ['MAX', 'MIN']\n[<Action l>, <Action r>] <State 1>\n"
+                             "l r l-  r l\n")
     assert record.return_value == ["MAX", ("l", Fraction(1, 3)), None, 2.5, True, "A"]
 
 
