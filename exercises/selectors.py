@@ -136,7 +136,8 @@ def variant_of(student: User, variant_id: int) -> Variant | None:
     """Return ``student``'s variant ``variant_id`` with its items, or None if not theirs."""
     return (
         variants_of(student)
-        .prefetch_related("items", "items__item")
+        # Each item with its exercise in one query (two prefetch levels would be two).
+        .prefetch_related(Prefetch("items", queryset=VariantItem.objects.select_related("item")))
         .filter(pk=variant_id)
         .first()
     )

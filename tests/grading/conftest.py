@@ -101,7 +101,6 @@ def correct_answer(variant_item: VariantItem) -> dict[str, Any]:
     return copy.deepcopy(variant_item.answer_key)
 
 
-
 @pytest.fixture
 def stop_listener() -> Iterator[None]:
     """Stop this process's submission listener after the test (any long-poll starts it), so

@@ -50,6 +50,17 @@ def test_submitting_an_answer(alphabeta_set, student) -> None:
     assert len(statements(queries)) == 7
 
 
+def test_opening_an_assignment(alphabeta_set, student) -> None:
+    _, variant = alphabeta_set
+    generated = generate_item("alphabeta", get_kind("alphabeta").clean_params({}), "counts")
+    VariantItem.objects.filter(variant=variant).update(prompt=generated.prompt)
+    with CaptureQueriesContext(connection) as queries:
+        assert student[1].get(f"/api/v1/assignments/{variant.pk}/").status_code == 200
+    # Token and user; the variant with its set and course (enrolment in the same query); the
+    # student's extension; the variant's items, each with its exercise.
+    assert len(statements(queries)) == 4
+
+
 def test_grading_an_answer(alphabeta_set, student) -> None:
     _, variant = alphabeta_set
     with mock.patch("grading.services.enqueue_submission"):
