@@ -29,31 +29,35 @@ def store(variant: Any, student: Any, attempt_number: int = 1) -> Submission:
                                      answer=correct_answer(variant_item))
 
 
-def wait_for_waiter(submission_id: int) -> None:
-    """Block until a request waits for ``submission_id`` on a listening listener."""
+def wait_for_waiter(submission_id: int | None = None) -> int:
+    """Block until a request waits for ``submission_id`` (None: any submission) on a
+    listening listener; return the submission waited for."""
     while True:
         with listener.lock:
-            if submission_id in listener.waiters and listener.listening.is_set():
-                return
+            waiting = (next(iter(listener.waiters), None) if submission_id is None
+                       else submission_id if submission_id in listener.waiters else None)
+            if waiting is not None and listener.listening.is_set():
+                return waiting
         listener.listening.wait(0.05)
 
 
-def grade_in_thread(submission_id: int, fail: bool = False) -> threading.Thread:
-    """Grade (or fail) the submission in another thread once its waiter is listening."""
+def grade_in_thread(submission_id: int | None = None, fail: bool = False) -> threading.Thread:
+    """Grade (or fail) the submission in another thread once its waiter is listening (None:
+    the first submission a request waits for)."""
 
     def run() -> None:
         try:
-            wait_for_waiter(submission_id)
+            waited = wait_for_waiter(submission_id)
             if fail:
-                Submission.objects.filter(pk=submission_id).update(
+                Submission.objects.filter(pk=waited).update(
                     status=Submission.Status.RUNNING)
                 from grading.finished import announce_finished
 
-                Submission.objects.filter(pk=submission_id).update(
+                Submission.objects.filter(pk=waited).update(
                     status=Submission.Status.ERROR, error_code="grading_failed")
-                announce_finished(submission_id)
+                announce_finished(waited)
             else:
-                services.grade_submission(submission_id)
+                services.grade_submission(waited)
         finally:
             connection.close()
 
@@ -162,32 +166,12 @@ def submit_path(variant: Any, wait: str) -> str:
     return f"/api/v1/assignments/{variant.pk}/items/1/submissions/?wait={wait}"
 
 
-def grade_first_waiter_in_thread() -> threading.Thread:
-    """Grade, in another thread, the first submission a request waits for."""
-
-    def run() -> None:
-        try:
-            while True:
-                with listener.lock:
-                    waiting = next(iter(listener.waiters), None)
-                if waiting is not None and listener.listening.is_set():
-                    break
-                listener.listening.wait(0.05)
-            services.grade_submission(waiting)
-        finally:
-            connection.close()
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    return thread
-
-
 @pytest.mark.django_db(transaction=True)
 def test_a_submission_that_waits_is_answered_with_its_grade(alphabeta_set, student,
                                                             stop_listener) -> None:
     _, variant = alphabeta_set
     answer = correct_answer(VariantItem.objects.get(variant=variant, position=1))
-    grader = grade_first_waiter_in_thread()
+    grader = grade_in_thread()
     response = student[1].post(submit_path(variant, "20"), {"answer": answer}, format="json",
                                HTTP_IDEMPOTENCY_KEY="first")
     grader.join()
