@@ -19,10 +19,8 @@ import pytest
 
 from tests.conftest import wait_until
 from tests.pages.conftest import make_problem_set, publish_now, variant_of_user
-from tests.pages.test_browser import chromium, log_in, new_page, with_password
+from tests.pages.test_browser import log_in, with_password
 from tests.pages.tree_pages import DEPTH3_PARAMS, keep_screenshot, tree_set
-
-__all__ = ["chromium", "new_page"]  # fixtures shared with test_browser
 
 AXE = Path(__file__).resolve().parent / "vendor" / "axe.min.js"
 AXE_VERSION = (AXE.parent / "axe-version.txt").read_text().strip()

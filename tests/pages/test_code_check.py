@@ -13,8 +13,8 @@ import pytest
 
 from tests.conftest import require
 from tests.pages.conftest import publish_now, variant_of_user
-from tests.pages.test_answering import new_context, screenshot  # noqa: F401  (fixture)
-from tests.pages.test_browser import chromium, log_in, with_password  # noqa: F401  (fixture)
+from tests.pages.test_answering import screenshot
+from tests.pages.test_browser import log_in, with_password
 
 pytestmark = [
     pytest.mark.browser,
@@ -45,7 +45,7 @@ def minimax_decision(game, state):
 
 
 def test_a_check_shows_the_result_and_the_printed_output_and_uses_no_attempt(
-    live_server: Any, celery_worker_process: Any, new_context: Callable[..., Any],  # noqa: F811
+    live_server: Any, celery_worker_process: Any, new_context: Callable[..., Any],
     instructor: Any, student: Any, course: Any, settings: Any,
 ) -> None:
     from exercises.services import create_problem_set

@@ -15,13 +15,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 
-from tests.pages import test_browser
 from tests.pages.conftest import make_problem_set, publish_now
 from tests.pages.test_browser import a11y_problems, log_in, screenshot, with_password
 
-# The browser fixtures of test_browser, shared: one headless Chromium per module.
-chromium = test_browser.chromium
-new_page = test_browser.new_page
 
 def teach_second_course(instructor: Any, slug: str = "ai-next-year") -> Any:
     """Enrol ``instructor`` as the teacher of a second course and return it."""
@@ -36,7 +32,7 @@ def teach_second_course(instructor: Any, slug: str = "ai-next-year") -> Any:
 @pytest.mark.e2e
 @pytest.mark.django_db(transaction=True)
 def test_editing_a_published_set_regrades_a_convention_and_refuses_a_bad_field(
-    live_server: Any, new_page: Callable[[], Any], instructor: Any, student: Any,  # noqa: F811
+    live_server: Any, new_page: Callable[[], Any], instructor: Any, student: Any,
     course: Any,
 ) -> None:
     from exercises.models import ProblemSet
@@ -83,7 +79,7 @@ def test_editing_a_published_set_regrades_a_convention_and_refuses_a_bad_field(
 @pytest.mark.e2e
 @pytest.mark.django_db(transaction=True)
 def test_archive_and_unarchive_from_the_set_page(
-    live_server: Any, new_page: Callable[[], Any], instructor: Any, student: Any,  # noqa: F811
+    live_server: Any, new_page: Callable[[], Any], instructor: Any, student: Any,
     course: Any,
 ) -> None:
     from exercises.models import ProblemSet
@@ -106,7 +102,7 @@ def test_archive_and_unarchive_from_the_set_page(
 @pytest.mark.e2e
 @pytest.mark.django_db(transaction=True)
 def test_copy_into_another_course_then_export_and_import(
-    live_server: Any, new_page: Callable[[], Any], instructor: Any, student: Any,  # noqa: F811
+    live_server: Any, new_page: Callable[[], Any], instructor: Any, student: Any,
     course: Any, tmp_path: Path,
 ) -> None:
     from exercises.models import ProblemSet
