@@ -206,8 +206,8 @@ def read_param(param: Param, data: QueryDict, name: str) -> Any:
     """Return the raw value of ``param`` posted as input ``name`` in ``data`` (the kind
     validates it), its default when the input is left empty.
 
-    The tree editor's text is JSON when it starts with ``{``, else the board text form,
-    which ``params.tree`` reads itself.
+    The tree editor's text is JSON when it starts with ``{`` (or is ``null``, the API's "no
+    tree", as the param's help says), else the board text form, which ``params.tree`` reads.
     """
     widget = param_widget(param)
     if widget == "checkbox":
@@ -222,7 +222,7 @@ def read_param(param: Param, data: QueryDict, name: str) -> Any:
             return int(text)
         except ValueError:
             raise BuilderError(name, _("must be a whole number")) from None
-    if widget == "json" or (widget == "tree" and text.startswith("{")):
+    if widget == "json" or (widget == "tree" and (text.startswith("{") or text == "null")):
         try:
             return jsonsafe.loads(text)
         except jsonsafe.UnsafeJson as error:

@@ -335,12 +335,17 @@ def test_a_draft_takes_a_tree_typed_on_its_edit_page_and_refuses_broken_json_bes
     assert client.post(url, form).status_code == 302
     tree = Item.objects.get().params["tree"]
     assert [child["name"] for child in tree["children"]] == ["A", "B"]
-    # Shown again as the JSON it is stored as; emptied, the item draws random trees again.
+    # Shown again as the JSON it is stored as; emptied (or null, as the API says it), the
+    # item draws random trees again.
     form = shown_form(client, url)
     assert json.loads(form["item-1-tree"][0]) == tree
-    form["item-1-tree"] = [""]
-    assert client.post(url, form).status_code == 302
-    assert Item.objects.get().params["tree"] is None
+    for no_tree in ("", "null"):
+        form["item-1-tree"] = [json.dumps(tree)]
+        assert client.post(url, form).status_code == 302
+        assert Item.objects.get().params["tree"] == tree
+        form["item-1-tree"] = [no_tree]
+        assert client.post(url, form).status_code == 302
+        assert Item.objects.get().params["tree"] is None
 
 
 @pytest.mark.django_db
