@@ -57,6 +57,12 @@ class ParamInput:
     input_name: str
     widget: str  # number, checkbox, select, checkboxes, json, tree, text
     value: Any
+    error: str = ""  # the rule the posted value broke, shown beside the input
+
+    @property
+    def described_by(self) -> str:
+        """Return the ids of the help and of the error (if any) that describe the input."""
+        return f"{self.input_name}-help" + (f" {self.input_name}-error" if self.error else "")
 
     @property
     def label(self) -> str:
@@ -77,6 +83,7 @@ class ItemInputs:
     kind: Kind
     points: str
     params: list[ParamInput]
+    points_error: str = ""
 
     @property
     def prefix(self) -> str:
@@ -105,21 +112,25 @@ def param_widget(param: Param) -> str:
     return "text"
 
 
-def _shown_default(param: Param, widget: str) -> Any:
+def _shown_value(widget: str, value: Any) -> Any:
     if widget == "tree":
-        return ""  # no tree: random trees
-    # A JSON param shows its default as JSON text, as the instructor will edit it.
-    return json.dumps(param.default) if widget == "json" else param.default
+        return "" if value is None else json.dumps(value)  # no tree: random trees
+    # A JSON param shows its value as JSON text, as the instructor will edit it.
+    return json.dumps(value) if widget == "json" else value
 
 
-def item_inputs(index: int, kind: Kind, data: QueryDict | None = None) -> ItemInputs:
-    """Return the row ``index`` of ``kind``, showing ``data`` when re-displayed, else defaults."""
+def item_inputs(
+    index: int, kind: Kind, data: QueryDict | None = None, *,
+    stored: dict[str, Any] | None = None, points: str = "1",
+) -> ItemInputs:
+    """Return the row ``index`` of ``kind``, showing ``data`` when re-displayed, else the
+    ``stored`` params and ``points`` of a saved item, else the defaults."""
     prefix = f"item-{index}"
     params = []
     for param in kind.declared_params():
         name = f"{prefix}-{param.name}"
         widget = param_widget(param)
-        value: Any = _shown_default(param, widget)
+        value: Any = _shown_value(widget, (stored or {}).get(param.name, param.default))
         if data is not None:
             if widget == "checkbox":
                 value = name in data
@@ -128,7 +139,8 @@ def item_inputs(index: int, kind: Kind, data: QueryDict | None = None) -> ItemIn
             else:
                 value = data.get(name, "")
         params.append(ParamInput(param, name, widget, value))
-    points = data.get(f"{prefix}-points", "1") if data is not None else "1"
+    if data is not None:
+        points = data.get(f"{prefix}-points", points)
     return ItemInputs(index, kind, points, params)
 
 
@@ -190,40 +202,40 @@ def _int_or_none(text: str | None) -> int | None:
         return None
 
 
-def read_params(kind: Kind, data: QueryDict, prefix: str) -> dict[str, Any]:
-    """Return the raw params of the row ``prefix`` posted in ``data`` (the kind validates).
+def read_param(param: Param, data: QueryDict, name: str) -> Any:
+    """Return the raw value of ``param`` posted as input ``name`` in ``data`` (the kind
+    validates it), its default when the input is left empty.
 
-    The tree editor's text is JSON when it starts with ``{``, else the board text form,
-    which ``params.tree`` reads itself.
+    The tree editor's text is JSON when it starts with ``{`` (or is ``null``, the API's "no
+    tree", as the param's help says), else the board text form, which ``params.tree`` reads.
     """
-    params: dict[str, Any] = {}
-    for param in kind.declared_params():
-        name = f"{prefix}-{param.name}"
-        widget = param_widget(param)
-        if widget == "checkbox":
-            params[param.name] = name in data
-            continue
-        if widget == "checkboxes":
-            params[param.name] = data.getlist(name)
-            continue
-        text = data.get(name, "").strip()
-        if text == "":
-            continue
-        if widget == "number":
-            try:
-                params[param.name] = int(text)
-            except ValueError:
-                raise BuilderError(name, _("must be a whole number")) from None
-        elif widget == "json" or (widget == "tree" and text.startswith("{")):
-            try:
-                params[param.name] = jsonsafe.loads(text)
-            except jsonsafe.UnsafeJson as error:
-                raise BuilderError(name, error.rule) from None
-            except ValueError:
-                raise BuilderError(name, _("must be valid JSON")) from None
-        else:
-            params[param.name] = text
-    return params
+    widget = param_widget(param)
+    if widget == "checkbox":
+        return name in data
+    if widget == "checkboxes":
+        return data.getlist(name)
+    text = data.get(name, "").strip()
+    if text == "":
+        return param.default
+    if widget == "number":
+        try:
+            return int(text)
+        except ValueError:
+            raise BuilderError(name, _("must be a whole number")) from None
+    if widget == "json" or (widget == "tree" and (text.startswith("{") or text == "null")):
+        try:
+            return jsonsafe.loads(text)
+        except jsonsafe.UnsafeJson as error:
+            raise BuilderError(name, error.rule) from None
+        except ValueError:
+            raise BuilderError(name, _("must be valid JSON")) from None
+    return text
+
+
+def read_params(kind: Kind, data: QueryDict, prefix: str) -> dict[str, Any]:
+    """Return the raw params of the row ``prefix`` posted in ``data`` (the kind validates)."""
+    return {param.name: read_param(param, data, f"{prefix}-{param.name}")
+            for param in kind.declared_params()}
 
 
 def read_items(data: QueryDict) -> list[dict[str, Any]]:

@@ -9,7 +9,7 @@ from fractions import Fraction
 from typing import Any
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, ngettext
+from django.utils.translation import gettext_lazy, gettext_noop, ngettext
 
 from exercises.kinds import register
 from exercises.kinds.authored import TreeRules, is_authored
@@ -33,14 +33,17 @@ TRIVIAL_WINDOW = {"alpha": "-inf", "beta": "inf"}
 
 CONVENTION_PARAMS = (
     BoolParam(
-        "cut_on_equality", True, "cut when alpha >= beta (true) or only when alpha > beta",
+        "cut_on_equality", True,
+        gettext_noop("cut when alpha >= beta (true) or only when alpha > beta"),
         convention=True,
     ),
     BoolParam(
         "root_raises_alpha", True,
-        "the root narrows its window (MAX raises alpha, MIN lowers beta) between its children; "
-        "when false every root child is searched with the full window, so a depth-2 tree "
-        "cannot cut at all",
+        gettext_noop(
+            "the root narrows its window (MAX raises alpha, MIN lowers beta) between its children; "
+            "when false every root child is searched with the full window, so a depth-2 tree "
+            "cannot cut at all"
+        ),
         convention=True,
     ),
 )
@@ -165,18 +168,22 @@ class AlphaBetaKind(Kind):
         *CONVENTION_PARAMS,
         IntParam(
             "min_cuts", 1,
-            "fewest cutoffs the tree must cause (cutoffs that skip at least one child); with "
-            "root_raises_alpha false a depth-2 tree has none, so set 0 there",
+            gettext_noop(
+                "fewest cutoffs the tree must cause (cutoffs that skip at least one child); with "
+                "root_raises_alpha false a depth-2 tree has none, so set 0 there"
+            ),
             minimum=0, maximum=10,
         ),
         IntParam(
-            "ask_windows", 1, "inner nodes whose entry window (alpha, beta) is asked",
+            "ask_windows", 1, gettext_noop("inner nodes whose entry window (alpha, beta) is asked"),
             minimum=0, maximum=4,
         ),
         BoolParam(
             "ask_cut_bound", False,
-            "also ask, for one node where a cutoff happens, the bound on its value it returns "
-            "(lower, upper: e.g. -inf, 2 for a MIN node that stops at 2)",
+            gettext_noop(
+                "also ask, for one node where a cutoff happens, the bound on its value it returns "
+                "(lower, upper: e.g. -inf, 2 for a MIN node that stops at 2)"
+            ),
         ),
         SET_SCORING,
     )

@@ -18,6 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from django.utils.translation import gettext_noop
+
 from engine.errors import ProblemError
 from engine.tree import parse_tree
 from exercises.kinds.params import BoolParam, JsonParam, ParamError
@@ -66,15 +68,19 @@ def _clean_tree_value(name: str, value: Any) -> Any:
 
 TREE_PARAM = JsonParam(
     "tree", None,
-    "the instructor's own gametree/1 tree (or its text form, e.g. MAX(A: MIN(3, 5), "
-    "B: MIN(2, 9))), posed to every student instead of a random one; null: draw random trees",
+    gettext_noop(
+        "the instructor's own gametree/1 tree (or its text form, e.g. MAX(A: MIN(3, 5), B: MIN(2, "
+        "9))), posed to every student instead of a random one; null: draw random trees"
+    ),
     validator=_clean_tree_value,
     json_schema={"oneOf": [{"type": "null"}, {"type": "object"}, {"type": "string"}]},
 )
 RANDOMIZE_PARAM = BoolParam(
     "randomize_values", False,
-    "keep the tree's shape, names, node types and probabilities, but draw each student's "
-    "leaf values from min_value..max_value under the kind's quality rules",
+    gettext_noop(
+        "keep the tree's shape, names, node types and probabilities, but draw each student's leaf "
+        "values from min_value..max_value under the kind's quality rules"
+    ),
 )
 AUTHORED_PARAMS = (TREE_PARAM, RANDOMIZE_PARAM)
 

@@ -8,7 +8,7 @@ from fractions import Fraction
 from typing import Any
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, gettext_noop
 
 from exercises.kinds import register
 from exercises.kinds.base import AnswerPart, Kind, PartType
@@ -46,27 +46,33 @@ class Ucb1Kind(Kind):
     title = gettext_lazy("UCB1 selection")
     description = gettext_lazy("Score children with UCB1; select, and pick the final move.")
     params = (
-        IntParam("children", 3, "number of children of the root", minimum=2, maximum=6),
+        IntParam("children", 3, gettext_noop("number of children of the root"),
+                 minimum=2, maximum=6),
         IntParam(
             "unvisited", 0,
-            "how many children have no visits yet (score infinity; the first of them from the "
-            "left is selected); at least one child stays visited",
+            gettext_noop(
+                "how many children have no visits yet (score infinity; the first of them from the "
+                "left is selected); at least one child stays visited"
+            ),
             minimum=0, maximum=5,
         ),
         IntParam(
-            "min_visits", 2, "fewest visits of a visited child (at least 1)",
+            "min_visits", 2, gettext_noop("fewest visits of a visited child (at least 1)"),
             minimum=1, maximum=1000,
         ),
-        IntParam("max_visits", 30, "most visits of a child", minimum=1, maximum=1000),
-        DecimalParam("c", "2", "exploration constant", convention=True, maximum=Fraction(100)),
+        IntParam("max_visits", 30, gettext_noop("most visits of a child"), minimum=1, maximum=1000),
+        DecimalParam("c", "2", gettext_noop("exploration constant"),
+                     convention=True, maximum=Fraction(100)),
         ChoiceParam(
             "form", "sqrt(c*ln N/n)",
-            "exploration term: c*sqrt(ln N/n) or sqrt(c*ln N/n) (printed in the prompt)",
+            gettext_noop(
+                "exploration term: c*sqrt(ln N/n) or sqrt(c*ln N/n) (printed in the prompt)"
+            ),
             choices=UCB1_FORMS, convention=True,
         ),
         BoolParam(
             "forms_disagree", False,
-            "require that the other UCB1 form would select a different child",
+            gettext_noop("require that the other UCB1 form would select a different child"),
         ),
     )
     choice_part = "selected"
@@ -249,15 +255,16 @@ class MctsBackpropKind(Kind):
         "Update visits and rewards along the selected path, crediting who moved into each node."
     )
     params = (
-        IntParam("path_length", 3, "nodes on the path below the root", minimum=1, maximum=6),
-        IntParam("max_visits", 20, "most visits of the path's first node", minimum=2,
+        IntParam("path_length", 3, gettext_noop("nodes on the path below the root"),
+                 minimum=1, maximum=6),
+        IntParam("max_visits", 20, gettext_noop("most visits of the path's first node"), minimum=2,
                  maximum=1000),
         ChoiceListParam(
-            "outcomes", list(OUTCOMES), "playout results to draw from (for MAX)",
+            "outcomes", list(OUTCOMES), gettext_noop("playout results to draw from (for MAX)"),
             choices=OUTCOMES,
         ),
         DecimalParam(
-            "draw_reward", "1/2", "reward a draw gives each player", convention=True,
+            "draw_reward", "1/2", gettext_noop("reward a draw gives each player"), convention=True,
             maximum=Fraction(1),
         ),
     )

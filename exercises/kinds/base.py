@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 
 from django.utils.functional import Promise, lazy
 from django.utils.text import format_lazy
-from django.utils.translation import gettext, gettext_lazy
+from django.utils.translation import gettext, gettext_lazy, gettext_noop
 
 from engine.misconceptions import applicable
 from exercises.kinds.authored import AUTHORED_PARAMS, TreeRules, check_tree, problem_tree
@@ -99,8 +99,10 @@ ALL_OR_NOTHING = "all_or_nothing"
 SET_SCORING_RULES = (NET_CORRECT, ALL_OR_NOTHING)
 SET_SCORING = ChoiceParam(
     "set_scoring", NET_CORRECT,
-    "how set parts (e.g. pruned leaves) are scored: net_correct (right names minus wrong "
-    "ones, floored at 0) or all_or_nothing (full marks only for the exact set)",
+    gettext_noop(
+        "how set parts (e.g. pruned leaves) are scored: net_correct (right names minus wrong ones, "
+        "floored at 0) or all_or_nothing (full marks only for the exact set)"
+    ),
     choices=SET_SCORING_RULES,
 )
 """The instructor's per-item rule for :attr:`PartType.SET` parts, read by grading.
@@ -140,13 +142,16 @@ class Kind:
         return (
             *own,
             ChoiceParam(
-                "answer_format", "open", "open answers, or one multiple-choice question",
+                "answer_format", "open",
+                gettext_noop("open answers, or one multiple-choice question"),
                 choices=ANSWER_FORMATS,
             ),
             IntParam(
                 "options", self.default_options,
-                "options of a multiple-choice question (the key and one wrong answer per "
-                "named misconception)",
+                gettext_noop(
+                    "options of a multiple-choice question (the key and one wrong answer per named "
+                    "misconception)"
+                ),
                 minimum=2, maximum=self.most_options,
             ),
         )

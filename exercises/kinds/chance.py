@@ -12,7 +12,7 @@ import random
 from typing import Any, ClassVar
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, ngettext
+from django.utils.translation import gettext_lazy, gettext_noop, ngettext
 
 from engine.games.dice import two_dice_rolls
 from exercises.kinds import register
@@ -54,18 +54,23 @@ class ChanceKind(Kind):
     choice_part = "value"
 
     shared_params = (
-        IntParam("min_branching", 2, "fewest children of a decision node", minimum=2, maximum=4),
-        IntParam("max_branching", 2, "most children of a decision node", minimum=2, maximum=4),
-        ChoiceParam("chance", "fair_coin", "what the chance nodes are", choices=CHANCE_MODES),
-        IntParam("min_value", 0, "smallest leaf value", minimum=-99, maximum=99),
-        IntParam("max_value", 10, "largest leaf value", minimum=-99, maximum=99),
-        BoolParam("allow_ties", False, "allow a tied root decision"),
+        IntParam("min_branching", 2, gettext_noop("fewest children of a decision node"),
+                 minimum=2, maximum=4),
+        IntParam("max_branching", 2, gettext_noop("most children of a decision node"),
+                 minimum=2, maximum=4),
+        ChoiceParam("chance", "fair_coin", gettext_noop("what the chance nodes are"),
+                    choices=CHANCE_MODES),
+        IntParam("min_value", 0, gettext_noop("smallest leaf value"), minimum=-99, maximum=99),
+        IntParam("max_value", 10, gettext_noop("largest leaf value"), minimum=-99, maximum=99),
+        BoolParam("allow_ties", False, gettext_noop("allow a tied root decision")),
         BoolParam(
             "contrast_minimax", False,
-            "require that treating chance as an opponent (minimax) picks another move, and ask "
-            "for that move too",
+            gettext_noop(
+                "require that treating chance as an opponent (minimax) picks another move, and ask "
+                "for that move too"
+            ),
         ),
-        IntParam("ask_nodes", 1, "how many chance nodes' values are asked", minimum=0,
+        IntParam("ask_nodes", 1, gettext_noop("how many chance nodes' values are asked"), minimum=0,
                  maximum=6),
     )
 
@@ -74,7 +79,8 @@ class ChanceKind(Kind):
         self.default_depth = default_depth
         # Kind.params is a class variable; here it depends on the instance's default depth.
         self.params = (  # type: ignore[misc]
-            IntParam("depth", default_depth, "plies below the root, chance levels included",
+            IntParam("depth", default_depth,
+                     gettext_noop("plies below the root, chance levels included"),
                      minimum=2, maximum=4),
             *self.shared_params,
         )

@@ -15,7 +15,7 @@ from fractions import Fraction
 from typing import Any, ClassVar
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, gettext_noop
 
 from exercises.kinds import register
 from exercises.kinds.alphabeta import CONVENTION_PARAMS, conventions_of
@@ -70,7 +70,8 @@ def clean_limits(name: str, value: Any) -> dict[str, Any]:
 
 
 LIMITS_PARAM = JsonParam(
-    "limits", {}, "sandbox limits overriding the site's for this item, e.g. {\"cpu_seconds\": 10}",
+    "limits", {},
+    gettext_noop('sandbox limits overriding the site\'s for this item, e.g. {"cpu_seconds": 10}'),
     validator=clean_limits,
     json_schema={"type": "object", "additionalProperties": False, "properties": {
         limit: {"type": "number", "exclusiveMinimum": 0, "maximum": most}
@@ -83,11 +84,12 @@ def search_params(kind_name: str) -> tuple[Param, ...]:
     """Return which hidden test sets a search item uses and how many trees it draws."""
     return (
         ChoiceListParam(
-            "test_sets", list(SEARCH_TEST_SETS[kind_name]), "groups of hidden tests",
+            "test_sets", list(SEARCH_TEST_SETS[kind_name]), gettext_noop("groups of hidden tests"),
             choices=SEARCH_TEST_SETS[kind_name],
         ),
         IntParam(
-            "generated_trees", 2, "hidden trees drawn per student from the variant's seed",
+            "generated_trees", 2,
+            gettext_noop("hidden trees drawn per student from the variant's seed"),
             minimum=0, maximum=4,
         ),
     )
@@ -213,8 +215,9 @@ class MctsBackpropCodeKind(CodeKind):
         "Write MCTS's backpropagation: visits and rewards along a path, credited to who moved."
     )
     params = (
-        DecimalParam("draw_reward", "1/2", "reward a draw gives each player", convention=True,
-                     maximum=Fraction(1)),
+        DecimalParam("draw_reward", "1/2",
+                     gettext_noop("reward a draw gives each player"),
+                     convention=True, maximum=Fraction(1)),
         LIMITS_PARAM,
     )
 

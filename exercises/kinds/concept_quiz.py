@@ -6,7 +6,7 @@ import random
 from typing import Any
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, gettext_noop
 
 from exercises.concept_bank import BANK, BY_ID, TOPICS
 from exercises.kinds import register
@@ -23,7 +23,7 @@ class ConceptQuizKind(Kind):
     title = gettext_lazy("Concept question")
     description = gettext_lazy("A multiple-choice question on the ideas behind the algorithms.")
     params = (
-        ChoiceListParam("topics", list(TOPICS), "topics to draw the question from",
+        ChoiceListParam("topics", list(TOPICS), gettext_noop("topics to draw the question from"),
                         choices=TOPICS),
     )
 

@@ -13,7 +13,7 @@ import random
 from typing import Any
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, gettext_noop
 
 from exercises.kinds import register
 from exercises.kinds.alphabeta import CONVENTION_PARAMS, conventions_of, render_conventions
@@ -30,12 +30,13 @@ from exercises.kinds.trees import (
 )
 
 DEPTH = IntParam(
-    "depth", 3, "plies of the tree, and so of the deepest iteration (the root is at depth 0)",
+    "depth", 3,
+    gettext_noop("plies of the tree, and so of the deepest iteration (the root is at depth 0)"),
     minimum=2, maximum=4,
 )
 MIN_CHANGES = IntParam(
     "min_changes", 1,
-    "fewest times the best root move must change from one iteration to the next",
+    gettext_noop("fewest times the best root move must change from one iteration to the next"),
     minimum=0, maximum=3,
 )
 

@@ -12,7 +12,7 @@ from fractions import Fraction
 from typing import Any
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, gettext_noop
 
 from exercises.kinds import register
 from exercises.kinds.base import AnswerPart, Kind, PartType
@@ -50,15 +50,18 @@ class EvalFunctionKind(Kind):
     title = gettext_lazy("Weighted evaluation function")
     description = gettext_lazy("Material plus mobility: a weighted linear evaluation.")
     params = (
-        IntParam("pawn", 1, "weight of a pawn", minimum=0, maximum=20),
-        IntParam("knight", 3, "weight of a knight", minimum=0, maximum=20),
-        IntParam("bishop", 3, "weight of a bishop", minimum=0, maximum=20),
-        IntParam("rook", 5, "weight of a rook", minimum=0, maximum=20),
-        IntParam("queen", 9, "weight of a queen", minimum=0, maximum=20),
-        BoolParam("mobility", True, "include the mobility feature"),
-        DecimalParam("mobility_weight", "1/10", "weight of one legal move", maximum=Fraction(5)),
-        IntParam("max_mobility", 40, "most legal moves of a side", minimum=5, maximum=80),
-        BoolParam("allow_zero", False, "allow a position that evaluates to exactly 0"),
+        IntParam("pawn", 1, gettext_noop("weight of a pawn"), minimum=0, maximum=20),
+        IntParam("knight", 3, gettext_noop("weight of a knight"), minimum=0, maximum=20),
+        IntParam("bishop", 3, gettext_noop("weight of a bishop"), minimum=0, maximum=20),
+        IntParam("rook", 5, gettext_noop("weight of a rook"), minimum=0, maximum=20),
+        IntParam("queen", 9, gettext_noop("weight of a queen"), minimum=0, maximum=20),
+        BoolParam("mobility", True, gettext_noop("include the mobility feature")),
+        DecimalParam("mobility_weight", "1/10", gettext_noop("weight of one legal move"),
+                     maximum=Fraction(5)),
+        IntParam("max_mobility", 40, gettext_noop("most legal moves of a side"),
+                 minimum=5, maximum=80),
+        BoolParam("allow_zero", False,
+                  gettext_noop("allow a position that evaluates to exactly 0")),
     )
 
     def check_params(self, params: dict[str, Any]) -> None:

@@ -9,7 +9,7 @@ from collections.abc import Hashable
 from typing import Any
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, gettext_noop
 
 from engine.games import connect4, tictactoe
 from engine.search.alphabeta import AlphaBetaConventions, alphabeta
@@ -88,24 +88,27 @@ class TicTacToePositionKind(Kind):
         "games and positions that can follow it."
     )
     params = (
-        IntParam("empty_squares", 5, "empty squares in the position (9: the empty board)",
+        IntParam("empty_squares", 5,
+                 gettext_noop("empty squares in the position (9: the empty board)"),
                  minimum=1, maximum=9),
         ChoiceParam(
             "order", "index",
-            "order the searches try squares in: index (0..8) or centre-corners-edges",
+            gettext_noop("order the searches try squares in: index (0..8) or centre-corners-edges"),
             choices=("index", "centre-corners-edges"), convention=True,
         ),
         ChoiceParam(
             "node_counting", "root_excluded",
-            "whether the position itself counts as a visited node", choices=NODE_COUNTINGS,
-            convention=True,
+            gettext_noop("whether the position itself counts as a visited node"),
+            choices=NODE_COUNTINGS, convention=True,
         ),
         *CONVENTION_PARAMS,
-        BoolParam("allow_ties", False, "allow positions with several best moves"),
-        BoolParam("ask_search", True,
-                  "ask the best move, the value and the nodes minimax and alpha-beta visit"),
+        BoolParam("allow_ties", False, gettext_noop("allow positions with several best moves")),
+        BoolParam(
+            "ask_search", True,
+            gettext_noop("ask the best move, the value and the nodes minimax and alpha-beta visit"),
+        ),
         BoolParam("ask_census", False,
-                  "ask how many complete games and distinct positions can follow"),
+                  gettext_noop("ask how many complete games and distinct positions can follow")),
     )
     choice_part = "nodes_alphabeta"
 
@@ -299,13 +302,17 @@ class Connect4EvalKind(Kind):
     title = gettext_lazy("Connect Four evaluation")
     description = gettext_lazy("Score a position with the published window table.")
     params = (
-        IntParam("discs", 8, "discs already played", minimum=2, maximum=24),
-        ChoiceParam("player", "X", "whose point of view the score is for", choices=("X", "O")),
+        IntParam("discs", 8, gettext_noop("discs already played"), minimum=2, maximum=24),
+        ChoiceParam("player", "X", gettext_noop("whose point of view the score is for"),
+                    choices=("X", "O")),
         BoolParam(
             "ask_best_move", False,
-            "also ask for the best column by a one-ply search with the heuristic",
+            gettext_noop("also ask for the best column by a one-ply search with the heuristic"),
         ),
-        BoolParam("allow_ties", False, "allow several best columns when the move is asked"),
+        BoolParam(
+            "allow_ties", False,
+            gettext_noop("allow several best columns when the move is asked"),
+        ),
     )
 
     def open_parts(self, params: dict[str, Any]) -> list[AnswerPart]:

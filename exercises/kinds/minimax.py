@@ -6,7 +6,7 @@ import random
 from typing import Any
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, ngettext
+from django.utils.translation import gettext_lazy, gettext_noop, ngettext
 
 from exercises.kinds import register
 from exercises.kinds.authored import TreeRules
@@ -24,10 +24,10 @@ from exercises.kinds.trees import (
 )
 
 ROOT_PLAYER = ChoiceParam(
-    "root_player", "max", "who moves at the root", choices=("max", "min")
+    "root_player", "max", gettext_noop("who moves at the root"), choices=("max", "min")
 )
 ASK_NODES = IntParam(
-    "ask_nodes", 2, "how many inner nodes' values are asked", minimum=0, maximum=8
+    "ask_nodes", 2, gettext_noop("how many inner nodes' values are asked"), minimum=0, maximum=8
 )
 
 

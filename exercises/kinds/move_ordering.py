@@ -7,7 +7,7 @@ from fractions import Fraction
 from typing import Any
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, gettext_noop
 
 from exercises.kinds import register
 from exercises.kinds.alphabeta import (
@@ -41,15 +41,19 @@ class MoveOrderingKind(Kind):
         *CONVENTION_PARAMS,
         ChoiceParam(
             "second_order", "best-first",
-            "the second search's order: best-first (each node searches all its children from "
-            "best to worst by their true minimax value, equal values left to right) or reverse "
-            "(right to left)",
+            gettext_noop(
+                "the second search's order: best-first (each node searches all its children from "
+                "best to worst by their true minimax value, equal values left to right) or reverse "
+                "(right to left)"
+            ),
             choices=SECOND_ORDERS,
         ),
         IntParam(
             "min_difference", 2,
-            "fewest leaves by which the two searches must differ (with root_raises_alpha false "
-            "a depth-2 tree never cuts, so both searches evaluate every leaf: use depth 3)",
+            gettext_noop(
+                "fewest leaves by which the two searches must differ (with root_raises_alpha false "
+                "a depth-2 tree never cuts, so both searches evaluate every leaf: use depth 3)"
+            ),
             minimum=1, maximum=40,
         ),
     )

@@ -33,7 +33,11 @@ class ParamError(ValueError):
 
 @dataclass(frozen=True)
 class Param:
-    """Declare one parameter: its name, default, a help text and how to validate it."""
+    """Declare one parameter: its name, default, a help text and how to validate it.
+
+    ``help`` is English, marked with ``gettext_noop`` where the param is declared so the
+    catalogues carry it: the API's JSON Schema serves it as written, the builder translates it.
+    """
 
     name: str
     default: Any

@@ -13,7 +13,7 @@ import random
 from typing import Any
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, gettext_noop
 
 from exercises.kinds import register
 from exercises.kinds.base import AnswerPart, Kind, PartType
@@ -35,13 +35,16 @@ class PriceWarKind(Kind):
         "Guaranteed floor (minimax) versus the rational competitor's best response."
     )
     params = (
-        IntParam("prices", 3, "prices the firm can set", minimum=2, maximum=4),
-        IntParam("responses", 2, "responses the competitor can make", minimum=2, maximum=4),
-        IntParam("min_margin", -5, "smallest margin (k€)", minimum=-99, maximum=99),
-        IntParam("max_margin", 20, "largest margin (k€)", minimum=-99, maximum=99),
+        IntParam("prices", 3, gettext_noop("prices the firm can set"), minimum=2, maximum=4),
+        IntParam("responses", 2, gettext_noop("responses the competitor can make"),
+                 minimum=2, maximum=4),
+        IntParam("min_margin", -5, gettext_noop("smallest margin (k€)"), minimum=-99, maximum=99),
+        IntParam("max_margin", 20, gettext_noop("largest margin (k€)"), minimum=-99, maximum=99),
         BoolParam(
             "decisions_differ", True,
-            "require the floor and the rational reading to recommend different prices",
+            gettext_noop(
+                "require the floor and the rational reading to recommend different prices"
+            ),
         ),
     )
 

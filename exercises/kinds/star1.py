@@ -13,7 +13,7 @@ from fractions import Fraction
 from typing import Any
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, gettext_noop
 
 from exercises.kinds import register
 from exercises.kinds.authored import TreeRules, is_authored, is_fixed
@@ -36,26 +36,33 @@ class Star1Kind(Kind):
         "Prune chance nodes with known value bounds: which outcomes are skipped, and why."
     )
     params = (
-        IntParam("chance_nodes", 3, "chance nodes below the root", minimum=2, maximum=4),
+        IntParam("chance_nodes", 3, gettext_noop("chance nodes below the root"),
+                 minimum=2, maximum=4),
         ChoiceParam(
             "chance", "biased",
-            "fair_coin (two outcomes of 1/2) or biased (2 or 3 outcomes, probabilities on the "
-            "branches)",
+            gettext_noop(
+                "fair_coin (two outcomes of 1/2) or biased (2 or 3 outcomes, probabilities on the "
+                "branches)"
+            ),
             choices=STAR1_CHANCE_MODES,
         ),
         ROOT_PLAYER,
-        IntParam("lower_bound", 0, "L: every leaf value is at least L (printed)", minimum=-99,
-                 maximum=99),
-        IntParam("upper_bound", 10, "U: every leaf value is at most U (printed)", minimum=-99,
-                 maximum=99),
+        IntParam("lower_bound", 0,
+                 gettext_noop("L: every leaf value is at least L (printed)"),
+                 minimum=-99, maximum=99),
+        IntParam("upper_bound", 10,
+                 gettext_noop("U: every leaf value is at most U (printed)"),
+                 minimum=-99, maximum=99),
         BoolParam(
             "cut_on_equality", True,
-            "a chance node cuts when its upper bound <= alpha or its lower bound >= beta "
-            "(true), or only on strict inequality (false)",
+            gettext_noop(
+                "a chance node cuts when its upper bound <= alpha or its lower bound >= beta "
+                "(true), or only on strict inequality (false)"
+            ),
             convention=True,
         ),
         IntParam(
-            "min_cuts", 1, "fewest chance nodes that cut (skip at least one outcome)",
+            "min_cuts", 1, gettext_noop("fewest chance nodes that cut (skip at least one outcome)"),
             minimum=0, maximum=3,
         ),
         SET_SCORING,

@@ -16,7 +16,7 @@ from fractions import Fraction
 from typing import Any
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, gettext_noop
 
 from engine.errors import EngineError
 from engine.search.transposition import (
@@ -189,17 +189,20 @@ class TranspositionTableKind(Kind):
     params = (
         # No allow_ties: leaves differ, but a repeated position repeats its leaves' values.
         *(param for param in TREE_PARAMS if param.name not in ("depth", "allow_ties")),
-        IntParam("depth", 3, "plies below the root (the root is at depth 0)",
+        IntParam("depth", 3, gettext_noop("plies below the root (the root is at depth 0)"),
                  minimum=3, maximum=4),
-        IntParam("repeats", 2, "positions the tree draws a second time (transpositions)",
+        IntParam("repeats", 2,
+                 gettext_noop("positions the tree draws a second time (transpositions)"),
                  minimum=1, maximum=4),
         # Not a convention changeable after generation: the cut rule decides which later
         # node's probe is asked (under the other rule it may never be reached).
         BoolParam("cut_on_equality", True,
-                  "cut when alpha >= beta (true) or only when alpha > beta"),
-        IntParam("min_hits", 1, "fewest probes that find an entry", minimum=1, maximum=4),
+                  gettext_noop("cut when alpha >= beta (true) or only when alpha > beta")),
+        IntParam("min_hits", 1, gettext_noop("fewest probes that find an entry"),
+                 minimum=1, maximum=4),
         IntParam("min_bound_entries", 1,
-                 "fewest lower or upper bound entries in the final table", minimum=0, maximum=4),
+                 gettext_noop("fewest lower or upper bound entries in the final table"),
+                 minimum=0, maximum=4),
     )
 
     def check_params(self, params: dict[str, Any]) -> None:

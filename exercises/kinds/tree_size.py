@@ -15,7 +15,7 @@ import random
 from typing import Any
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, ngettext
+from django.utils.translation import gettext_lazy, gettext_noop, ngettext
 
 from exercises.kinds import register
 from exercises.kinds.base import AnswerPart, Kind, PartType
@@ -60,22 +60,30 @@ class TreeSizeKind(Kind):
         "Leaves and nodes of a uniform tree, perfect-ordering alpha-beta leaves, plies."
     )
     params = (
-        IntParam("min_branching", 2, "smallest branching factor b", minimum=2, maximum=10),
-        IntParam("max_branching", 5, "largest branching factor b", minimum=2, maximum=10),
-        IntParam("min_moves", 1, "fewest moves each player looks ahead", minimum=1, maximum=4),
-        IntParam("max_moves", 2, "most moves each player looks ahead", minimum=1, maximum=4),
+        IntParam("min_branching", 2, gettext_noop("smallest branching factor b"),
+                 minimum=2, maximum=10),
+        IntParam("max_branching", 5, gettext_noop("largest branching factor b"),
+                 minimum=2, maximum=10),
+        IntParam("min_moves", 1, gettext_noop("fewest moves each player looks ahead"),
+                 minimum=1, maximum=4),
+        IntParam("max_moves", 2, gettext_noop("most moves each player looks ahead"),
+                 minimum=1, maximum=4),
         ChoiceParam(
             "depth_given_in", "moves",
-            "moves: the prompt gives moves per player and asks the plies; plies: it gives the "
-            "plies (min_plies..max_plies, odd ones included) and asks only the counts",
+            gettext_noop(
+                "moves: the prompt gives moves per player and asks the plies; plies: it gives the "
+                "plies (min_plies..max_plies, odd ones included) and asks only the counts"
+            ),
             choices=DEPTH_UNITS,
         ),
-        IntParam("min_plies", 1, "fewest plies when depth_given_in is plies", minimum=1,
-                 maximum=9),
-        IntParam("max_plies", 5, "most plies when depth_given_in is plies", minimum=1,
-                 maximum=9),
+        IntParam("min_plies", 1,
+                 gettext_noop("fewest plies when depth_given_in is plies"),
+                 minimum=1, maximum=9),
+        IntParam("max_plies", 5,
+                 gettext_noop("most plies when depth_given_in is plies"),
+                 minimum=1, maximum=9),
         ChoiceParam(
-            "node_counting", "root_included", "whether the root counts as a node",
+            "node_counting", "root_included", gettext_noop("whether the root counts as a node"),
             choices=NODE_COUNTINGS, convention=True,
         ),
     )

@@ -12,6 +12,8 @@ import string
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from django.utils.translation import gettext_noop
+
 from exercises.kinds.authored import leaf_count
 from exercises.kinds.params import BoolParam, IntParam, ParamError
 
@@ -115,13 +117,18 @@ def alternating_layers(root_type: str, depth: int) -> list[str]:
 
 
 TREE_PARAMS = (
-    IntParam("depth", 2, "plies below the root (the root is at depth 0)", minimum=1, maximum=4),
-    IntParam("min_branching", 2, "fewest children of an inner node", minimum=1, maximum=5),
-    IntParam("max_branching", 3, "most children of an inner node", minimum=2, maximum=5),
-    IntParam("max_leaves", 16, "most leaves in a generated tree", minimum=2, maximum=81),
-    IntParam("min_value", 0, "smallest leaf value", minimum=-99, maximum=99),
-    IntParam("max_value", 20, "largest leaf value", minimum=-99, maximum=99),
-    BoolParam("allow_ties", False, "allow equal values (and so ties) in what is asked"),
+    IntParam("depth", 2, gettext_noop("plies below the root (the root is at depth 0)"),
+             minimum=1, maximum=4),
+    IntParam("min_branching", 2, gettext_noop("fewest children of an inner node"),
+             minimum=1, maximum=5),
+    IntParam("max_branching", 3, gettext_noop("most children of an inner node"),
+             minimum=2, maximum=5),
+    IntParam("max_leaves", 16, gettext_noop("most leaves in a generated tree"),
+             minimum=2, maximum=81),
+    IntParam("min_value", 0, gettext_noop("smallest leaf value"), minimum=-99, maximum=99),
+    IntParam("max_value", 20, gettext_noop("largest leaf value"), minimum=-99, maximum=99),
+    BoolParam("allow_ties", False,
+              gettext_noop("allow equal values (and so ties) in what is asked")),
 )
 """The params every random-tree kind shares."""
 

@@ -6,7 +6,7 @@ import random
 from typing import Any
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, gettext_noop
 
 from exercises.kinds import register
 from exercises.kinds.authored import TreeRules
@@ -51,17 +51,22 @@ class VectorKind(Kind):
         "Several players, each maximising their own payoff: back up payoff vectors."
     )
     params = (
-        IntParam("players", 3, "number of players (A, B, C, D), moving in turn", minimum=2,
-                 maximum=4),
-        IntParam("depth", 2, "plies below the root", minimum=1, maximum=3),
-        IntParam("min_branching", 2, "fewest children of an inner node", minimum=2, maximum=3),
-        IntParam("max_branching", 3, "most children of an inner node", minimum=2, maximum=3),
-        IntParam("min_value", 0, "smallest payoff", minimum=-9, maximum=99),
-        IntParam("max_value", 9, "largest payoff", minimum=-9, maximum=99),
+        IntParam("players", 3,
+                 gettext_noop("number of players (A, B, C, D), moving in turn"),
+                 minimum=2, maximum=4),
+        IntParam("depth", 2, gettext_noop("plies below the root"), minimum=1, maximum=3),
+        IntParam("min_branching", 2, gettext_noop("fewest children of an inner node"),
+                 minimum=2, maximum=3),
+        IntParam("max_branching", 3, gettext_noop("most children of an inner node"),
+                 minimum=2, maximum=3),
+        IntParam("min_value", 0, gettext_noop("smallest payoff"), minimum=-9, maximum=99),
+        IntParam("max_value", 9, gettext_noop("largest payoff"), minimum=-9, maximum=99),
         JsonParam(
             "tie_break", "first",
-            'how a mover breaks ties: "first" (leftmost), or {"player": P, "prefer": "min"|'
-            '"max"} to prefer the tied child with the smallest or largest payoff for P',
+            gettext_noop(
+                'how a mover breaks ties: "first" (leftmost), or {"player": P, "prefer": '
+                '"min"|"max"} to prefer the tied child with the smallest or largest payoff for P'
+            ),
             convention=True, validator=clean_tie_break,
             json_schema={"oneOf": [
                 {"type": "string", "enum": ["first"]},
@@ -73,8 +78,10 @@ class VectorKind(Kind):
         ),
         BoolParam(
             "allow_ties", False,
-            'allow ties for a mover; with a tie_break other than "first" at least one tie the '
-            "rule decides is required instead",
+            gettext_noop(
+                'allow ties for a mover; with a tie_break other than "first" at least one tie the '
+                "rule decides is required instead"
+            ),
         ),
     )
     choice_part = "value"

@@ -38,7 +38,7 @@ from exercises.services import (
     import_definition,
     update_problem_set,
 )
-from pages.builder_form import ParamInput, param_widget
+from pages.builder_form import BuilderError, ItemInputs, item_inputs, param_widget, read_param
 from pages.param_labels import param_label
 from pages.views.instructor import (
     FEEDBACK_POLICY_LABELS,
@@ -67,6 +67,11 @@ SETTING_LABELS = {
 NULLABLE = ("due_at", "max_attempts", "time_limit_minutes")
 """Settings whose empty input means none (no due date, unlimited, no time limit)."""
 
+SHAPE_PARAMS_OFFERED = "shape_params"
+"""The edit form's hidden input saying that it offers every param, those that shape the
+problems included (no student had a generated problem when it was drawn): they are read
+then, and refused naming the field should problems have been generated since."""
+
 
 def field_label(path: str) -> str:
     """Return the words for an API field path: ``items[0].params.cut_on_equality`` is
@@ -80,13 +85,27 @@ def field_label(path: str) -> str:
     return str(SETTING_LABELS.get(path, path))
 
 
-def _convention_inputs(item: Item) -> list[ParamInput]:
-    kind = get_kind(item.kind)
-    return [
-        ParamInput(param, f"item-{item.position}-{param.name}", param_widget(param),
-                   item.params.get(param.name, param.default))
-        for param in kind.declared_params() if param.convention
-    ]
+def _item_rows(
+    items: list[Item], data: QueryDict | None, *, shape: bool, errors: dict[str, str]
+) -> list[ItemInputs]:
+    """Return each item's inputs: points and conventions, every param when ``shape``; the
+    posted ``data`` when re-displayed, each input with the ``errors`` of its field."""
+    rows = []
+    for index, item in enumerate(items):
+        row = item_inputs(item.position, get_kind(item.kind), data, stored=item.params,
+                          points=str(item.points))
+        row.params = [field for field in row.params if shape or field.param.convention]
+        for field in row.params:
+            field.error = _errors_within(errors, f"items[{index}].params.{field.param.name}")
+        row.points_error = _errors_within(errors, f"items[{index}].points")
+        rows.append(row)
+    return rows
+
+
+def _errors_within(errors: dict[str, str], path: str) -> str:
+    """Return the errors of the field ``path`` and of the fields inside it (a tree's node)."""
+    return "; ".join(why for where, why in errors.items()
+                     if where == path or where.startswith((f"{path}.", f"{path}[")))
 
 
 def _posted_change(data: QueryDict, items: list[Item]) -> dict[str, Any]:
@@ -97,17 +116,20 @@ def _posted_change(data: QueryDict, items: list[Item]) -> dict[str, Any]:
     for name in NULLABLE:
         change[name] = change[name] or None
     change["late_penalty"] = _fraction(change["late_penalty"])
+    shape = SHAPE_PARAMS_OFFERED in data
     item_changes = []
-    for item in items:
+    for index, item in enumerate(items):
         params: dict[str, Any] = {}
-        for field in _convention_inputs(item):
-            if field.widget == "checkbox":
-                params[field.param.name] = field.input_name in data
-            elif field.input_name in data:
-                text = data.get(field.input_name, "").strip()
-                # A number input posts text; the kind validates the number itself.
-                whole = field.widget == "number" and text.lstrip("-").isdigit()
-                params[field.param.name] = int(text) if whole else text
+        for param in get_kind(item.kind).declared_params():
+            name = f"item-{item.position}-{param.name}"
+            # Unticked boxes post nothing; any other input the form lacks keeps its value.
+            posted = name in data or param_widget(param) in ("checkbox", "checkboxes")
+            if not posted or not (shape or param.convention):
+                continue
+            try:
+                params[param.name] = read_param(param, data, name)
+            except BuilderError as error:
+                raise _refusal(f"items[{index}].params.{param.name}", error.message) from None
         item_changes.append({"position": item.position, "params": params,
                              "points": data.get(f"item-{item.position}-points", "").strip()})
     change["items"] = item_changes
@@ -138,10 +160,12 @@ def _refusal(path: str, message: str) -> ApiError:
 @instructor_required
 @require_http_methods(["GET", "POST"])
 def edit_page(request: AuthenticatedHttpRequest, problem_set_id: int) -> HttpResponse:
-    """Show a set's settings, item points and conventions in a form; POST saves them through
-    the PATCH service, reporting the fields regraded or the refused one."""
+    """Show a set's settings and its items' points and conventions in a form, every param
+    while no student has a generated problem; POST saves them through the PATCH service,
+    reporting the fields regraded or the refused ones beside their inputs."""
     problem_set = _taught_set(request, problem_set_id)
     items = list(problem_set.items.all())
+    has_variants = problem_set.variants.exists()
     errors: dict[str, str] = {}
     if request.method == "POST":
         try:
@@ -166,11 +190,11 @@ def edit_page(request: AuthenticatedHttpRequest, problem_set_id: int) -> HttpRes
             else:
                 messages.success(request, _("Saved. Nothing needed regrading."))
             return redirect("pages:edit_problem_set", problem_set.pk)
+    values = request.POST if request.method == "POST" else None
     return render(request, "pages/edit_problem_set.html", {
-        "problem_set": problem_set, "errors": errors,
-        "values": request.POST if request.method == "POST" else None,
-        "rows": [(item, get_kind(item.kind).title, _convention_inputs(item)) for item in items],
-        "has_variants": problem_set.variants.exists(),
+        "problem_set": problem_set, "errors": errors, "values": values,
+        "rows": _item_rows(items, values, shape=not has_variants, errors=errors),
+        "has_variants": has_variants, "shape_params_offered": SHAPE_PARAMS_OFFERED,
         "late_policies": LATE_POLICY_LABELS,
         "score_policies": SCORE_POLICY_LABELS,
         "feedback_policies": FEEDBACK_POLICY_LABELS,

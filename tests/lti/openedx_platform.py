@@ -30,10 +30,9 @@ object instead; every check of a message is Open edX's own code:
 from __future__ import annotations
 
 import json
-import threading
 import uuid
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from types import SimpleNamespace
 from typing import Any
 from urllib.parse import parse_qs, urlparse
@@ -58,7 +57,7 @@ from lti_consumer.lti_1p3.extensions.rest_framework.serializers import (
 )
 from rest_framework.utils.encoders import JSONEncoder
 
-from tests.lti.simulator import new_rsa_key
+from tests.lti.loopback_platform import LoopbackPlatform
 
 # Where the test browser reaches Cutoff (see tests/lti/test_openedx_interop.py, browser()).
 TOOL = "http://localhost"
@@ -71,7 +70,7 @@ def usage_key(block: str) -> str:
 
 
 @dataclass
-class OpenEdxPlatform:
+class OpenEdxPlatform(LoopbackPlatform):
     """One Open edX LTI configuration (an LTI 1.3 block's tool settings) and its HTTP
     endpoints. Call :meth:`start`, register it with Cutoff, then drive launches."""
 
@@ -85,47 +84,8 @@ class OpenEdxPlatform:
     refusals: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self.private_key_pem, public_jwk = new_rsa_key()
-        self.kid = public_jwk["kid"]
+        super().__post_init__()
         self._launches: dict[str, LtiAdvantageConsumer] = {}
-        self._lock = threading.Lock()
-        self._server: ThreadingHTTPServer | None = None
-
-    # --- lifecycle ----------------------------------------------------------------------
-
-    def start(self) -> OpenEdxPlatform:
-        """Serve on a free loopback port in a daemon thread."""
-        platform = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802 - http.server's naming
-                platform._handle(self, "GET")
-
-            def do_POST(self) -> None:  # noqa: N802 - http.server's naming
-                platform._handle(self, "POST")
-
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-                """Keep the test output quiet."""
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
-        return self
-
-    def stop(self) -> None:
-        """Stop serving."""
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-
-    @property
-    def issuer(self) -> str:
-        """Return the platform's issuer (the LMS root URL, as Open edX sends it)."""
-        assert self._server is not None, "start() the platform first"
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
-
-    def url(self, path: str) -> str:
-        """Return the absolute URL of ``path`` on the platform."""
-        return self.issuer + path
 
     def registration(self) -> dict[str, Any]:
         """Return what an instructor enters in Cutoff for this Open edX (Open edX takes

@@ -9,20 +9,18 @@ signatures it checks against the tool's JWKS.
 from __future__ import annotations
 
 import json
-import threading
 import time
 import urllib.request
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlparse
 
 import jwt
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import rsa
-from jwcrypto.jwk import JWK
+
+from tests.lti.loopback_platform import LoopbackPlatform
 
 LTI = "https://purl.imsglobal.org/spec/lti/claim/"
 AGS_SCOPES = [
@@ -32,18 +30,6 @@ AGS_SCOPES = [
 ]
 NRPS_SCOPE = "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly"
 ROLE = "http://purl.imsglobal.org/vocab/lis/v2/membership#"
-
-
-def new_rsa_key() -> tuple[str, dict[str, Any]]:
-    """Return a fresh RSA private key (PEM) and its public JWK (with kid and alg)."""
-    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    pem = key.private_bytes(
-        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
-    ).decode()
-    jwk = JWK.from_pem(pem.encode())
-    public = json.loads(jwk.export_public())
-    public.update({"kid": jwk.thumbprint(), "alg": "RS256", "use": "sig"})
-    return pem, public
 
 
 @dataclass
@@ -56,7 +42,7 @@ class ReceivedScore:
 
 
 @dataclass
-class PlatformSimulator:
+class PlatformSimulator(LoopbackPlatform):
     """The LMS: call :meth:`start`, register it with the tool, then drive launches."""
 
     client_id: str = "cutoff-tool-1"
@@ -82,50 +68,11 @@ class PlatformSimulator:
     pages: dict[str, Callable[[dict[str, str]], str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.private_key_pem, self.public_jwk = new_rsa_key()
-        self.kid = self.public_jwk["kid"]
+        super().__post_init__()
         # Tools cache a platform's keys by URL and a port may be reused by a later simulator
         # with another key, so every simulator serves its JWKS at a path of its own.
         self.jwks_path = f"/jwks/{uuid.uuid4().hex}"
         self._tokens: dict[str, list[str]] = {}
-        self._lock = threading.Lock()
-        self._server: ThreadingHTTPServer | None = None
-
-    # --- lifecycle ----------------------------------------------------------------------
-
-    def start(self) -> PlatformSimulator:
-        """Serve on a free loopback port in a daemon thread."""
-        simulator = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802 - http.server's naming
-                simulator._handle(self, "GET")
-
-            def do_POST(self) -> None:  # noqa: N802 - http.server's naming
-                simulator._handle(self, "POST")
-
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-                """Keep the test output quiet."""
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
-        return self
-
-    def stop(self) -> None:
-        """Stop serving."""
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-
-    @property
-    def issuer(self) -> str:
-        """Return the platform's issuer (its base URL)."""
-        assert self._server is not None, "start() the simulator first"
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
-
-    def url(self, path: str) -> str:
-        """Return the absolute URL of ``path`` on the platform."""
-        return self.issuer + path
 
     def registration(self) -> dict[str, Any]:
         """Return what an instructor enters in Cutoff to register this platform."""
@@ -217,11 +164,6 @@ class PlatformSimulator:
         """Forget every access token issued so far (requests bearing one then get 401)."""
         with self._lock:
             self._tokens.clear()
-
-    def rotate_key(self) -> None:
-        """Replace the platform's signing key (its JWKS then lists only the new one)."""
-        self.private_key_pem, self.public_jwk = new_rsa_key()
-        self.kid = self.public_jwk["kid"]
 
     def add_line_item(self, label: str = "Minimax quiz", maximum: float = 10) -> str:
         """Create a line item as the platform does for a graded deep link; return its URL."""

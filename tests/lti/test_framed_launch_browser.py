@@ -13,7 +13,6 @@ is a 4xx page Chromium shows inside the frame.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from html import escape
 from typing import Any
@@ -21,10 +20,9 @@ from urllib.parse import urlencode, urlparse
 
 import pytest
 
-from tests.conftest import require
+from tests.browser import TIMEOUT_MS, launched_chromium
 from tests.lti.simulator import PlatformSimulator
 from tests.lti.test_launch import bind_link
-from tests.pages.test_browser import ASYNC_UNSAFE, CHROMIUM, CHROMIUM_ARGS, TIMEOUT_MS
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -65,28 +63,8 @@ STORAGE_SCRIPT = """
 @pytest.fixture(scope="module")
 def chromium_blocking_cookies() -> Iterator[Any]:
     """Start one headless Chromium that blocks third-party cookies."""
-    require(CHROMIUM.exists(), f"Chromium is not installed at {CHROMIUM}")
-    from playwright.sync_api import sync_playwright
-
-    # Playwright's sync API keeps an event loop in this thread; the test's ORM calls stay
-    # synchronous, so Django's async-safety guard must not refuse them.
-    previous = os.environ.get(ASYNC_UNSAFE)
-    os.environ[ASYNC_UNSAFE] = "true"
-    try:
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(
-                executable_path=str(CHROMIUM),
-                args=[*CHROMIUM_ARGS, BLOCK_THIRD_PARTY_COOKIES],
-            )
-            try:
-                yield browser
-            finally:
-                browser.close()
-    finally:
-        if previous is None:
-            os.environ.pop(ASYNC_UNSAFE, None)
-        else:
-            os.environ[ASYNC_UNSAFE] = previous
+    with launched_chromium(BLOCK_THIRD_PARTY_COOKIES) as browser:
+        yield browser
 
 
 @pytest.fixture

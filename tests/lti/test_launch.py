@@ -13,7 +13,8 @@ from django.test import Client
 from accounts.models import Enrollment, Role, User
 from lms.models import LtiContext, LtiUserLink
 from tests.lti.conftest import launch, make_problem_set, start_login
-from tests.lti.simulator import PlatformSimulator, new_rsa_key
+from tests.lti.loopback_platform import new_rsa_key
+from tests.lti.simulator import PlatformSimulator
 
 pytestmark = pytest.mark.django_db
 

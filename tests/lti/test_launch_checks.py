@@ -11,7 +11,8 @@ from django.test import Client
 from lms.lti.tool import KEY_REFETCHES_PER_INTERVAL
 from lms.models import LtiUserLink
 from tests.lti.conftest import launch
-from tests.lti.simulator import LTI, PlatformSimulator, new_rsa_key
+from tests.lti.loopback_platform import new_rsa_key
+from tests.lti.simulator import LTI, PlatformSimulator
 from tests.lti.test_launch import bind_link
 
 pytestmark = pytest.mark.django_db

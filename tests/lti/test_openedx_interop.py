@@ -211,7 +211,7 @@ def test_cutoff_reads_the_roster_open_edx_renders(
 def test_open_edx_refuses_a_deep_link_signed_with_a_key_not_in_cutoffs_jwks(
     openedx: OpenEdxPlatform, instructor: Any
 ) -> None:
-    from tests.lti.simulator import new_rsa_key
+    from tests.lti.loopback_platform import new_rsa_key
 
     stranger_pem, stranger_jwk = new_rsa_key()
     forged = jwt.encode(

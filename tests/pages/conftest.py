@@ -1,11 +1,15 @@
-"""Fixtures of the page tests: a published alpha-beta set with one variant per student."""
+"""Fixtures of the page tests: a published alpha-beta set with one variant per student, and
+a headless Chromium (one per test module) with factories of browser contexts and pages."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from decimal import Decimal
 from typing import Any
 
 import pytest
+
+from tests.browser import DESKTOP, TIMEOUT_MS, launched_chromium
 
 ALPHABETA_PARAMS = {
     "depth": 2, "min_branching": 3, "max_branching": 3, "max_leaves": 9,
@@ -61,3 +65,33 @@ def code_set_variant(instructor: Any, course: Any, student: Any, *kinds: str,
         items=[{"kind": kind, "params": {}, "points": Decimal(3)} for kind in kinds],
     ))
     return variant_of_user(problem_set, student)
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Any]:
+    """Start one headless Chromium for the module."""
+    with launched_chromium() as browser:
+        yield browser
+
+
+@pytest.fixture
+def new_context(chromium: Any) -> Iterator[Callable[..., Any]]:
+    """Return a factory of browser contexts (each its own session, like another device), a
+    desktop viewport unless Playwright's context ``options`` say otherwise."""
+    contexts = []
+
+    def make(**options: Any) -> Any:
+        context = chromium.new_context(**{"viewport": DESKTOP, **options})
+        context.set_default_timeout(TIMEOUT_MS)
+        contexts.append(context)
+        return context
+
+    yield make
+    for context in contexts:
+        context.close()
+
+
+@pytest.fixture
+def new_page(new_context: Callable[..., Any]) -> Callable[[], Any]:
+    """Return a factory of pages, each in its own browser context (its own session)."""
+    return lambda: new_context().new_page()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,13 +17,7 @@ from django.conf import settings
 
 from tests.conftest import wait_until
 from tests.pages.conftest import make_problem_set, publish_now, variant_of_user
-from tests.pages.test_browser import (  # noqa: F401  (fixtures)
-    PASSWORD,
-    TIMEOUT_MS,
-    chromium,
-    log_in,
-    with_password,
-)
+from tests.pages.test_browser import PASSWORD, log_in, with_password
 
 ARTIFACTS = Path(
     os.environ.get("CUTOFF_TEST_ARTIFACTS") or Path(settings.VAR_DIR) / "test-artifacts"
@@ -34,22 +28,6 @@ pytestmark = [
     pytest.mark.e2e,
     pytest.mark.django_db(transaction=True),
 ]
-
-
-@pytest.fixture
-def new_context(chromium: Any) -> Iterator[Callable[..., Any]]:  # noqa: F811
-    """Return a factory of browser contexts (each its own session, like another device)."""
-    contexts = []
-
-    def make(**options: Any) -> Any:
-        context = chromium.new_context(viewport={"width": 1280, "height": 900}, **options)
-        context.set_default_timeout(TIMEOUT_MS)
-        contexts.append(context)
-        return context
-
-    yield make
-    for context in contexts:
-        context.close()
 
 
 def screenshot(page: Any, name: str) -> None:

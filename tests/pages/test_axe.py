@@ -19,10 +19,8 @@ import pytest
 
 from tests.conftest import wait_until
 from tests.pages.conftest import make_problem_set, publish_now, variant_of_user
-from tests.pages.test_browser import chromium, log_in, new_page, with_password
+from tests.pages.test_browser import log_in, with_password
 from tests.pages.tree_pages import DEPTH3_PARAMS, keep_screenshot, tree_set
-
-__all__ = ["chromium", "new_page"]  # fixtures shared with test_browser
 
 AXE = Path(__file__).resolve().parent / "vendor" / "axe.min.js"
 AXE_VERSION = (AXE.parent / "axe-version.txt").read_text().strip()
@@ -44,7 +42,8 @@ AUDITED = {
     "running_regrade_requests": "a problem set's regrade requests, one open",
     "running_extensions": "a problem set's extensions, one granted",
     "running_statistics": "a problem set's statistics with their plots",
-    "edit_problem_set": "the edit form of a published problem set",
+    "edit_problem_set": "the edit form of a published problem set, and of a draft with a "
+                        "refused param",
     "import_problem_set": "the import form",
 }
 NOT_PAGES = {
@@ -186,5 +185,13 @@ def test_instructor_pages_have_no_serious_violations(
     audit(page, "running-statistics")
     page.goto(f"{base}/edit/")
     audit(page, "edit-problem-set")
+    # A draft's edit form offers every param; one refused is named beside its input.
+    draft = make_problem_set(instructor[0], course)
+    page.goto(f"{live_server.url}/teach/problem-sets/{draft.pk}/edit/")
+    page.evaluate("() => { document.getElementById('edit-form').noValidate = true; }")
+    page.fill("#item-1-depth", "9")
+    page.click("#edit-submit")
+    page.wait_for_selector("#item-1-depth-error")
+    audit(page, "edit-draft-refused")
     page.goto(f"{live_server.url}/teach/problem-sets/import/")
     audit(page, "import-problem-set")

@@ -5,75 +5,26 @@ Each test saves screenshots under ``var/screenshots/`` (test artefacts, git-igno
 
 from __future__ import annotations
 
-import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from django.conf import settings
 
+from tests.browser import TIMEOUT_MS
 from tests.conftest import require, wait_until
 from tests.pages.conftest import make_problem_set, publish_now, variant_of_user
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]
 PASSWORD = "browser-test-pw"
 SCREENSHOTS = Path(settings.VAR_DIR) / "screenshots"
-TIMEOUT_MS = 30_000
-ASYNC_UNSAFE = "DJANGO_ALLOW_ASYNC_UNSAFE"
 
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.e2e,
     pytest.mark.django_db(transaction=True),
 ]
-
-
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Any]:
-    """Start one headless Chromium for the module."""
-    require(CHROMIUM.exists(), f"Chromium is not installed at {CHROMIUM}")
-    from playwright.sync_api import sync_playwright
-
-    # Playwright's sync API keeps an event loop running in this thread; the test's own ORM
-    # calls are still synchronous, so Django's async-safety guard must not refuse them.
-    previous = os.environ.get(ASYNC_UNSAFE)
-    os.environ[ASYNC_UNSAFE] = "true"
-    try:
-        with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(
-                executable_path=str(CHROMIUM), args=CHROMIUM_ARGS
-            )
-            try:
-                yield browser
-            finally:
-                browser.close()
-    finally:
-        if previous is None:
-            os.environ.pop(ASYNC_UNSAFE, None)
-        else:
-            os.environ[ASYNC_UNSAFE] = previous
-
-
-@pytest.fixture
-def new_page(chromium: Any) -> Iterator[Callable[[], Any]]:
-    """Return a factory of pages, each in its own browser context (its own session)."""
-    contexts = []
-
-    def make() -> Any:
-        context = chromium.new_context(viewport={"width": 1280, "height": 900})
-        context.set_default_timeout(TIMEOUT_MS)
-        contexts.append(context)
-        return context.new_page()
-
-    yield make
-    for context in contexts:
-        context.close()
 
 
 def screenshot(page: Any, name: str) -> None:

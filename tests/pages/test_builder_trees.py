@@ -8,11 +8,8 @@ from typing import Any
 
 import pytest
 
-from tests.pages import test_browser
 from tests.pages.test_browser import a11y_problems, log_in, screenshot, with_password
 
-chromium = test_browser.chromium
-new_page = test_browser.new_page
 """The browser tests' fixtures: one Chromium per module, a page factory per test."""
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

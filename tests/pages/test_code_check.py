@@ -13,13 +13,8 @@ import pytest
 
 from tests.conftest import require
 from tests.pages.conftest import code_set_variant
-from tests.pages.test_answering import new_context, screenshot  # noqa: F401  (fixture)
-from tests.pages.test_browser import (  # noqa: F401  (fixture)
-    a11y_problems,
-    chromium,
-    log_in,
-    with_password,
-)
+from tests.pages.test_answering import screenshot
+from tests.pages.test_browser import a11y_problems, log_in, with_password
 
 pytestmark = [
     pytest.mark.browser,
@@ -50,7 +45,7 @@ def minimax_decision(game, state):
 
 
 def test_a_check_shows_the_result_and_the_printed_output_and_uses_no_attempt(
-    live_server: Any, celery_worker_process: Any, new_context: Callable[..., Any],  # noqa: F811
+    live_server: Any, celery_worker_process: Any, new_context: Callable[..., Any],
     instructor: Any, student: Any, course: Any, settings: Any,
 ) -> None:
     from grading.models import CodeCheck, Submission
@@ -103,7 +98,7 @@ def editor_code(page: Any) -> str:
 
 
 def test_checks_of_ucb1_backprop_and_agent_items_show_their_public_test_and_use_no_attempt(
-    live_server: Any, celery_worker_process: Any, new_context: Callable[..., Any],  # noqa: F811
+    live_server: Any, celery_worker_process: Any, new_context: Callable[..., Any],
     instructor: Any, student: Any, course: Any, settings: Any,
 ) -> None:
     from grading.models import CodeCheck, Submission
@@ -135,7 +130,7 @@ def test_checks_of_ucb1_backprop_and_agent_items_show_their_public_test_and_use_
 
 
 def test_a_code_attempt_reopens_read_only_loads_on_request_and_takes_a_regrade_request(
-    live_server: Any, new_context: Callable[..., Any],  # noqa: F811
+    live_server: Any, new_context: Callable[..., Any],
     instructor: Any, student: Any, course: Any,
 ) -> None:
     from grading.models import Draft, RegradeRequest, Submission

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from tests.pages.conftest import code_set_variant
-from tests.pages.test_answering import new_context, screenshot  # noqa: F401  (fixture)
-from tests.pages.test_browser import chromium, log_in, with_password  # noqa: F401  (fixture)
+from tests.pages.test_answering import screenshot
+from tests.pages.test_browser import log_in, with_password
 
 pytestmark = [
     pytest.mark.browser,
@@ -20,7 +20,7 @@ pytestmark = [
 
 
 def test_the_code_editor_highlights_numbers_lines_indents_and_keeps_a_draft(
-    live_server: Any, new_context: Callable[..., Any],  # noqa: F811
+    live_server: Any, new_context: Callable[..., Any],
     instructor: Any, student: Any, course: Any,
 ) -> None:
     from grading.models import Draft

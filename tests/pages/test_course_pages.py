@@ -9,13 +9,8 @@ from typing import Any
 
 import pytest
 
-from tests.pages import test_browser
 from tests.pages.conftest import make_problem_set, publish_now, variant_of_user
 from tests.pages.test_browser import a11y_problems, log_in, screenshot, with_password
-
-# The browser fixtures of test_browser, shared: one headless Chromium per module.
-chromium = test_browser.chromium
-new_page = test_browser.new_page
 
 pytestmark = [
     pytest.mark.browser,
@@ -53,7 +48,7 @@ def classroom(instructor: Any, student: Any, other_student: Any, course: Any) ->
 
 
 def test_instructor_opens_a_students_submission_on_its_tree_and_overrides_it(
-    live_server: Any, new_page: Callable[[], Any], instructor: Any, student: Any,  # noqa: F811
+    live_server: Any, new_page: Callable[[], Any], instructor: Any, student: Any,
     classroom: Any,
 ) -> None:
     from grading.models import ScoreChange, Submission
@@ -88,7 +83,7 @@ def test_instructor_opens_a_students_submission_on_its_tree_and_overrides_it(
 
 
 def test_a_regrade_request_from_the_student_answered_by_the_instructor(
-    live_server: Any, new_page: Callable[[], Any], instructor: Any, student: Any,  # noqa: F811
+    live_server: Any, new_page: Callable[[], Any], instructor: Any, student: Any,
     classroom: Any,
 ) -> None:
     variant = variant_of_user(classroom, student[0])
@@ -119,7 +114,7 @@ def test_a_regrade_request_from_the_student_answered_by_the_instructor(
 
 
 def test_extensions_page_grants_and_lists(
-    live_server: Any, new_page: Callable[[], Any], instructor: Any, student: Any,  # noqa: F811
+    live_server: Any, new_page: Callable[[], Any], instructor: Any, student: Any,
     classroom: Any,
 ) -> None:
     from exercises.models import Extension
@@ -141,7 +136,7 @@ def test_extensions_page_grants_and_lists(
 
 
 def test_statistics_page_draws_its_plots_on_the_server(
-    live_server: Any, new_page: Callable[[], Any], instructor: Any, classroom: Any,  # noqa: F811
+    live_server: Any, new_page: Callable[[], Any], instructor: Any, classroom: Any,
 ) -> None:
     page = new_page()
     log_in(page, live_server.url, with_password(instructor[0]).username)

@@ -3,7 +3,7 @@ are at least 24 × 24 px with unclipped focus rings, and a depth-4 tree is answe
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
@@ -11,10 +11,8 @@ import pytest
 
 from grading.scoring import format_number
 from tests.pages.conftest import publish_now, variant_of_user
-from tests.pages.test_browser import TIMEOUT_MS, chromium, log_in, with_password
+from tests.pages.test_browser import log_in, with_password
 from tests.pages.tree_pages import DEEP_PARAMS, horizontal_overflow, keep_screenshot, tree_set
-
-__all__ = ["chromium"]  # fixture shared with test_browser
 
 pytestmark = [pytest.mark.browser, pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -24,19 +22,9 @@ MIN_TARGET_PX = 24
 
 
 @pytest.fixture
-def phone(chromium: Any) -> Iterator[Callable[[], Any]]:
+def phone(new_context: Callable[..., Any]) -> Callable[[], Any]:
     """Return a factory of pages in a phone-sized, touch browser context."""
-    contexts = []
-
-    def make() -> Any:
-        context = chromium.new_context(**PHONE)
-        context.set_default_timeout(TIMEOUT_MS)
-        contexts.append(context)
-        return context.new_page()
-
-    yield make
-    for context in contexts:
-        context.close()
+    return lambda: new_context(**PHONE).new_page()
 
 
 def focus_ring_fits(page: Any) -> bool:

@@ -11,10 +11,8 @@ import pytest
 from grading.scoring import format_number
 from tests.conftest import wait_until
 from tests.pages.conftest import ALPHABETA_PARAMS, variant_of_user
-from tests.pages.test_browser import chromium, log_in, new_page, with_password
+from tests.pages.test_browser import log_in, with_password
 from tests.pages.tree_pages import DEEP_PARAMS, keep_screenshot, tree_set
-
-__all__ = ["chromium", "new_page"]  # fixtures shared with test_browser
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

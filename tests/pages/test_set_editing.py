@@ -1,12 +1,13 @@
 """The instructor's set-editing pages (issue 17): edit a published set through the PATCH
-service (regrade reported, refusals naming the field), archive and unarchive, copy into
-another course, export the definition and import it, in a real headless Chromium; and who
-may open them."""
+service (regrade reported, refusals naming the field), a draft's params that shape its
+problems too, archive and unarchive, copy into another course, export the definition and
+import it, in a real headless Chromium; and who may open them."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -15,13 +16,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 
-from tests.pages import test_browser
 from tests.pages.conftest import make_problem_set, publish_now
 from tests.pages.test_browser import a11y_problems, log_in, screenshot, with_password
 
-# The browser fixtures of test_browser, shared: one headless Chromium per module.
-chromium = test_browser.chromium
-new_page = test_browser.new_page
 
 def teach_second_course(instructor: Any, slug: str = "ai-next-year") -> Any:
     """Enrol ``instructor`` as the teacher of a second course and return it."""
@@ -36,7 +33,7 @@ def teach_second_course(instructor: Any, slug: str = "ai-next-year") -> Any:
 @pytest.mark.e2e
 @pytest.mark.django_db(transaction=True)
 def test_editing_a_published_set_regrades_a_convention_and_refuses_a_bad_field(
-    live_server: Any, new_page: Callable[[], Any], instructor: Any, student: Any,  # noqa: F811
+    live_server: Any, new_page: Callable[[], Any], instructor: Any, student: Any,
     course: Any,
 ) -> None:
     from exercises.models import ProblemSet
@@ -82,8 +79,57 @@ def test_editing_a_published_set_regrades_a_convention_and_refuses_a_bad_field(
 @pytest.mark.browser
 @pytest.mark.e2e
 @pytest.mark.django_db(transaction=True)
+def test_editing_a_draft_changes_the_params_that_shape_its_problems(
+    live_server: Any, new_page: Callable[[], Any], instructor: Any, course: Any,
+) -> None:
+    from exercises.models import Item
+
+    draft = make_problem_set(instructor[0], course)
+    page = new_page()
+    log_in(page, live_server.url, with_password(instructor[0]).username)
+    page.goto(f"{live_server.url}/teach/problem-sets/{draft.pk}/")
+    page.click("#edit-link")
+    page.wait_for_selector("#edit-form")
+    assert page.is_visible("#edit-draft-note") and not page.is_visible("#edit-published-note")
+    # The builder's inputs, labels and help, holding the stored values.
+    assert page.inner_text("label[for='item-1-depth']") == "Depth (plies below the root)"
+    assert page.inner_text("#item-1-depth-help") == "plies below the root (the root is at depth 0)"
+    assert page.input_value("#item-1-depth") == "2"
+    assert page.input_value("#item-1-min_cuts") == "1"
+    assert a11y_problems(page) == []
+    # A depth out of bounds is refused beside its input, as the API words it; nothing changes
+    # (the browser's own check of max="4" is switched off: the server must refuse it too).
+    page.evaluate("() => { document.getElementById('edit-form').noValidate = true; }")
+    page.fill("#item-1-depth", "9")
+    page.fill("#item-1-min_cuts", "2")
+    page.click("#edit-submit")
+    page.wait_for_selector("#item-1-depth-error")
+    assert page.inner_text("#item-1-depth-error") == "must be between 1 and 4, got 9"
+    assert page.get_attribute("#item-1-depth", "aria-invalid") == "true"
+    assert page.get_attribute("#item-1-depth", "aria-describedby") == (
+        "item-1-depth-help item-1-depth-error")
+    assert "Item 1 · Depth (plies below the root)" in page.inner_text(".messages")
+    assert page.input_value("#item-1-min_cuts") == "2"  # what was typed is kept
+    assert Item.objects.get(problem_set=draft).params["depth"] == 2
+    assert a11y_problems(page) == []
+    screenshot(page, "set-editing-draft-refused")
+    # A deeper tree: 27 leaves, each with a value of its own.
+    page.fill("#item-1-depth", "3")
+    page.fill("#item-1-max_leaves", "27")
+    page.fill("#item-1-max_value", "30")
+    page.click("#edit-submit")
+    page.wait_for_selector(".messages li:has-text('Nothing needed regrading')")
+    params = Item.objects.get(problem_set=draft).params
+    assert [params[name] for name in ("depth", "max_leaves", "max_value", "min_cuts")] == [
+        3, 27, 30, 2]
+    assert page.input_value("#item-1-depth") == "3"
+
+
+@pytest.mark.browser
+@pytest.mark.e2e
+@pytest.mark.django_db(transaction=True)
 def test_archive_and_unarchive_from_the_set_page(
-    live_server: Any, new_page: Callable[[], Any], instructor: Any, student: Any,  # noqa: F811
+    live_server: Any, new_page: Callable[[], Any], instructor: Any, student: Any,
     course: Any,
 ) -> None:
     from exercises.models import ProblemSet
@@ -106,7 +152,7 @@ def test_archive_and_unarchive_from_the_set_page(
 @pytest.mark.e2e
 @pytest.mark.django_db(transaction=True)
 def test_copy_into_another_course_then_export_and_import(
-    live_server: Any, new_page: Callable[[], Any], instructor: Any, student: Any,  # noqa: F811
+    live_server: Any, new_page: Callable[[], Any], instructor: Any, student: Any,
     course: Any, tmp_path: Path,
 ) -> None:
     from exercises.models import ProblemSet
@@ -223,3 +269,110 @@ def test_lowering_attempts_below_those_used_names_the_field(
     assert response.status_code == 200
     assert 'aria-describedby="id_max_attempts-error"' in response.content.decode()
     assert ProblemSet.objects.get().max_attempts == 3
+
+
+class FormReader(HTMLParser):
+    """Read a page's edit form as a browser would post it: each named input's value, ticked
+    boxes only, each menu's selected option."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fields: dict[str, Any] = {}
+        self._select: str | None = None
+        self._textarea: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        named = dict(attrs)
+        name = named.get("name")
+        if tag == "input" and name and named.get("type") != "checkbox":
+            self.fields.setdefault(name, []).append(named.get("value") or "")
+        elif tag == "input" and name and "checked" in named:
+            self.fields.setdefault(name, []).append(named.get("value") or "on")
+        elif tag == "select":
+            self._select = name
+        elif tag == "option" and self._select and (
+                "selected" in named or self._select not in self.fields):
+            self.fields[self._select] = [named.get("value")]
+        elif tag == "textarea":
+            self._textarea = name
+            self.fields[str(name)] = [""]
+
+    def handle_data(self, data: str) -> None:
+        if self._textarea:
+            self.fields[self._textarea] = [self.fields[self._textarea][0] + data]
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "select":
+            self._select = None
+        elif tag == "textarea":
+            self._textarea = None
+
+
+def shown_form(client: Client, url: str) -> dict[str, Any]:
+    """Return the edit form ``url`` shows, as its submit button would post it."""
+    reader = FormReader()
+    reader.feed(client.get(url).content.decode())
+    reader.fields.pop("csrfmiddlewaretoken", None)
+    return reader.fields
+
+
+@pytest.mark.django_db
+def test_a_draft_takes_a_tree_typed_on_its_edit_page_and_refuses_broken_json_beside_it(
+    instructor: Any, course: Any,
+) -> None:
+    from exercises.models import Item
+
+    draft = make_problem_set(instructor[0], course)
+    client = logged_in(instructor[0])
+    url = reverse("pages:edit_problem_set", args=[draft.pk])
+    form = shown_form(client, url)
+    assert form["item-1-tree"] == [""]  # no tree of the instructor's: random trees
+    form["item-1-tree"] = ['{"type": "max", "children": [']
+    page = client.post(url, form).content.decode()
+    assert '<span class="error" id="item-1-tree-error">must be valid JSON</span>' in page
+    assert Item.objects.get().params["tree"] is None
+    form["item-1-tree"] = ["MAX(A: MIN(3, 5), B: MIN(2, 9))"]
+    assert client.post(url, form).status_code == 302
+    tree = Item.objects.get().params["tree"]
+    assert [child["name"] for child in tree["children"]] == ["A", "B"]
+    # Shown again as the JSON it is stored as; emptied (or null, as the API says it), the
+    # item draws random trees again.
+    form = shown_form(client, url)
+    assert json.loads(form["item-1-tree"][0]) == tree
+    for no_tree in ("", "null"):
+        form["item-1-tree"] = [json.dumps(tree)]
+        assert client.post(url, form).status_code == 302
+        assert Item.objects.get().params["tree"] == tree
+        form["item-1-tree"] = [no_tree]
+        assert client.post(url, form).status_code == 302
+        assert Item.objects.get().params["tree"] is None
+
+
+@pytest.mark.django_db
+def test_a_published_set_offers_only_conventions_and_refuses_a_shape_change_posted_late(
+    instructor: Any, student: Any, course: Any,
+) -> None:
+    from exercises.models import Item
+
+    draft = make_problem_set(instructor[0], course)
+    client = logged_in(instructor[0])
+    url = reverse("pages:edit_problem_set", args=[draft.pk])
+    drawn_as_draft = shown_form(client, url)
+    publish_now(draft)
+    published = shown_form(client, url)
+    assert "item-1-depth" not in published and "shape_params" not in published
+    assert "item-1-cut_on_equality" in published
+    page = client.get(url).content.decode()
+    assert 'id="edit-published-note"' in page and 'id="edit-draft-note"' not in page
+    # A form drawn before the problems were generated: its shape change is refused by name
+    # (listed, as the published page has no input for it), not dropped.
+    drawn_as_draft["item-1-min_cuts"] = ["2"]
+    page = client.post(url, drawn_as_draft).content.decode()
+    assert ('<li data-field="items[0].params.min_cuts">shapes the students&#x27; problems, '
+            "which are already generated; only conventions and points can change now</li>"
+            in page)
+    assert "Item 1 · Fewest cutoffs: shapes the students" in page
+    assert Item.objects.get().params["min_cuts"] == 1
+    # Unchanged, it saves: only what changed is checked against the generated problems.
+    drawn_as_draft["item-1-min_cuts"] = ["1"]
+    assert client.post(url, drawn_as_draft).status_code == 302

@@ -12,8 +12,8 @@ import pytest
 from django.utils import timezone
 
 from tests.pages.conftest import make_problem_set, publish_now, variant_of_user
-from tests.pages.test_answering import new_context, screenshot  # noqa: F401  (fixture)
-from tests.pages.test_browser import chromium, log_in, with_password  # noqa: F401  (fixture)
+from tests.pages.test_answering import screenshot
+from tests.pages.test_browser import log_in, with_password
 
 pytestmark = [
     pytest.mark.browser,
@@ -23,7 +23,7 @@ pytestmark = [
 
 
 def test_opening_a_timed_quiz_asks_first_then_counts_down(
-    live_server: Any, new_context: Callable[..., Any],  # noqa: F811
+    live_server: Any, new_context: Callable[..., Any],
     instructor: Any, student: Any, course: Any,
 ) -> None:
     problem_set = publish_now(make_problem_set(

@@ -11,7 +11,7 @@ import pytest
 
 from tests.conftest import wait_until
 from tests.pages.conftest import publish_now, variant_of_user
-from tests.pages.test_browser import chromium, log_in, new_page, with_password
+from tests.pages.test_browser import log_in, with_password
 from tests.pages.tree_pages import (
     DEEP_PARAMS,
     DEPTH3_PARAMS,
@@ -19,8 +19,6 @@ from tests.pages.tree_pages import (
     keep_screenshot,
     tree_set,
 )
-
-__all__ = ["chromium", "new_page"]  # fixtures shared with test_browser
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
