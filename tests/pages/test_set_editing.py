@@ -293,9 +293,9 @@ class FormReader(HTMLParser):
         elif tag == "option" and self._select and (
                 "selected" in named or self._select not in self.fields):
             self.fields[self._select] = [named.get("value")]
-        elif tag == "textarea":
+        elif tag == "textarea" and name:
             self._textarea = name
-            self.fields[str(name)] = [""]
+            self.fields[name] = [""]
 
     def handle_data(self, data: str) -> None:
         if self._textarea:
