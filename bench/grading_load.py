@@ -172,6 +172,13 @@ class Results:
         self.errors: list[str] = []
         self.burst: list[tuple[float, float | None]] = []
         """(POST sent, graded_at) of each burst answer, epoch seconds."""
+        self.requests: dict[str, int] = {}
+        """HTTP requests sent, by kind: assignment, submit, status."""
+
+    def count(self, kind: str) -> None:
+        """Count one request of ``kind``."""
+        with self.lock:
+            self.requests[kind] = self.requests.get(kind, 0) + 1
 
     def record(self, latency_ms: float | None, error: str | None) -> None:
         """Add one submission's outcome."""
@@ -247,6 +254,7 @@ def simulate_student(port: int, plan: dict[str, Any], submissions: int, results:
     time.sleep(rng.uniform(0, 2))
     # Open the assignment first, as a student does before answering.
     client.request("GET", f"/api/v1/assignments/{plan['variant']}/")
+    results.count("assignment")
     if burst is not None:
         burst.wait()
     for number in range(submissions):
@@ -263,6 +271,7 @@ def simulate_student(port: int, plan: dict[str, Any], submissions: int, results:
         if wait and wait_on_submit:
             path += f"?wait={wait:g}"
         sent = time.time()
+        results.count("submit")
         try:
             status, body = client.request("POST", path, {"answer": answer},
                                           {"Idempotency-Key": uuid.uuid4().hex})
@@ -277,7 +286,7 @@ def simulate_student(port: int, plan: dict[str, Any], submissions: int, results:
         finished = finished_latency(body, sent)
         if finished is None and client.retry_after:
             time.sleep(client.retry_after)
-        latency, error = finished or wait_graded(client, body["id"], sent, wait)
+        latency, error = finished or wait_graded(client, body["id"], sent, wait, results)
         results.record(latency, error)
         if burst is not None and number == 0:
             with results.lock:
@@ -307,7 +316,7 @@ def warm_up(port: int, plan: dict[str, Any], wait: float, wait_on_submit: bool) 
 
 
 def wait_graded(client: StudentClient, submission_id: int, sent: float,
-                wait: float) -> tuple[float | None, str | None]:
+                wait: float, results: Results) -> tuple[float | None, str | None]:
     """Wait until a submission is graded; return (ms from POST sent to graded_at, error).
 
     With ``wait`` the client long-polls (``?wait=``: the server answers once the submission
@@ -320,6 +329,7 @@ def wait_graded(client: StudentClient, submission_id: int, sent: float,
         path = f"/api/v1/submissions/{submission_id}/"
         time.sleep(FIRST_POLL_SECONDS)
     while time.monotonic() < deadline:
+        results.count("status")
         try:
             status, body = client.request("GET", path)
         except (OSError, http.client.HTTPException) as error:
@@ -549,7 +559,10 @@ def report(results: Results, args: argparse.Namespace, elapsed: float) -> None:
     waiting = ("polling every 500 ms" if not args.wait
                else f"POST ?wait={args.wait:g}" if args.wait_on == "submit"
                else f"POST, then GET ?wait={args.wait:g}")
-    print(f"client: {waiting}")
+    graded = len(latencies) or 1
+    print(f"client: {waiting}; requests per graded answer: " + ", ".join(
+        f"{kind} {results.requests.get(kind, 0) / graded:.2f}"
+        for kind in ("assignment", "submit", "status")))
     if latencies:
         p99 = percentile(latencies, 0.99)
         print(f"POST → graded (ms): p50 {percentile(latencies, 0.50):.1f}  "

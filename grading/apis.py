@@ -166,8 +166,9 @@ class SubmissionOutputSerializer(serializers.Serializer):
     @extend_schema_field(serializers.ListField(child=serializers.DictField()))
     def get_regrade_requests(self, submission: Submission) -> list[dict[str, Any]]:
         """Return the regrade requests on the submission: message, status, reply, dates."""
-        if submission.status != Submission.Status.GRADED:
-            return []  # only graded ones can have any; waiting students poll ungraded ones
+        if submission.status != Submission.Status.GRADED or self.context.get("just_created"):
+            # Only graded ones can have any, and none yet when this request stored it.
+            return []
         return [
             {"id": r.pk, "message": r.message, "status": r.status, "reply": r.reply,
              "created_at": r.created_at.isoformat(),
@@ -192,9 +193,11 @@ class SubmissionOutputSerializer(serializers.Serializer):
         return self.context["results"]
 
 
-def submission_output(submission: Submission, viewer: User) -> dict[str, Any]:
+def submission_output(submission: Submission, viewer: User, just_created: bool = False
+                      ) -> dict[str, Any]:
     """Return a submission as ``viewer`` may see it: feedback rendered under the set's
-    feedback policy, keys hidden until the answers are visible."""
+    feedback policy, keys hidden until the answers are visible. ``just_created``: this
+    request stored it, so it has no regrade requests yet (their query is skipped)."""
     if submission.kind == Submission.Kind.CODE:
         # Code submissions carry per-test reports, not per-part results.
         return code_submission_output(submission, viewer)
@@ -205,7 +208,7 @@ def submission_output(submission: Submission, viewer: User) -> dict[str, Any]:
                              show_expected=view.answers_visible)
     return SubmissionOutputSerializer(submission, context={
         "answers_visible": view.answers_visible, "feedback_policy": view.policy,
-        "results": results,
+        "results": results, "just_created": just_created,
     }).data
 
 
@@ -326,7 +329,7 @@ class SubmissionListCreateApi(APIView):
             submission = submission_for(request.user, submission.pk)  # type: ignore[assignment]
         if query.validated_data["wait"]:
             submission = with_grade_when_finished(submission, query.validated_data["wait"])
-        response = Response(submission_output(submission, request.user),
+        response = Response(submission_output(submission, request.user, just_created=created),
                             status=status.HTTP_202_ACCEPTED)
         response["Location"] = f"/api/v1/submissions/{submission.pk}/"
         if query.validated_data["wait"]:

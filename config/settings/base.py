@@ -130,7 +130,7 @@ SPECTACULAR_SETTINGS: dict[str, Any] = {
 # Requests of one web process that may wait for a grade at once (`?wait=`); past it they are
 # answered at once with `Retry-After`. Keep it below the process's threads (config/gunicorn.py:
 # 16) so submissions are stored even while every waiting slot is taken.
-LONG_POLL_MAX_WAITING = env_int("LONG_POLL_MAX_WAITING", 12)
+LONG_POLL_MAX_WAITING = env_int("LONG_POLL_MAX_WAITING", 14)
 
 # --- Celery -------------------------------------------------------------------------------
 REDIS_URL = env_str("REDIS_URL")

@@ -52,7 +52,7 @@ ENV_VARS: dict[str, str] = {
     "THROTTLE_SUBMISSIONS": "answer submissions allowed per user (default 30/min)",
     "THROTTLE_CODE_RUNS": "code submissions allowed per user (default 6/min)",
     "LONG_POLL_MAX_WAITING": (
-        "requests per web process that may wait for a grade at once (`?wait=`; default 12, "
+        "requests per web process that may wait for a grade at once (`?wait=`; default 14, "
         "below the process's 16 threads)"
     ),
     "CELERY_TASK_SOFT_TIME_LIMIT": "seconds before a task is asked to stop (default 120)",
