@@ -68,13 +68,34 @@ TEMPLATES = [
     },
 ]
 
-DATABASES = {
-    "default": dj_database_url.parse(
-        env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'cutoff.sqlite3'}") or "",
+# PostgreSQL plans every statement anew unless it is prepared; the hot paths repeat the same
+# few statements hundreds of times a second, and planning their joins was most of the
+# database's CPU per answer (bench/README.md, "Grading load"). Server-side binding lets
+# psycopg prepare a statement on a connection once it has run DATABASE_PREPARE_THRESHOLD
+# times (0: never, e.g. behind a pgbouncer in transaction mode older than 1.21).
+DATABASE_PREPARE_THRESHOLD = env_int("DATABASE_PREPARE_THRESHOLD", 5)
+
+
+def database_from_url(url: str) -> dict[str, Any]:
+    """Return the settings of the database at ``url``: kept, health-checked connections and,
+    on PostgreSQL, prepared statements."""
+    database: dict[str, Any] = dict(dj_database_url.parse(
+        url,
         conn_max_age=60,
         # A kept connection is checked (SELECT 1) before a request or task first uses it, so
         # one the database dropped (a restart) is replaced instead of failing that request.
         conn_health_checks=True,
+    ))
+    if database["ENGINE"].endswith("postgresql") and DATABASE_PREPARE_THRESHOLD > 0:
+        database.setdefault("OPTIONS", {}).update(
+            {"server_side_binding": True, "prepare_threshold": DATABASE_PREPARE_THRESHOLD}
+        )
+    return database
+
+
+DATABASES = {
+    "default": database_from_url(
+        env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'cutoff.sqlite3'}") or ""
     )
 }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

@@ -51,6 +51,10 @@ ENV_VARS: dict[str, str] = {
     ),
     "THROTTLE_SUBMISSIONS": "answer submissions allowed per user (default 30/min)",
     "THROTTLE_CODE_RUNS": "code submissions allowed per user (default 6/min)",
+    "DATABASE_PREPARE_THRESHOLD": (
+        "runs of a statement on a PostgreSQL connection before it is prepared (default 5; "
+        "0: never, for a pgbouncer in transaction mode older than 1.21)"
+    ),
     "LONG_POLL_MAX_WAITING": (
         "requests per web process that may wait for a grade at once (`?wait=`; default 14, "
         "below the process's 16 threads)"

@@ -1,15 +1,11 @@
 """Production settings: refuse to start without secrets; secure cookies and headers."""
 
-import dj_database_url
-
 from config.settings.base import *  # noqa: F403
 from config.settings.env import env_list, env_required
 
 SECRET_KEY = env_required("SECRET_KEY")
 _database_url = env_required("DATABASE_URL")
-DATABASES = {
-    "default": dj_database_url.parse(_database_url, conn_max_age=60, conn_health_checks=True)
-}
+DATABASES = {"default": database_from_url(_database_url)}  # noqa: F405
 CELERY_BROKER_URL = env_required("REDIS_URL")
 
 DEBUG = False
