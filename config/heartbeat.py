@@ -24,6 +24,8 @@ from django.db import close_old_connections
 from django.db.utils import Error as DatabaseError
 from django.utils import timezone
 
+from config.plain_sql import update_rows
+
 logger = logging.getLogger(__name__)
 
 HEARTBEAT_EVERY_SECONDS = 5.0
@@ -68,9 +70,9 @@ class Heartbeat:
                 close_old_connections()
                 row = {"beat_at": timezone.now(), "holding": self.held_submissions(received),
                        "broker_connected": self.broker_connected}
-                # Written on every grading task received: one UPDATE (update_or_create is
-                # a transaction, a locking SELECT and an UPDATE); the row is created once.
-                if not WorkerHeartbeat.objects.filter(name=self.name).update(**row):
+                # Written on every grading task received: one plain UPDATE (update_or_create
+                # is a transaction, a locking SELECT and an UPDATE); the row is created once.
+                if not update_rows(WorkerHeartbeat, where={"name": self.name}, values=row):
                     WorkerHeartbeat.objects.update_or_create(name=self.name, defaults=row)
             except DatabaseError:
                 logger.warning("could not write the heartbeat of %s", self.name, exc_info=True)

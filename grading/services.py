@@ -20,13 +20,14 @@ from fractions import Fraction
 from typing import Any
 
 from django.db import DataError, IntegrityError, transaction
-from django.db.models import Count, F, Max, Q
+from django.db.models import Count, Max, Q
 from django.utils import timezone
 from rest_framework import status
 
 from accounts.models import User
 from config.api import ApiError
 from config.jsonsafe import storable
+from config.plain_sql import Increment, update_rows
 from exercises.kinds import get_kind
 from exercises.kinds.engine_bridge import engine_version
 from exercises.models import ProblemSet, Variant, VariantItem
@@ -247,7 +248,7 @@ def enqueue_submission(submission_id: int, kind: str = Submission.Kind.ANSWER) -
         logger.warning("broker unavailable; submission %s stays queued", submission_id,
                        exc_info=True)
         return False
-    Submission.objects.filter(pk=submission_id).update(enqueued_at=timezone.now())
+    update_rows(Submission, where={"id": submission_id}, values={"enqueued_at": timezone.now()})
     return True
 
 
@@ -387,12 +388,14 @@ def grade_submission(submission_id: int) -> Submission | None:
     submission is left alone, and of two concurrent runs only the first records the grade
     (each transition is one conditional UPDATE, atomic in the database).
     """
-    unfinished = Submission.objects.filter(
-        pk=submission_id, kind=Submission.Kind.ANSWER,
-        status__in=[Submission.Status.QUEUED, Submission.Status.RUNNING],
+    started = update_rows(
+        Submission,
+        where={"id": submission_id, "kind": Submission.Kind.ANSWER,
+               "status": (Submission.Status.QUEUED, Submission.Status.RUNNING)},
+        values={"status": Submission.Status.RUNNING, "started_at": timezone.now(),
+                "grading_runs": Increment()},
     )
-    if not unfinished.update(status=Submission.Status.RUNNING, started_at=timezone.now(),
-                             grading_runs=F("grading_runs") + 1):
+    if not started:
         return Submission.objects.filter(pk=submission_id).first()
     # The student and course rows are read only when a webhook event needs them.
     submission = Submission.objects.select_related(
@@ -424,14 +427,13 @@ def record_grade(submission: Submission) -> bool:
     submission.graded_at = timezone.now()
     try:
         with transaction.atomic():
-            recorded = Submission.objects.filter(
-                pk=submission.pk, status=Submission.Status.RUNNING
-            ).update(
-                status=submission.status, graded_at=submission.graded_at,
-                raw_score=submission.raw_score, score=submission.score,
-                max_score=submission.max_score, results=submission.results,
-                graded_engine_version=submission.graded_engine_version,
-                grades_recorded=F("grades_recorded") + 1,
+            recorded = update_rows(
+                Submission, where={"id": submission.pk, "status": Submission.Status.RUNNING},
+                values={"status": submission.status, "graded_at": submission.graded_at,
+                        "raw_score": submission.raw_score, "score": submission.score,
+                        "max_score": submission.max_score, "results": submission.results,
+                        "graded_engine_version": submission.graded_engine_version,
+                        "grades_recorded": Increment()},
             )
             if recorded:
                 queue_webhook_events(submission, "submission.graded")
