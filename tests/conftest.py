@@ -114,9 +114,11 @@ def _redis_reachable(url: str) -> bool:
 
 
 @pytest.fixture(scope="session")
-def live_server(live_server: Any, django_db_blocker: Any) -> Iterator[Any]:
+def live_server(django_db_setup: None, live_server: Any, django_db_blocker: Any
+                ) -> Iterator[Any]:
     """Serve pytest-django's live server; at the end stop the submission listener its pages'
-    long-polls started, before the test database it listens on is dropped."""
+    long-polls started, before the test database it listens on is dropped (the database is
+    set up first so that it is torn down last)."""
     yield live_server
     from grading.finished import listener
 
