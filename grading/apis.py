@@ -226,6 +226,14 @@ class WaitQuerySerializer(serializers.Serializer):
     )
 
 
+RETRY_AFTER_HEADER = OpenApiParameter(
+    "Retry-After", int, OpenApiParameter.HEADER, response=True,
+    description="on an answer to `wait` whose submission is still `queued` or `running` "
+    "(the wait ended, or the server already holds its most waiting requests): seconds "
+    "before asking again",
+)
+
+
 class SubmissionListCreateApi(APIView):
     """List the caller's attempts at one item of their assignment, or submit a new answer
     (graded asynchronously)."""
@@ -279,6 +287,7 @@ class SubmissionListCreateApi(APIView):
             OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER,
                              description="any unique string per intended submission"),
             WaitQuerySerializer,
+            RETRY_AFTER_HEADER,
         ],
         request=InputSerializer,
         responses={
@@ -418,7 +427,7 @@ class SubmissionDetailApi(APIView):
             "after the `Retry-After` seconds such an answer carries (also sent at once, "
             "without waiting, when this server already holds its most waiting requests)."
         ),
-        parameters=[InputSerializer],
+        parameters=[InputSerializer, RETRY_AFTER_HEADER],
         responses={200: SubmissionOutputSerializer,
                    400: OpenApiResponse(description="`wait` is not a number of seconds 0–20"),
                    404: OpenApiResponse(description="not found")},
