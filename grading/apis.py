@@ -226,12 +226,14 @@ class WaitQuerySerializer(serializers.Serializer):
     )
 
 
-RETRY_AFTER_HEADER = OpenApiParameter(
-    "Retry-After", int, OpenApiParameter.HEADER, response=True,
-    description="on an answer to `wait` whose submission is still `queued` or `running` "
-    "(the wait ended, or the server already holds its most waiting requests): seconds "
-    "before asking again",
-)
+def retry_after_header(status_code: int) -> OpenApiParameter:
+    """Return the OpenAPI description of a long-poll's ``Retry-After`` on ``status_code``."""
+    return OpenApiParameter(
+        "Retry-After", int, OpenApiParameter.HEADER, response=[status_code],
+        description="on an answer to `wait` whose submission is still `queued` or `running` "
+        "(the wait ended, or the server already holds its most waiting requests): seconds "
+        "before asking again",
+    )
 
 
 class SubmissionListCreateApi(APIView):
@@ -287,7 +289,7 @@ class SubmissionListCreateApi(APIView):
             OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER,
                              description="any unique string per intended submission"),
             WaitQuerySerializer,
-            RETRY_AFTER_HEADER,
+            retry_after_header(202),
         ],
         request=InputSerializer,
         responses={
@@ -427,7 +429,7 @@ class SubmissionDetailApi(APIView):
             "after the `Retry-After` seconds such an answer carries (also sent at once, "
             "without waiting, when this server already holds its most waiting requests)."
         ),
-        parameters=[InputSerializer, RETRY_AFTER_HEADER],
+        parameters=[InputSerializer, retry_after_header(200)],
         responses={200: SubmissionOutputSerializer,
                    400: OpenApiResponse(description="`wait` is not a number of seconds 0–20"),
                    404: OpenApiResponse(description="not found")},
