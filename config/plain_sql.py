@@ -57,6 +57,8 @@ def column_field(model: type[Model], name: str) -> Field[Any, Any]:
 @cache
 def _update_sql(model: type[Model], names: tuple[str, ...], increments: tuple[str, ...],
                 where: tuple[tuple[str, int | None], ...]) -> str:
+    """Return the UPDATE of one shape: the columns set, which are increments, and each
+    condition's number of values (None: one, compared with =)."""
     quote = connection.ops.quote_name
 
     def column(name: str) -> str:

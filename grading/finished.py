@@ -224,6 +224,7 @@ def wait_until_finished(submission_id: int, seconds: float, read: Callable[[], T
 
 def _wait(submission_id: int, seconds: float, read: Callable[[], T],
           finished: Callable[[T], bool]) -> T:
+    """Wait as :func:`wait_until_finished` says, holding one of this process's slots."""
     deadline = time.monotonic() + seconds
     postgres = connection.vendor == "postgresql"
     if postgres:
