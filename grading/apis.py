@@ -7,7 +7,7 @@ import io
 import json
 from typing import Any
 
-from django.http import HttpResponse
+from django.http import HttpResponse, HttpResponseBase
 from django.utils import timezone
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
@@ -32,7 +32,6 @@ from grading import services, webhooks
 from grading.code.apis import code_submission_output
 from grading.feedback import render_results
 from grading.feedback_policy import FEEDBACK_POLICY_SERVED_HELP, served_results
-from grading.finished import wait_until_finished
 from grading.models import Regrade, RegradeRequest, ScoreChange, Submission, Webhook
 from grading.selectors import (
     deliveries_of,
@@ -51,6 +50,7 @@ from grading.selectors import (
     set_submissions,
     student_variant_item,
     submission_for,
+    submission_for_when_finished,
     submission_owned_by,
     submission_taught_by,
     webhooks_of,
@@ -440,12 +440,7 @@ class SubmissionDetailApi(APIView):
         data = self.InputSerializer(data=request.query_params)
         data.is_valid(raise_exception=True)
         wait = data.validated_data["wait"]
-        submission = (
-            wait_until_finished(submission_id, wait,
-                                read=lambda: submission_for(request.user, submission_id),
-                                finished=lambda found: found is None or is_finished(found))
-            if wait else submission_for(request.user, submission_id)
-        )
+        submission = submission_for_when_finished(request.user, submission_id, wait)
         if submission is None:
             raise ApiError("no such submission", code="not_found", status_code=404)
         response = Response(submission_output(submission, request.user))
@@ -458,7 +453,7 @@ RETRY_AFTER_SECONDS = 1
 """When a client whose wait ended (or found no free waiting slot) should ask again."""
 
 
-def suggest_retry_if_unfinished(response: Response, submission: Submission) -> None:
+def suggest_retry_if_unfinished(response: HttpResponseBase, submission: Submission) -> None:
     """Add ``Retry-After`` to a long-poll's answer about a submission still unfinished."""
     if not is_finished(submission):
         response["Retry-After"] = str(RETRY_AFTER_SECONDS)

@@ -124,6 +124,17 @@ def is_finished(submission: Submission) -> bool:
     return submission.status in (Submission.Status.GRADED, Submission.Status.ERROR)
 
 
+def submission_for_when_finished(user: User, submission_id: int, seconds: float
+                                 ) -> Submission | None:
+    """Return :func:`submission_for` once the submission is graded or failed, or after
+    ``seconds`` (0: at once) as it is then; None at once if it is not ``user``'s to see."""
+    if not seconds:
+        return submission_for(user, submission_id)
+    return wait_until_finished(submission_id, seconds,
+                               read=lambda: submission_for(user, submission_id),
+                               finished=lambda found: found is None or is_finished(found))
+
+
 GRADE_FIELDS = ("status", "started_at", "graded_at", "raw_score", "score", "max_score",
                 "results", "error_code", "graded_engine_version", "overridden")
 """The columns grading writes: what a waiting request re-reads once the grade is in."""

@@ -113,6 +113,16 @@ def _redis_reachable(url: str) -> bool:
         return False
 
 
+@pytest.fixture
+def stop_listener() -> Iterator[None]:
+    """Stop this process's submission listener after the test (any long-poll starts it), so
+    the next test starts without it and the test database can be dropped."""
+    yield
+    from grading.finished import listener
+
+    listener.stop()
+
+
 @pytest.fixture(scope="session")
 def live_server(django_db_setup: None, live_server: Any, django_db_blocker: Any
                 ) -> Iterator[Any]:

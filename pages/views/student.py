@@ -27,6 +27,7 @@ from exercises.kinds import get_kind
 from exercises.models import Variant, VariantItem
 from exercises.selectors import rules_for, variant_of, variants_of
 from exercises.services import open_variant
+from grading.apis import WaitQuerySerializer, suggest_retry_if_unfinished
 from grading.code.contract import CONTRACTS
 from grading.code.feedback import render_tests
 from grading.code.grader import summarise
@@ -40,7 +41,7 @@ from grading.selectors import (
     drafted_positions,
     feedback_view,
     regrade_requests_on,
-    submission_for,
+    submission_for_when_finished,
 )
 from grading.services import submit_answer
 from pages.answer_form import WIDGET_HELP, PartField, decorate_tree, part_fields, read_answer
@@ -448,8 +449,19 @@ def code_item_page(request: AuthenticatedHttpRequest, variant: Variant, variant_
 @login_required
 @require_GET
 def submission_status(request: AuthenticatedHttpRequest, submission_id: int) -> JsonResponse:
-    """Return a submission's status as JSON, for the item page's polling loop."""
-    submission = submission_for(request.user, submission_id)
+    """Return a submission's status as JSON, for the item page's polling loop; with
+    ``?wait=SECONDS`` (0–20) once it is finished or the wait is over, as the API's status
+    long-poll does."""
+    query = WaitQuerySerializer(data=request.GET)
+    if not query.is_valid():
+        rule = "; ".join(str(message) for message in query.errors["wait"])
+        return JsonResponse({"error": {"code": "invalid", "message": f"wait: {rule}",
+                                       "details": query.errors}}, status=400)
+    wait = query.validated_data["wait"]
+    submission = submission_for_when_finished(request.user, submission_id, wait)
     if submission is None:
         raise Http404
-    return JsonResponse({"id": submission.pk, "status": submission.status})
+    response = JsonResponse({"id": submission.pk, "status": submission.status})
+    if wait:
+        suggest_retry_if_unfinished(response, submission)
+    return response

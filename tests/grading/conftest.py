@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
@@ -100,12 +99,3 @@ def correct_answer(variant_item: VariantItem) -> dict[str, Any]:
     """Return the full-marks answer of a variant item (its projected key)."""
     return copy.deepcopy(variant_item.answer_key)
 
-
-@pytest.fixture
-def stop_listener() -> Iterator[None]:
-    """Stop this process's submission listener after the test (any long-poll starts it), so
-    the test database can be dropped."""
-    yield
-    from grading.finished import listener
-
-    listener.stop()

@@ -107,11 +107,14 @@ def test_the_listener_reconnects_after_losing_its_connection(alphabeta_set, stud
     response = student[1].get(f"/api/v1/submissions/{submission.pk}/?wait=20")
     grader.join()
     assert response.json()["status"] == "graded"
+    # Answered by the notice on the new connection, or by the re-read the lost one woke:
+    # then the listener may still be reconnecting.
+    assert listener.listening.wait(20)
     assert listener.backend_pid not in (None, lost)
 
 
 def test_an_unfinished_submission_is_answered_as_it_is_when_the_wait_ends(
-        alphabeta_set, student) -> None:
+        alphabeta_set, student, stop_listener) -> None:
     _, variant = alphabeta_set
     submission = store(variant, student[0])
     response = student[1].get(f"/api/v1/submissions/{submission.pk}/?wait=0.2")
@@ -121,7 +124,8 @@ def test_an_unfinished_submission_is_answered_as_it_is_when_the_wait_ends(
 
 
 def test_a_finished_submission_is_answered_at_once(alphabeta_set, student, celery_eager,
-                                                   django_capture_on_commit_callbacks) -> None:
+                                                   django_capture_on_commit_callbacks,
+                                                   stop_listener) -> None:
     _, variant = alphabeta_set
     submission = store(variant, student[0])
     services.grade_submission(submission.pk)
@@ -190,7 +194,8 @@ def test_a_submission_that_waits_is_answered_with_its_grade(alphabeta_set, stude
 
 
 def test_a_submission_not_graded_within_its_wait_is_answered_queued(alphabeta_set,
-                                                                   student) -> None:
+                                                                   student,
+                                                                   stop_listener) -> None:
     _, variant = alphabeta_set
     answer = correct_answer(VariantItem.objects.get(variant=variant, position=1))
     response = student[1].post(submit_path(variant, "0.2"), {"answer": answer}, format="json")

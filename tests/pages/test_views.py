@@ -277,6 +277,24 @@ def test_submission_status_is_only_for_its_owner(alphabeta_set: Any, student: An
     url = reverse("pages:submission_status", args=[submission.pk])
     assert logged_in(student[0]).get(url).json()["status"] == "queued"
     assert logged_in(other_student[0]).get(url).status_code == 404
+    assert logged_in(other_student[0]).get(url + "?wait=20").status_code == 404
+
+
+def test_submission_status_long_polls_and_names_a_bad_wait(alphabeta_set: Any, student: Any,
+                                                           stop_listener: None) -> None:
+    from grading.services import submit_answer
+
+    variant = variant_of_user(alphabeta_set, student[0])
+    submission, _ = submit_answer(student=student[0], variant_id=variant.pk, position=1,
+                                  answer={"value": "3"})
+    url = reverse("pages:submission_status", args=[submission.pk])
+    unfinished = logged_in(student[0]).get(url + "?wait=0.2")
+    assert unfinished.json()["status"] == "queued"
+    assert unfinished["Retry-After"] == "1"
+    refused = logged_in(student[0]).get(url + "?wait=soon")
+    assert refused.status_code == 400
+    assert refused.json()["error"]["message"].startswith("wait: ")
+    assert "wait" in refused.json()["error"]["details"]
 
 
 @pytest.mark.parametrize(("language", "label", "text"), [

@@ -42,7 +42,8 @@
   function setUpSubmissionPolling() {
     const status = document.getElementById("grading-status");
     if (!status || ["queued", "running"].indexOf(status.dataset.status) < 0) return;
-    pollUntilDone(status.dataset.statusUrl, ["queued", "running"]);
+    // A long-poll: answered once the submission is finished, or after 10 s still busy.
+    pollUntilDone(status.dataset.statusUrl + "?wait=10", ["queued", "running"]);
   }
 
   function setUpPublishPolling() {
