@@ -46,6 +46,9 @@ ENV_VARS: dict[str, str] = {
         "true lets webhooks and LMS service calls reach loopback, private and link-local "
         "addresses (default false; true in local development)"
     ),
+    "CUTOFF_TEST_SANDBOX_UID_BLOCK": (
+        "tests only: the block of sandbox uids a test run holds, inherited by its worker"
+    ),
     "CUTOFF_TEST_RUN_ID": (
         "tests only: isolates a run's test database and broker keys (default pid)"
     ),

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.conf import settings
 
 from exercises.generation import generate_item, item_seed, variant_seed
 from exercises.kinds import get_kind
@@ -25,7 +26,10 @@ LIMITS = SandboxLimits(cpu_seconds=2, wall_seconds=4.0)
 @pytest.fixture(scope="session")
 def sandbox_config() -> Iterator[SandboxConfig]:
     """Return a sandbox config whose runs live in a directory of this test session."""
-    config = SandboxConfig(base_dir=TEST_BASE)
+    # This test run's own uids (config/settings/test.py), as the e2e worker's.
+    config = SandboxConfig(base_dir=TEST_BASE, uid=settings.CUTOFF_SANDBOX_UID,
+                           gid=settings.CUTOFF_SANDBOX_UID,
+                           uid_count=settings.CUTOFF_SANDBOX_UID_COUNT)
     try:
         check_host(config)
     except SandboxUnavailable as error:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.conf import settings
 
 from grading.sandbox import (
     RunRecord,
@@ -31,9 +32,10 @@ from tests.conftest import require
 
 REPO = Path(__file__).resolve().parents[3]
 TEST_BASE = Path(f"/tmp/cutoff-sandbox-tests-{os.getpid()}")
-TEST_UID = 64999
-"""The tests' sandbox uid: not the default 65534, so other sandboxes on a shared host (another
-worker, another test run) neither count against RLIMIT_NPROC nor look like leftovers here."""
+TEST_UID: int = settings.CUTOFF_TEST_SANDBOX_UID
+"""The tests' sandbox uid: in this test run's own block (config/settings/test.py), so other
+sandboxes on a shared host (a worker, another test run) neither count against RLIMIT_NPROC
+nor look like leftovers here."""
 TEST_UID_POOL = 4
 """How many uids from TEST_UID the tests of the uid pool use (the others use TEST_UID only)."""
 FAST = SandboxLimits(cpu_seconds=2, wall_seconds=4.0)
