@@ -184,23 +184,21 @@ class WaitSlots:
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.free: int | None = None
+        self.semaphore: threading.BoundedSemaphore | None = None
+        """Made at first use, from the setting (tests reset it to None to change it)."""
 
     def take(self) -> bool:
         """Take a slot if one is free; return whether one was taken."""
         with self.lock:
-            if self.free is None:
-                self.free = int(settings.LONG_POLL_MAX_WAITING)
-            if self.free <= 0:
-                return False
-            self.free -= 1
-            return True
+            if self.semaphore is None:
+                self.semaphore = threading.BoundedSemaphore(int(settings.LONG_POLL_MAX_WAITING))
+            semaphore = self.semaphore
+        return semaphore.acquire(blocking=False)
 
     def give_back(self) -> None:
         """Free a slot taken by :meth:`take`."""
-        with self.lock:
-            assert self.free is not None
-            self.free += 1
+        assert self.semaphore is not None
+        self.semaphore.release()
 
 
 wait_slots = WaitSlots()

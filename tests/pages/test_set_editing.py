@@ -29,6 +29,15 @@ def teach_second_course(instructor: Any, slug: str = "ai-next-year") -> Any:
     return course
 
 
+def open_set_page(live_server: Any, new_page: Callable[[], Any], instructor: Any,
+                  problem_set: Any) -> Any:
+    """Return a new page, logged in as ``instructor``, on ``problem_set``'s page."""
+    page = new_page()
+    log_in(page, live_server.url, with_password(instructor).username)
+    page.goto(f"{live_server.url}/teach/problem-sets/{problem_set.pk}/")
+    return page
+
+
 @pytest.mark.browser
 @pytest.mark.e2e
 @pytest.mark.django_db(transaction=True)
@@ -40,9 +49,7 @@ def test_editing_a_published_set_regrades_a_convention_and_refuses_a_bad_field(
     from grading.models import Regrade
 
     problem_set = publish_now(make_problem_set(instructor[0], course))
-    page = new_page()
-    log_in(page, live_server.url, with_password(instructor[0]).username)
-    page.goto(f"{live_server.url}/teach/problem-sets/{problem_set.pk}/")
+    page = open_set_page(live_server, new_page, instructor[0], problem_set)
     page.click("#edit-link")
     page.wait_for_selector("#edit-form")
     assert page.is_visible("#edit-published-note")
@@ -135,9 +142,7 @@ def test_archive_and_unarchive_from_the_set_page(
     from exercises.models import ProblemSet
 
     problem_set = publish_now(make_problem_set(instructor[0], course))
-    page = new_page()
-    log_in(page, live_server.url, with_password(instructor[0]).username)
-    page.goto(f"{live_server.url}/teach/problem-sets/{problem_set.pk}/")
+    page = open_set_page(live_server, new_page, instructor[0], problem_set)
     page.click("#archive-button")
     page.wait_for_selector("#archived-note")
     assert ProblemSet.objects.get(pk=problem_set.pk).archived_at is not None
@@ -160,9 +165,7 @@ def test_copy_into_another_course_then_export_and_import(
 
     problem_set = publish_now(make_problem_set(instructor[0], course))
     next_year = teach_second_course(instructor[0])
-    page = new_page()
-    log_in(page, live_server.url, with_password(instructor[0]).username)
-    page.goto(f"{live_server.url}/teach/problem-sets/{problem_set.pk}/")
+    page = open_set_page(live_server, new_page, instructor[0], problem_set)
     page.select_option("#id_copy_course", str(next_year.pk))
     page.fill("#id_copy_title", "Week 3 (2027)")
     page.click("#copy-button")
