@@ -11,10 +11,11 @@ from __future__ import annotations
 from django.db.utils import Error as DatabaseError
 from django.http import HttpRequest, JsonResponse
 from django.views.decorators.http import require_GET
-from rest_framework.authentication import SessionAuthentication, TokenAuthentication
+from rest_framework.authentication import SessionAuthentication
 from rest_framework.exceptions import AuthenticationFailed
 from rest_framework.request import Request
 
+from accounts.authentication import PersonalTokenAuthentication
 from config.heartbeat import ALIVE_WITHIN, live_workers
 
 
@@ -38,7 +39,7 @@ def checks() -> dict[str, str]:
 
 def may_see_details(request: HttpRequest) -> bool:
     """Return whether the caller is an instructor or staff (token or session)."""
-    drf_request = Request(request, authenticators=[TokenAuthentication(),
+    drf_request = Request(request, authenticators=[PersonalTokenAuthentication(),
                                                    SessionAuthentication()])
     try:
         user = drf_request.user

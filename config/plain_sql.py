@@ -1,22 +1,27 @@
-"""Plain-SQL UPDATEs for the statements an exam runs hundreds of times a second.
+"""Plain-SQL reads, INSERTs and UPDATEs for the statements an exam runs hundreds of times
+a second.
 
-Why: Django builds an ORM ``UPDATE`` in 0.5-1 ms of the calling process's CPU, several times
-what the database spends running it, and every answer runs several (bench/README.md,
+Why: Django builds an ORM statement in 0.5-2 ms of the calling process's CPU, several times
+what the database spends running it, and every answer runs about twenty (bench/README.md,
 "Grading load"). Here only the statement's shape is written by hand: table and column names
-come from the model's metadata (quoted by the connection), and every value goes through its
-field's own ``get_db_prep_save`` (JSON, dates, decimals), so the row written is the one the
-ORM would write. Each shape's SQL is built once per process.
+come from the model's metadata (quoted by the connection); every value written goes through
+its field's own ``get_db_prep_save`` (JSON, dates, decimals) and every value read through the
+converters the ORM's compiler would apply, into instances made by ``Model.from_db``, so what
+is written and read is what the ORM would write and read. Each shape's SQL is built once per
+process.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
 from django.db import connection
-from django.db.models import Field, Model
+from django.db.models import Field, ForeignKey, Model
+
+Converter = Callable[[Any, Any, Any], Any]
 
 
 @dataclass(frozen=True)
@@ -74,3 +79,222 @@ def _update_sql(model: type[Model], names: tuple[str, ...], increments: tuple[st
         for name, count in where
     )
     return f"UPDATE {quote(model._meta.db_table)} SET {assignments} WHERE {conditions}"
+
+
+def insert_row(instance: Model) -> None:
+    """Store the new ``instance`` as the ORM's ``save()`` would (field defaults, ``auto_now``
+    and ``auto_now_add`` applied, the primary key set from the database), sending no model
+    signals: for models whose saving nothing listens to."""
+    model = type(instance)
+    fields = _inserted_fields(model)
+    params = [field.get_db_prep_save(field.pre_save(instance, True), connection)
+              for field in fields]
+    with connection.cursor() as cursor:
+        cursor.execute(_insert_sql(model), params)
+        if connection.features.can_return_columns_from_insert:
+            primary_key = cursor.fetchone()[0]
+        else:
+            primary_key = connection.ops.last_insert_id(cursor, model._meta.db_table,
+                                                        str(model._meta.pk.column))
+    instance.pk = primary_key
+    instance._state.adding = False
+    instance._state.db = connection.alias
+
+
+@cache
+def _inserted_fields(model: type[Model]) -> tuple[Field[Any, Any], ...]:
+    """Return the concrete fields an INSERT of ``model`` writes: all but an automatic key."""
+    return tuple(field for field in model._meta.concrete_fields
+                 if not (field.primary_key and field.db_returning))
+
+
+@cache
+def _insert_sql(model: type[Model]) -> str:
+    """Return the INSERT of one ``model`` row, returning its primary key where it can."""
+    quote = connection.ops.quote_name
+    columns = ", ".join(quote(str(field.column)) for field in _inserted_fields(model))
+    values = ", ".join(["%s"] * len(_inserted_fields(model)))
+    returning = (f" RETURNING {quote(str(model._meta.pk.column))}"
+                 if connection.features.can_return_columns_from_insert else "")
+    return f"INSERT INTO {quote(model._meta.db_table)} ({columns}) VALUES ({values}){returning}"
+
+
+def lock_row(model: type[Model], primary_key: Any) -> bool:
+    """Lock the row of ``model`` with ``primary_key`` until the transaction ends (``SELECT …
+    FOR UPDATE``; a database without row locks locks nothing); return whether it exists."""
+    with connection.cursor() as cursor:
+        cursor.execute(_lock_sql(model), [primary_key])
+        return cursor.fetchone() is not None
+
+
+@cache
+def _lock_sql(model: type[Model]) -> str:
+    """Return the SELECT that locks one row of ``model`` by its primary key."""
+    quote = connection.ops.quote_name
+    key = quote(str(model._meta.pk.column))
+    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
+    return f"SELECT {key} FROM {quote(model._meta.db_table)} WHERE {key} = %s{lock}"
+
+
+def refresh_fields(instance: Model, names: Sequence[str]) -> bool:
+    """Re-read the fields ``names`` of ``instance`` from its row, as
+    ``refresh_from_db(fields=names)`` does; return False (changing nothing) if it is gone."""
+    read, sql = _fields_read(type(instance), tuple(names))
+    found = read.fetch_one(sql, [instance.pk])
+    if found is None:
+        return False
+    for name in names:
+        field = column_field(type(instance), name)
+        setattr(instance, field.attname, getattr(found, field.attname))
+    return True
+
+
+def field_value(model: type[Model], primary_key: Any, name: str) -> Any:
+    """Return field ``name`` of the row of ``model`` with ``primary_key`` (``LookupError``
+    if there is no such row)."""
+    read, sql = _fields_read(model, (name,))
+    found = read.fetch_one(sql, [primary_key])
+    if found is None:
+        raise LookupError(f"no {model.__name__} {primary_key}")
+    return getattr(found, column_field(model, name).attname)
+
+
+@cache
+def _fields_read(model: type[Model], names: tuple[str, ...]) -> tuple[JoinedRead, str]:
+    """Return the read of fields ``names`` (and the primary key) of one row of ``model``."""
+    kept = {*names, model._meta.pk.name}
+    read = JoinedRead(model, defer=[field.name for field in model._meta.concrete_fields
+                                    if field.name not in kept])
+    return read, read.select(f"{read.column(model._meta.pk.name)} = %s")
+
+
+@dataclass(frozen=True)
+class _JoinedTable:
+    """One table of a :class:`JoinedRead`: the model, its alias and the columns read."""
+
+    path: str
+    """The select_related path from the root model ("" for the root itself)."""
+    model: type[Model]
+    alias: str
+    fields: tuple[Field[Any, Any], ...]
+    columns: tuple[Any, ...]
+    """Per field, its column expression (what the converters are given)."""
+    converters: tuple[tuple[Converter, ...], ...]
+    """Per field, what the ORM's compiler applies to the value the database returns."""
+    link: ForeignKey[Any, Any] | None
+    """The foreign key of the parent table's model that points at this row."""
+
+
+class JoinedRead:
+    """Read rows of a model with the rows its foreign keys point to, as ``select_related``
+    would, in one SELECT built once.
+
+    ``related`` lists the paths to join (``"variant"``, ``"variant__problem_set"``: each
+    path's parent must be listed too); ``defer`` lists ``path__field`` names not to read
+    (loaded on access, as the ORM defers). :meth:`column` names a column of any joined
+    table for the WHERE clause; :meth:`fetch` runs the statement and returns the instances,
+    their related rows cached on them as ``select_related`` caches them.
+    """
+
+    def __init__(self, model: type[Model], related: Sequence[str] = (),
+                 defer: Sequence[str] = ()) -> None:
+        self.model = model
+        self.tables: list[_JoinedTable] = []
+        for number, path in enumerate(("", *related)):
+            parent_path, _, name = path.rpartition("__")
+            parent = self.table(parent_path) if path else None
+            link: ForeignKey[Any, Any] | None = None
+            table_model = model
+            if parent is not None:
+                field = parent.model._meta.get_field(name)
+                if not isinstance(field, ForeignKey):
+                    raise ValueError(f"{parent.model.__name__}.{name} is not a foreign key")
+                link = field
+                table_model = field.related_model
+            alias = f"t{number}"
+            fields = tuple(field for field in table_model._meta.concrete_fields
+                           if _joined(path, field.name) not in defer)
+            columns = tuple(field.get_col(alias) for field in fields)
+            converters = tuple(tuple(connection.ops.get_db_converters(column)
+                                     + column.get_db_converters(connection))
+                               for column in columns)
+            self.tables.append(_JoinedTable(path, table_model, alias, fields, columns,
+                                            converters, link))
+
+    def table(self, path: str) -> _JoinedTable:
+        """Return the joined table at ``path`` ("" for the root)."""
+        for table in self.tables:
+            if table.path == path:
+                return table
+        raise ValueError(f"{path!r} is not joined: list it (and its parents) in related")
+
+    def column(self, path: str) -> str:
+        """Return the quoted column of field ``path`` (``"variant__student"``) for a WHERE."""
+        table_path, _, name = path.rpartition("__")
+        table = self.table(table_path)
+        field = column_field(table.model, name)
+        quote = connection.ops.quote_name
+        return f"{quote(table.alias)}.{quote(str(field.column))}"
+
+    def select(self, where: str) -> str:
+        """Return the SELECT of the joined rows matching ``where`` (SQL, ``%s`` parameters)."""
+        quote = connection.ops.quote_name
+        columns = ", ".join(f"{quote(table.alias)}.{quote(str(field.column))}"
+                            for table in self.tables for field in table.fields)
+        sources = [f"{quote(self.model._meta.db_table)} {quote(self.tables[0].alias)}"]
+        for table in self.tables[1:]:
+            assert table.link is not None  # only the root has no link
+            parent = self.table(table.path.rpartition("__")[0])
+            join = "LEFT OUTER JOIN" if table.link.null else "INNER JOIN"
+            target = table.link.target_field.column
+            sources.append(
+                f"{join} {quote(table.model._meta.db_table)} {quote(table.alias)} ON "
+                f"{quote(parent.alias)}.{quote(str(table.link.column))} = "
+                f"{quote(table.alias)}.{quote(str(target))}"
+            )
+        return f"SELECT {columns} FROM {' '.join(sources)} WHERE {where}"
+
+    def fetch(self, sql: str, params: Sequence[Any]) -> list[Any]:
+        """Run ``sql`` (made by :meth:`select`) and return the root instances."""
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            rows = cursor.fetchall()
+        return [self._instance(row) for row in rows]
+
+    def fetch_one(self, sql: str, params: Sequence[Any]) -> Any:
+        """Run ``sql`` and return its first root instance, or None when no row matched."""
+        found = self.fetch(sql, params)
+        return found[0] if found else None
+
+    def _instance(self, row: Sequence[Any]) -> Model:
+        """Return the root instance of one row, each joined row cached on its parent."""
+        made: dict[str, Model | None] = {}
+        start = 0
+        for table in self.tables:
+            values = []
+            for column, converters, value in zip(table.columns, table.converters,
+                                                 row[start:start + len(table.fields)],
+                                                 strict=True):
+                for convert in converters:
+                    value = convert(value, column, connection)
+                values.append(value)
+            start += len(table.fields)
+            instance = None
+            primary_key = table.model._meta.pk
+            if values[table.fields.index(primary_key)] is not None:
+                instance = table.model.from_db(connection.alias,
+                                               [field.attname for field in table.fields],
+                                               values)
+            made[table.path] = instance
+            if table.link is not None:
+                parent = made[table.path.rpartition("__")[0]]
+                if parent is not None:
+                    table.link.set_cached_value(parent, instance)
+        root = made[""]
+        assert root is not None  # the root's primary key is never NULL
+        return root
+
+
+def _joined(path: str, name: str) -> str:
+    """Return ``name`` under ``path`` as a ``defer`` entry names it."""
+    return f"{path}__{name}" if path else name

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cache
 
 from django.db.models import Prefetch, QuerySet
 
 from accounts.models import User
 from accounts.selectors import course_students, courses_taught_by, enrolled_course_ids
+from config.plain_sql import JoinedRead
 from exercises.models import Extension, ProblemSet, Variant, VariantItem
 
 
@@ -53,12 +55,20 @@ def rules_for(variant: Variant) -> Rules:
     if prefetched is not None:
         extension = next((e for e in prefetched if e.student_id == variant.student_id), None)
     else:
-        extension = Extension.objects.filter(
-            problem_set_id=variant.problem_set_id, student_id=variant.student_id
-        ).first()
+        read, sql = _extension_read()
+        extension = read.fetch_one(sql, [variant.problem_set_id, variant.student_id])
     rules = apply_extension(problem_set, extension)
     setattr(variant, RULES_CACHE, rules)
     return rules
+
+
+@cache
+def _extension_read() -> tuple[JoinedRead, str]:
+    """Return the plain-SQL read of a student's extension on a set (at most one: a unique
+    constraint), which every submit runs."""
+    read = JoinedRead(Extension)
+    return read, read.select(f"{read.column('problem_set')} = %s"
+                             f" AND {read.column('student')} = %s")
 
 
 def apply_extension(problem_set: ProblemSet, extension: Extension | None) -> Rules:

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
+from functools import cache
 
 from django.db import connection
 from django.db.models import Count, Q, QuerySet
@@ -14,9 +15,10 @@ from accounts.models import User
 from accounts.selectors import (
     course_students,
     courses_taught_by,
-    enrolled_course_ids,
+    enrolled_course_ids_sql,
     is_course_grader,
 )
+from config.plain_sql import JoinedRead, column_field, field_value, refresh_fields
 from exercises.kinds import get_kind
 from exercises.kinds.base import CHOICE_PART
 from exercises.models import ProblemSet, Variant, VariantItem
@@ -147,16 +149,13 @@ def with_grade_when_finished(submission: Submission, seconds: float) -> Submissi
     Only the status is read while waiting (one narrow query per notice), and the grade
     columns once at the end: the rest of the row and its joined item do not change.
     """
-    def current_status() -> str:
-        return str(Submission.objects.filter(pk=submission.pk)
-                   .values_list("status", flat=True).get())
-
     status = wait_until_finished(
-        submission.pk, seconds, read=current_status,
+        submission.pk, seconds,
+        read=lambda: str(field_value(Submission, submission.pk, "status")),
         finished=lambda status: status in (Submission.Status.GRADED, Submission.Status.ERROR),
     )
     if status != submission.status:
-        submission.refresh_from_db(fields=GRADE_FIELDS)
+        refresh_fields(submission, GRADE_FIELDS)
     return submission
 
 
@@ -164,28 +163,68 @@ def submission_by_idempotency_key(student: User, key: str) -> Submission | None:
     """Return the submission ``student`` made with ``key``, if any."""
     if not key:
         return None
-    try:
-        # Unique per student; get() also spares the default ordering's ORDER BY.
-        return Submission.objects.get(student=student, idempotency_key=key)
-    except Submission.DoesNotExist:
-        return None
+    read, sql = _idempotency_key_read()
+    found: Submission | None = read.fetch_one(sql, [student.pk, key])
+    return found
+
+
+@cache
+def _idempotency_key_read() -> tuple[JoinedRead, str]:
+    """Return the plain-SQL read of a student's submission by its key (unique per student)."""
+    read = JoinedRead(Submission)
+    return read, read.select(f"{read.column('student')} = %s"
+                             f" AND {read.column('idempotency_key')} = %s")
+
+
+def attempt_counts(variant_item_id: int) -> tuple[int, int]:
+    """Return (attempts used, highest attempt number) of the item's submissions, 0 if none.
+
+    A submission that failed on our side (``error``) does not use an attempt, but keeps its
+    number. Every submit runs this under the item's lock: plain SQL.
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(_attempt_counts_sql(), [Submission.Status.ERROR, variant_item_id])
+        used, last = cursor.fetchone()
+    return int(used or 0), int(last or 0)
+
+
+@cache
+def _attempt_counts_sql() -> str:
+    """Return the SELECT of :func:`attempt_counts`."""
+    quote = connection.ops.quote_name
+
+    def column(name: str) -> str:
+        return quote(str(column_field(Submission, name).column))
+
+    return (f"SELECT SUM(CASE WHEN {column('status')} <> %s THEN 1 ELSE 0 END),"
+            f" MAX({column('attempt_number')}) FROM {quote(Submission._meta.db_table)}"
+            f" WHERE {column('variant_item')} = %s")
 
 
 def student_variant_item(student: User, variant_id: int, position: int) -> VariantItem | None:
     """Return item ``position`` of ``student``'s variant ``variant_id`` (None if not theirs,
-    if they are no longer enrolled in its course, or if the set is archived)."""
-    try:
-        return (
-            VariantItem.objects.select_related("item", "variant__problem_set")
-            # Validating and storing an answer needs the problem (for its node names), not
-            # the key or the trace: those are read by the grading task.
-            .defer("answer_key", "trace")
-            .get(variant_id=variant_id, variant__student=student, position=position,
-                 variant__problem_set__course_id__in=enrolled_course_ids(student),
-                 variant__problem_set__archived_at__isnull=True)
-        )
-    except VariantItem.DoesNotExist:
-        return None
+    if they are no longer enrolled in its course, or if the set is archived), with its
+    exercise, variant and problem set."""
+    read, sql = _student_variant_item_read()
+    found: VariantItem | None = read.fetch_one(
+        sql, [variant_id, student.pk, position, student.pk])
+    return found
+
+
+@cache
+def _student_variant_item_read() -> tuple[JoinedRead, str]:
+    """Return the plain-SQL read of :func:`student_variant_item` (every submit runs it)."""
+    # Validating and storing an answer needs the problem (for its node names), not the key
+    # or the trace: those are read by the grading task.
+    read = JoinedRead(VariantItem, related=("item", "variant", "variant__problem_set"),
+                      defer=("answer_key", "trace"))
+    column = read.column
+    return read, read.select(
+        f"{column('variant')} = %s AND {column('variant__student')} = %s"
+        f" AND {column('position')} = %s"
+        f" AND {column('variant__problem_set__archived_at')} IS NULL"
+        f" AND {column('variant__problem_set__course')} IN ({enrolled_course_ids_sql()})"
+    )
 
 
 def draft_of(variant_item: VariantItem, student: User) -> Draft | None:

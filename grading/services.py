@@ -20,14 +20,14 @@ from fractions import Fraction
 from typing import Any
 
 from django.db import DataError, IntegrityError, transaction
-from django.db.models import Count, Max, Q
+from django.db.models import Q
 from django.utils import timezone
 from rest_framework import status
 
 from accounts.models import User
 from config.api import ApiError
 from config.jsonsafe import storable
-from config.plain_sql import Increment, update_rows
+from config.plain_sql import Increment, insert_row, lock_row, update_rows
 from exercises.kinds import get_kind
 from exercises.kinds.engine_bridge import engine_version
 from exercises.models import ProblemSet, Variant, VariantItem
@@ -45,7 +45,11 @@ from grading.models import (
     Submission,
     WorkerHeartbeat,
 )
-from grading.selectors import student_variant_item, submission_by_idempotency_key
+from grading.selectors import (
+    attempt_counts,
+    student_variant_item,
+    submission_by_idempotency_key,
+)
 from grading.signals import score_recorded
 from grading.webhooks import queue_webhook_events
 
@@ -200,27 +204,25 @@ def _store(
     with transaction.atomic():
         # Serialises concurrent submissions to one item, so attempts are counted exactly.
         # Only the lock is wanted: not the row's large JSON columns again.
-        locked = VariantItem.objects.select_for_update().only("pk").get(pk=variant_item.pk)
-        replay = replay_of(student, idempotency_key, locked, {"answer": answer})
+        # Plain SQL throughout: every answer of an exam runs this (bench/README.md).
+        lock_row(VariantItem, variant_item.pk)
+        replay = replay_of(student, idempotency_key, variant_item, {"answer": answer})
         if replay is not None:
             return replay, False
         is_late, penalty = check_deadlines(variant, now)
         limit = rules_for(variant).max_attempts
-        counts = locked.submissions.aggregate(
-            used=Count("pk", filter=~Q(status=Submission.Status.ERROR)),
-            last=Max("attempt_number"),
-        )
-        if limit and counts["used"] >= limit:
+        used, last = attempt_counts(variant_item.pk)
+        if limit and used >= limit:
             raise ApiError(
                 f"all {limit} attempts at this item are used", code="attempts_exhausted",
-                status_code=403, details={"max_attempts": limit, "used": counts["used"]},
+                status_code=403, details={"max_attempts": limit, "used": used},
             )
-        submission = Submission.objects.create(
-            variant_item=variant_item, student=student,
-            attempt_number=(counts["last"] or 0) + 1, kind=Submission.Kind.ANSWER,
-            answer=answer, idempotency_key=idempotency_key, is_late=is_late,
-            late_penalty=penalty,
+        submission = Submission(
+            variant_item=variant_item, student=student, attempt_number=last + 1,
+            kind=Submission.Kind.ANSWER, answer=answer, idempotency_key=idempotency_key,
+            is_late=is_late, late_penalty=penalty,
         )
+        insert_row(submission)
         transaction.on_commit(lambda: enqueue_submission(submission.pk, submission.kind))
     return submission, True
 

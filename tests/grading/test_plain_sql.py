@@ -1,6 +1,7 @@
-"""Plain-SQL UPDATEs (config.plain_sql, used on grading's hot path) write the row the ORM
-would: every value through its field, names from the model, IN for a tuple, increments, the
-count of rows changed."""
+"""Plain SQL (config.plain_sql, used on grading's hot path) writes and reads what the ORM
+would: UPDATEs with every value through its field, names from the model, IN for a tuple,
+increments and the count of rows changed; INSERTs with defaults and auto_now applied; joined
+reads with the same values, deferred fields and cached related rows as select_related."""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ import pytest
 from django.db.models import F
 from django.utils import timezone
 
-from config.plain_sql import Increment, column_field, update_rows
-from grading.models import Submission, WorkerHeartbeat
+from config.plain_sql import Increment, JoinedRead, column_field, insert_row, update_rows
+from exercises.models import VariantItem
+from grading.models import RegradeRequest, Submission, WorkerHeartbeat
+from grading.selectors import student_variant_item
 from tests.grading.conftest import correct_answer
 
 pytestmark = pytest.mark.django_db
@@ -77,3 +80,79 @@ def test_json_lists_and_names_are_written_as_the_orm_writes_them(db) -> None:
 def test_only_columns_of_the_table_can_be_named() -> None:
     with pytest.raises(ValueError, match="Submission.regrade_requests is not a column"):
         column_field(Submission, "regrade_requests")
+
+
+def loaded_values(instance: Any) -> dict[str, Any]:
+    """Return the values of ``instance``'s loaded concrete fields, by attribute name."""
+    deferred = instance.get_deferred_fields()
+    return {field.attname: getattr(instance, field.attname)
+            for field in type(instance)._meta.concrete_fields if field.attname not in deferred}
+
+
+def test_a_joined_read_reads_what_select_related_reads(alphabeta_set, student) -> None:
+    _, variant = alphabeta_set
+    by_orm = (VariantItem.objects.select_related("item", "variant__problem_set")
+              .defer("answer_key", "trace").get(variant=variant, position=1))
+    by_sql = student_variant_item(student[0], variant.pk, 1)
+    assert by_sql is not None
+    assert by_sql.get_deferred_fields() == by_orm.get_deferred_fields() == {"answer_key", "trace"}
+    assert loaded_values(by_sql) == loaded_values(by_orm)
+    for related in ("item", "variant"):
+        assert VariantItem._meta.get_field(related).is_cached(by_sql)
+    assert loaded_values(by_sql.item) == loaded_values(by_orm.item)
+    assert loaded_values(by_sql.variant) == loaded_values(by_orm.variant)
+    assert loaded_values(by_sql.variant.problem_set) == loaded_values(by_orm.variant.problem_set)
+    with django_assert_no_queries():
+        by_sql.variant.problem_set.course_id  # noqa: B018 - reading it must not query
+    # A deferred field loads on access, as the ORM's does.
+    assert by_sql.answer_key == VariantItem.objects.get(pk=by_orm.pk).answer_key
+
+
+def django_assert_no_queries() -> Any:
+    """Return a context that fails if a query runs inside it."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    class NoQueries(CaptureQueriesContext):
+        def __exit__(self, *exc: Any) -> None:
+            super().__exit__(*exc)
+            assert not self.captured_queries, self.captured_queries
+
+    return NoQueries(connection)
+
+
+def test_a_joined_read_of_a_null_foreign_key_caches_none(alphabeta_set, student) -> None:
+    _, variant = alphabeta_set
+    submission = Submission.objects.create(variant_item=variant.items.get(position=1),
+                                           student=student[0], attempt_number=1, answer={})
+    request = RegradeRequest.objects.create(submission=submission, student=student[0],
+                                            message="why")
+    read = JoinedRead(RegradeRequest, related=("resolved_by", "submission"))
+    found = read.fetch_one(read.select(f"{read.column('id')} = %s"), [request.pk])
+    assert found.resolved_by is None and found.submission.pk == submission.pk
+    assert loaded_values(found) == loaded_values(RegradeRequest.objects.get(pk=request.pk))
+    assert read.fetch(read.select(f"{read.column('id')} = %s"), [request.pk + 1000]) == []
+
+
+def test_a_joined_read_names_what_it_cannot_join() -> None:
+    with pytest.raises(ValueError, match="'variant__problem_set' is not joined"):
+        JoinedRead(VariantItem, related=("variant",)).column("variant__problem_set__course")
+    with pytest.raises(ValueError, match="VariantItem.submissions is not a foreign key"):
+        JoinedRead(VariantItem, related=("submissions",))
+
+
+def test_an_insert_stores_what_create_stores(alphabeta_set, student) -> None:
+    _, variant = alphabeta_set
+    fields = {"variant_item": variant.items.get(position=1), "student": student[0],
+              "answer": {"value": 3, "move": "B", "note": "α \"quoted\""},
+              "idempotency_key": "k-1", "is_late": True, "late_penalty": Decimal("0.25")}
+    by_orm = Submission.objects.create(attempt_number=1, **fields)
+    by_sql = Submission(attempt_number=2, **{**fields, "idempotency_key": "k-2"})
+    insert_row(by_sql)
+    assert by_sql.pk is not None and not by_sql._state.adding
+    stored = Submission.objects.get(pk=by_sql.pk)
+    assert stored.created_at is not None and stored.created_at == by_sql.created_at
+    differs = {"id", "attempt_number", "idempotency_key", "created_at"}
+    assert ({name: value for name, value in loaded_values(stored).items() if name not in differs}
+            == {name: value for name, value in loaded_values(by_orm).items()
+                if name not in differs})
