@@ -159,6 +159,26 @@ def with_grade_when_finished(submission: Submission, seconds: float) -> Submissi
     return submission
 
 
+def submission_to_grade(submission_id: int) -> Submission:
+    """Return submission ``submission_id`` with its item's key, exercise, variant and
+    problem set: what grading reads (each grading task runs this)."""
+    read, sql = _submission_to_grade_read()
+    found: Submission | None = read.fetch_one(sql, [submission_id])
+    if found is None:
+        raise Submission.DoesNotExist(f"no submission {submission_id}")
+    return found
+
+
+@cache
+def _submission_to_grade_read() -> tuple[JoinedRead, str]:
+    """Return the plain-SQL read of :func:`submission_to_grade`."""
+    # The student and course rows are read only when a webhook event needs them.
+    read = JoinedRead(Submission, related=("variant_item", "variant_item__item",
+                                           "variant_item__variant",
+                                           "variant_item__variant__problem_set"))
+    return read, read.select(f"{read.column('id')} = %s")
+
+
 def submission_by_idempotency_key(student: User, key: str) -> Submission | None:
     """Return the submission ``student`` made with ``key``, if any."""
     if not key:

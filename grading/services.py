@@ -49,6 +49,7 @@ from grading.selectors import (
     attempt_counts,
     student_variant_item,
     submission_by_idempotency_key,
+    submission_to_grade,
 )
 from grading.signals import score_recorded
 from grading.webhooks import queue_webhook_events
@@ -399,10 +400,7 @@ def grade_submission(submission_id: int) -> Submission | None:
     )
     if not started:
         return Submission.objects.filter(pk=submission_id).first()
-    # The student and course rows are read only when a webhook event needs them.
-    submission = Submission.objects.select_related(
-        "variant_item__item", "variant_item__variant__problem_set"
-    ).get(pk=submission_id)
+    submission = submission_to_grade(submission_id)
     variant_item = submission.variant_item
     try:
         result = grade_answer(grading_context(variant_item), submission.answer or {})

@@ -35,7 +35,7 @@ LOGGING["handlers"]["console"]["formatter"] = "json"  # noqa: F405
 CACHES = {
     **CACHES,  # noqa: F405
     "default": {
-        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "BACKEND": "config.redis_cache.KeptClientRedisCache",
         "LOCATION": CELERY_BROKER_URL,
     },
 }

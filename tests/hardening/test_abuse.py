@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import uuid
 from typing import Any
 
 import pytest
@@ -70,6 +71,20 @@ def test_submissions_are_throttled_per_user(world: World, monkeypatch: Any) -> N
     assert classmate.status_code == 202
 
 
+def test_submissions_are_throttled_with_production_s_redis_cache(
+        world: World, monkeypatch: Any, settings: Any) -> None:
+    # Production keeps throttle counters in Redis (config.redis_cache keeps its client); a
+    # prefix of this test's own (clearing would empty the test broker's Redis database).
+    settings.CACHES = {"default": {"BACKEND": "config.redis_cache.KeptClientRedisCache",
+                                   "LOCATION": settings.CELERY_BROKER_URL,
+                                   "KEY_PREFIX": f"throttle-test-{uuid.uuid4().hex}"}}
+    monkeypatch.setattr(ScopedRateThrottle, "THROTTLE_RATES", {"submissions": "2/min"})
+    owner = as_persona(world, "owner")
+    statuses = [owner.post(answer_url(world.ids["variant_id"]), {"answer": {"value": 0}},
+                           format="json").status_code for _ in range(3)]
+    assert statuses == [202, 202, 429]
+
+
 def test_code_runs_are_throttled_per_user(world: World, monkeypatch: Any) -> None:
     monkeypatch.setattr(ScopedRateThrottle, "THROTTLE_RATES", {"code_runs": "1/min"})
     source = {"source": "def minimax_decision(game, state):\n    return None\n"}
@@ -87,7 +102,7 @@ def test_code_runs_are_throttled_per_user(world: World, monkeypatch: Any) -> Non
 def test_a_throttle_cache_that_is_down_lets_submissions_through(
     world: World, settings: Any
 ) -> None:
-    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+    settings.CACHES = {"default": {"BACKEND": "config.redis_cache.KeptClientRedisCache",
                                    "LOCATION": f"redis://127.0.0.1:{free_port()}/0"}}
     response = as_persona(world, "owner").post(
         answer_url(world.ids["variant_id"]), {"answer": {"value": 0}}, format="json"
