@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from typing import Any
 
 from django.db import connection
@@ -136,27 +136,11 @@ def _lock_sql(model: type[Model]) -> str:
     return f"SELECT {key} FROM {quote(model._meta.db_table)} WHERE {key} = %s{lock}"
 
 
-def refresh_fields(instance: Model, names: Sequence[str]) -> bool:
-    """Re-read the fields ``names`` of ``instance`` from its row, as
-    ``refresh_from_db(fields=names)`` does; return False (changing nothing) if it is gone."""
-    read, sql = _fields_read(type(instance), tuple(names))
-    found = read.fetch_one(sql, [instance.pk])
-    if found is None:
-        return False
-    for name in names:
-        field = column_field(type(instance), name)
-        setattr(instance, field.attname, getattr(found, field.attname))
-    return True
-
-
-def field_value(model: type[Model], primary_key: Any, name: str) -> Any:
-    """Return field ``name`` of the row of ``model`` with ``primary_key`` (``LookupError``
-    if there is no such row)."""
-    read, sql = _fields_read(model, (name,))
-    found = read.fetch_one(sql, [primary_key])
-    if found is None:
-        raise LookupError(f"no {model.__name__} {primary_key}")
-    return getattr(found, column_field(model, name).attname)
+def read_fields(model: type[Model], primary_key: Any, names: Sequence[str]) -> Any:
+    """Return the row of ``model`` with ``primary_key`` with only the fields ``names`` (and
+    the key) loaded, as ``.only(*names).first()`` would; None if there is no such row."""
+    read, sql = _fields_read(model, tuple(names))
+    return read.fetch_one(sql, [primary_key])
 
 
 @cache
@@ -177,12 +161,26 @@ class _JoinedTable:
     model: type[Model]
     alias: str
     fields: tuple[Field[Any, Any], ...]
-    columns: tuple[Any, ...]
-    """Per field, its column expression (what the converters are given)."""
-    converters: tuple[tuple[Converter, ...], ...]
-    """Per field, what the ORM's compiler applies to the value the database returns."""
+    conversions: tuple[tuple[int, Any, tuple[Converter, ...]], ...]
+    """For each field the ORM's compiler converts: its index, its column expression (what the
+    converters are given) and the converters, applied to the value the database returns."""
     link: ForeignKey[Any, Any] | None
     """The foreign key of the parent table's model that points at this row."""
+
+    @cached_property
+    def attnames(self) -> tuple[str, ...]:
+        """Return the attribute names of the fields read, for ``Model.from_db``."""
+        return tuple(field.attname for field in self.fields)
+
+    @cached_property
+    def primary_key_index(self) -> int:
+        """Return where the primary key is among the fields read (NULL: no joined row)."""
+        return self.fields.index(self.model._meta.pk)
+
+    @cached_property
+    def parent_path(self) -> str:
+        """Return the path of the table this one is joined to."""
+        return self.path.rpartition("__")[0]
 
 
 class JoinedRead:
@@ -214,12 +212,15 @@ class JoinedRead:
             alias = f"t{number}"
             fields = tuple(field for field in table_model._meta.concrete_fields
                            if _joined(path, field.name) not in defer)
-            columns = tuple(field.get_col(alias) for field in fields)
-            converters = tuple(tuple(connection.ops.get_db_converters(column)
-                                     + column.get_db_converters(connection))
-                               for column in columns)
-            self.tables.append(_JoinedTable(path, table_model, alias, fields, columns,
-                                            converters, link))
+            conversions = []
+            for index, field in enumerate(fields):
+                column = field.get_col(alias)
+                converters = tuple(connection.ops.get_db_converters(column)
+                                   + column.get_db_converters(connection))
+                if converters:
+                    conversions.append((index, column, converters))
+            self.tables.append(_JoinedTable(path, table_model, alias, fields,
+                                            tuple(conversions), link))
 
     def table(self, path: str) -> _JoinedTable:
         """Return the joined table at ``path`` ("" for the root)."""
@@ -236,8 +237,9 @@ class JoinedRead:
         quote = connection.ops.quote_name
         return f"{quote(table.alias)}.{quote(str(field.column))}"
 
-    def select(self, where: str) -> str:
-        """Return the SELECT of the joined rows matching ``where`` (SQL, ``%s`` parameters)."""
+    def select(self, where: str, order_by: Sequence[str] = ()) -> str:
+        """Return the SELECT of the joined rows matching ``where`` (SQL, ``%s`` parameters),
+        ordered by the fields ``order_by`` (paths as for :meth:`column`)."""
         quote = connection.ops.quote_name
         columns = ", ".join(f"{quote(table.alias)}.{quote(str(field.column))}"
                             for table in self.tables for field in table.fields)
@@ -252,7 +254,9 @@ class JoinedRead:
                 f"{quote(parent.alias)}.{quote(str(table.link.column))} = "
                 f"{quote(table.alias)}.{quote(str(target))}"
             )
-        return f"SELECT {columns} FROM {' '.join(sources)} WHERE {where}"
+        order = (f" ORDER BY {', '.join(self.column(path) for path in order_by)}"
+                 if order_by else "")
+        return f"SELECT {columns} FROM {' '.join(sources)} WHERE {where}{order}"
 
     def fetch(self, sql: str, params: Sequence[Any]) -> list[Any]:
         """Run ``sql`` (made by :meth:`select`) and return the root instances."""
@@ -271,23 +275,19 @@ class JoinedRead:
         made: dict[str, Model | None] = {}
         start = 0
         for table in self.tables:
-            values = []
-            for column, converters, value in zip(table.columns, table.converters,
-                                                 row[start:start + len(table.fields)],
-                                                 strict=True):
+            values = list(row[start:start + len(table.fields)])
+            start += len(table.fields)
+            for index, column, converters in table.conversions:
+                value = values[index]
                 for convert in converters:
                     value = convert(value, column, connection)
-                values.append(value)
-            start += len(table.fields)
+                values[index] = value
             instance = None
-            primary_key = table.model._meta.pk
-            if values[table.fields.index(primary_key)] is not None:
-                instance = table.model.from_db(connection.alias,
-                                               [field.attname for field in table.fields],
-                                               values)
+            if values[table.primary_key_index] is not None:
+                instance = table.model.from_db(connection.alias, table.attnames, values)
             made[table.path] = instance
             if table.link is not None:
-                parent = made[table.path.rpartition("__")[0]]
+                parent = made[table.parent_path]
                 if parent is not None:
                     table.link.set_cached_value(parent, instance)
         root = made[""]
@@ -298,3 +298,18 @@ class JoinedRead:
 def _joined(path: str, name: str) -> str:
     """Return ``name`` under ``path`` as a ``defer`` entry names it."""
     return f"{path}__{name}" if path else name
+
+
+def cache_prefetched(instance: Model, related_name: str, rows: list[Any]) -> None:
+    """Cache ``rows`` as ``instance``'s reverse foreign key ``related_name`` (what
+    ``instance.<related_name>.all()`` returns without a query), as ``prefetch_related`` caches
+    it, each row's foreign key to ``instance`` cached too."""
+    manager = getattr(instance, related_name)
+    for row in rows:
+        manager.field.set_cached_value(row, instance)
+    rows_queryset = manager.get_queryset()
+    rows_queryset._result_cache = rows
+    rows_queryset._prefetch_done = True
+    # The cache prefetch_related keeps on the instance (Django names it so, and so reads it).
+    instance.__dict__.setdefault("_prefetched_objects_cache", {})[
+        manager.field.remote_field.cache_name] = rows_queryset

@@ -9,8 +9,13 @@ from functools import cache
 from django.db.models import Prefetch, QuerySet
 
 from accounts.models import User
-from accounts.selectors import course_students, courses_taught_by, enrolled_course_ids
-from config.plain_sql import JoinedRead
+from accounts.selectors import (
+    course_students,
+    courses_taught_by,
+    enrolled_course_ids,
+    enrolled_course_ids_sql,
+)
+from config.plain_sql import JoinedRead, cache_prefetched
 from exercises.models import Extension, ProblemSet, Variant, VariantItem
 
 
@@ -38,6 +43,9 @@ class Rules:
 
 RULES_CACHE = "_cutoff_rules"
 """Attribute of a Variant instance holding its :class:`Rules`, computed once per request."""
+EXTENSIONS_PREFETCHED = "student_extensions"
+"""The attribute of a problem set holding the student's extensions, as read with the variant
+(:func:`variants_of`, :func:`variant_of`), so :func:`rules_for` needs no query."""
 
 
 def rules_for(variant: Variant) -> Rules:
@@ -51,7 +59,7 @@ def rules_for(variant: Variant) -> Rules:
     if isinstance(cached, Rules):
         return cached
     problem_set = variant.problem_set
-    prefetched = getattr(problem_set, "student_extensions", None)
+    prefetched = getattr(problem_set, EXTENSIONS_PREFETCHED, None)
     if prefetched is not None:
         extension = next((e for e in prefetched if e.student_id == variant.student_id), None)
     else:
@@ -137,20 +145,45 @@ def variants_of(student: User) -> QuerySet[Variant]:
         .select_related("problem_set", "problem_set__course")
         .prefetch_related(Prefetch("problem_set__extensions",
                                    queryset=Extension.objects.filter(student=student),
-                                   to_attr="student_extensions"))
+                                   to_attr=EXTENSIONS_PREFETCHED))
         .order_by("-problem_set__created_at", "-id")
     )
 
 
 def variant_of(student: User, variant_id: int) -> Variant | None:
-    """Return ``student``'s variant ``variant_id`` with its items, or None if not theirs."""
-    return (
-        variants_of(student)
-        # Each item with its exercise in one query (two prefetch levels would be two).
-        .prefetch_related(Prefetch("items", queryset=VariantItem.objects.select_related("item")))
-        .filter(pk=variant_id)
-        .first()
+    """Return ``student``'s variant ``variant_id`` with its problem set, course, the student's
+    extension and its items with their exercises (as :func:`variants_of` reads them), or
+    None if not theirs. Plain SQL, three statements: every student of an exam opens it."""
+    read, sql = _variant_read()
+    variant: Variant | None = read.fetch_one(sql, [variant_id, student.pk, student.pk])
+    if variant is None:
+        return None
+    extension_read, extension_sql = _extension_read()
+    extension = extension_read.fetch_one(extension_sql, [variant.problem_set_id, student.pk])
+    setattr(variant.problem_set, EXTENSIONS_PREFETCHED, [extension] if extension else [])
+    items_read, items_sql = _variant_items_read()
+    cache_prefetched(variant, "items", items_read.fetch(items_sql, [variant.pk]))
+    return variant
+
+
+@cache
+def _variant_read() -> tuple[JoinedRead, str]:
+    """Return the plain-SQL read of one of a student's variants, as :func:`variants_of`
+    filters them (enrolled, not archived)."""
+    read = JoinedRead(Variant, related=("problem_set", "problem_set__course"))
+    column = read.column
+    return read, read.select(
+        f"{column('id')} = %s AND {column('student')} = %s"
+        f" AND {column('problem_set__archived_at')} IS NULL"
+        f" AND {column('problem_set__course')} IN ({enrolled_course_ids_sql()})"
     )
+
+
+@cache
+def _variant_items_read() -> tuple[JoinedRead, str]:
+    """Return the plain-SQL read of a variant's items with their exercises, by position."""
+    read = JoinedRead(VariantItem, related=("item",))
+    return read, read.select(f"{read.column('variant')} = %s", order_by=("position",))
 
 
 def answers_visible(variant: Variant, now: datetime) -> bool:

@@ -18,7 +18,7 @@ from accounts.selectors import (
     enrolled_course_ids_sql,
     is_course_grader,
 )
-from config.plain_sql import JoinedRead, column_field, field_value, refresh_fields
+from config.plain_sql import JoinedRead, column_field, read_fields
 from exercises.kinds import get_kind
 from exercises.kinds.base import CHOICE_PART
 from exercises.models import ProblemSet, Variant, VariantItem
@@ -146,16 +146,18 @@ def with_grade_when_finished(submission: Submission, seconds: float) -> Submissi
     """Return ``submission`` once it is graded or failed, its grade re-read; or after
     ``seconds`` at most, as it is then.
 
-    Only the status is read while waiting (one narrow query per notice), and the grade
-    columns once at the end: the rest of the row and its joined item do not change.
+    Only the grade columns are read (once, and again on each notice): the rest of the row
+    and its joined item do not change.
     """
-    status = wait_until_finished(
+    latest = wait_until_finished(
         submission.pk, seconds,
-        read=lambda: str(field_value(Submission, submission.pk, "status")),
-        finished=lambda status: status in (Submission.Status.GRADED, Submission.Status.ERROR),
+        read=lambda: read_fields(Submission, submission.pk, GRADE_FIELDS),
+        finished=lambda latest: latest is None or latest.status in (Submission.Status.GRADED,
+                                                                    Submission.Status.ERROR),
     )
-    if status != submission.status:
-        refresh_fields(submission, GRADE_FIELDS)
+    if latest is not None:
+        for name in GRADE_FIELDS:
+            setattr(submission, name, getattr(latest, name))
     return submission
 
 

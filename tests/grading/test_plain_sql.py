@@ -9,11 +9,12 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-from django.db.models import F
+from django.db.models import F, Prefetch
 from django.utils import timezone
 
 from config.plain_sql import Increment, JoinedRead, column_field, insert_row, update_rows
-from exercises.models import VariantItem
+from exercises.models import Extension, ProblemSet, VariantItem
+from exercises.selectors import rules_for, variant_of, variants_of
 from grading.models import RegradeRequest, Submission, WorkerHeartbeat
 from grading.selectors import student_variant_item
 from tests.grading.conftest import correct_answer
@@ -156,3 +157,33 @@ def test_an_insert_stores_what_create_stores(alphabeta_set, student) -> None:
     assert ({name: value for name, value in loaded_values(stored).items() if name not in differs}
             == {name: value for name, value in loaded_values(by_orm).items()
                 if name not in differs})
+
+
+@pytest.mark.parametrize("extended", [False, True])
+def test_a_variant_is_read_as_variants_of_reads_it(alphabeta_set, student, instructor,
+                                                    extended) -> None:
+    problem_set, variant = alphabeta_set
+    if extended:
+        Extension.objects.create(problem_set=problem_set, student=student[0], extra_attempts=2,
+                                 granted_by=instructor[0])
+    by_orm = (variants_of(student[0])
+              .prefetch_related(Prefetch("items",
+                                         queryset=VariantItem.objects.select_related("item")))
+              .get(pk=variant.pk))
+    by_sql = variant_of(student[0], variant.pk)
+    assert by_sql is not None
+    with django_assert_no_queries():
+        assert loaded_values(by_sql) == loaded_values(by_orm)
+        assert loaded_values(by_sql.problem_set) == loaded_values(by_orm.problem_set)
+        assert (loaded_values(by_sql.problem_set.course)
+                == loaded_values(by_orm.problem_set.course))
+        items = list(by_sql.items.all())
+        assert [loaded_values(i) for i in items] == [loaded_values(i) for i in by_orm.items.all()]
+        assert [loaded_values(i.item) for i in items] == [
+            loaded_values(i.item) for i in by_orm.items.all()]
+        assert all(i.variant is by_sql for i in items)
+        assert rules_for(by_sql) == rules_for(by_orm)
+    assert rules_for(by_sql).extended is extended
+    assert variant_of(instructor[0], variant.pk) is None
+    ProblemSet.objects.filter(pk=problem_set.pk).update(archived_at=timezone.now())
+    assert variant_of(student[0], variant.pk) is None
