@@ -45,7 +45,12 @@ if not __package__:
     # Run as a file, this folder comes first on sys.path: put the repository root there.
     sys.path[0] = str(REPO)
 
-from bench.support import bench_database_url, ensure_database, free_port  # noqa: E402 - needs the root on sys.path
+from bench.support import (  # noqa: E402 - needs the root on sys.path
+    bench_database_url,
+    ensure_database,
+    free_port,
+    reference_loop_ms,
+)
 
 TARGET_P99_MS = 150.0
 BURST_TARGET_SECONDS = 5.0
@@ -524,6 +529,7 @@ def main() -> None:
             for index, plan in enumerate(plans)
         ]
         meter = CpuMeter(processes, args.database)
+        speed_before = reference_loop_ms()
         meter.start()
         load_before = os.getloadavg()[0]
         load_started = time.monotonic()
@@ -536,6 +542,7 @@ def main() -> None:
         client_cpu = time.process_time() - client_cpu_started
         load_after = os.getloadavg()[0]
         meter.stop()
+        speed_after = reference_loop_ms()
     finally:
         stop_services(processes)
     report(results, args, elapsed)
@@ -548,6 +555,9 @@ def main() -> None:
     # Other work on a shared machine changes every figure; say how busy it was.
     print(f"load average (1 min): {load_before:.1f} before, {load_after:.1f} after, "
           f"{os.cpu_count()} CPUs")
+    # The same code runs up to 1.8 times slower when the VM's host is busy: say how fast.
+    print(f"machine speed: reference loop {speed_before:.0f} ms before, {speed_after:.0f} ms "
+          f"after (median of 5; bench/support.py)")
 
 
 def report(results: Results, args: argparse.Namespace, elapsed: float) -> None:

@@ -1,10 +1,12 @@
 """What the benches that start their own services share: a database of their own on the
-server ``DATABASE_URL`` names, and a free port on loopback."""
+server ``DATABASE_URL`` names, a free port on loopback, and a reading of the machine's speed."""
 
 from __future__ import annotations
 
 import os
 import socket
+import statistics
+import time
 from urllib.parse import urlsplit, urlunsplit
 
 
@@ -34,3 +36,25 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
+
+
+REFERENCE_LOOP_ITERATIONS = 2_000_000
+
+
+def reference_loop_ms(readings: int = 5) -> float:
+    """Return the CPU milliseconds a fixed pure-Python loop takes on this machine now (the
+    median of ``readings``).
+
+    Why: on a shared VM the same code ran 1.5-1.8 times slower from one quarter of an hour
+    to the next (a neighbour's load, not shown as steal time); a bench prints this before
+    and after its load, so its figures can be read against the machine's speed then.
+    """
+    taken = []
+    for _ in range(readings):
+        started = time.process_time()
+        total = 0
+        for number in range(REFERENCE_LOOP_ITERATIONS):
+            total += number
+        assert total  # the loop's result is used
+        taken.append((time.process_time() - started) * 1000)
+    return statistics.median(taken)
