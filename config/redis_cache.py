@@ -33,8 +33,19 @@ class KeptClientRedisCacheClient(RedisCacheClient):
 
 
 class KeptClientRedisCache(RedisCache):
-    """Django's ``RedisCache`` using :class:`KeptClientRedisCacheClient`."""
+    """Django's ``RedisCache`` using :class:`KeptClientRedisCacheClient`, which can also run
+    Lua scripts (the throttles' sliding window, config.throttling)."""
 
     def __init__(self, server: Any, params: dict[str, Any]) -> None:
         super().__init__(server, params)
         self._class = KeptClientRedisCacheClient
+        self._scripts: dict[str, Any] = {}
+
+    def script(self, source: str) -> Any:
+        """Return ``source`` as a script callable on the write server (registered once: run
+        by its SHA, sent again only if the server lost it)."""
+        script = self._scripts.get(source)
+        if script is None:
+            client = self._cache.get_client(write=True)
+            script = self._scripts[source] = client.register_script(source)
+        return script

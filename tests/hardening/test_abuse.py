@@ -71,18 +71,30 @@ def test_submissions_are_throttled_per_user(world: World, monkeypatch: Any) -> N
     assert classmate.status_code == 202
 
 
-def test_submissions_are_throttled_with_production_s_redis_cache(
-        world: World, monkeypatch: Any, settings: Any) -> None:
-    # Production keeps throttle counters in Redis (config.redis_cache keeps its client); a
-    # prefix of this test's own (clearing would empty the test broker's Redis database).
-    settings.CACHES = {"default": {"BACKEND": "config.redis_cache.KeptClientRedisCache",
-                                   "LOCATION": settings.CELERY_BROKER_URL,
-                                   "KEY_PREFIX": f"throttle-test-{uuid.uuid4().hex}"}}
+@pytest.mark.parametrize("backend", ["locmem", "production's Redis cache"])
+def test_the_sliding_window_is_drf_s_on_either_cache(
+        world: World, monkeypatch: Any, settings: Any, backend: str) -> None:
+    # Production counts in Redis with one script (config.throttling); the same requests at
+    # the same moments get the same answers and Retry-After as DRF's history in the cache.
+    if backend != "locmem":
+        # A prefix of this test's own: clearing would empty the test broker's Redis database.
+        settings.CACHES = {"default": {"BACKEND": "config.redis_cache.KeptClientRedisCache",
+                                       "LOCATION": settings.CELERY_BROKER_URL,
+                                       "KEY_PREFIX": f"throttle-test-{uuid.uuid4().hex}"}}
     monkeypatch.setattr(ScopedRateThrottle, "THROTTLE_RATES", {"submissions": "2/min"})
+    clock = [1_000_000.0]
+    monkeypatch.setattr(ScopedRateThrottle, "timer", lambda self: clock[0])
     owner = as_persona(world, "owner")
-    statuses = [owner.post(answer_url(world.ids["variant_id"]), {"answer": {"value": 0}},
-                           format="json").status_code for _ in range(3)]
-    assert statuses == [202, 202, 429]
+    answers = []
+    for moment in (0, 1, 2, 30, 60.5, 61, 61.5):
+        clock[0] = 1_000_000.0 + moment
+        response = owner.post(answer_url(world.ids["variant_id"]), {"answer": {"value": 0}},
+                              format="json")
+        answers.append((response.status_code, response.get("Retry-After")))
+    # At 60.5 s the first request has left the window, at 61 s the second; refused ones
+    # were never counted.
+    assert answers == [(202, None), (202, None), (429, "58"), (429, "30"), (202, None),
+                       (202, None), (429, "59")]
 
 
 def test_code_runs_are_throttled_per_user(world: World, monkeypatch: Any) -> None:
