@@ -123,8 +123,9 @@ def submit_answer(
     try:
         return _store(variant, variant_item, student, cleaned, idempotency_key, now)
     except IntegrityError:
-        # A concurrent request with the same key (to another item) won the race; or, on a
-        # database without row locks (SQLite), another attempt took the same number.
+        # The key was used before (a retry, or the key reused for another answer: 409), or
+        # a concurrent request with the same key won the race; or, on a database without row
+        # locks (SQLite), another attempt took the same number.
         replay = replay_of(student, idempotency_key, variant_item, {"answer": cleaned})
         if replay is None:
             raise ApiError(
@@ -142,9 +143,7 @@ def replay_of(
     ``sent`` holds the fields the request carried (``answer`` or ``source``); a stored
     submission under the same key with other values is a reused key, refused with 409.
     """
-    if "\x00" in key:  # PostgreSQL cannot store (or even compare) it
-        raise ApiError("Idempotency-Key: may not contain NUL characters",
-                       details={"Idempotency-Key": ["contains a NUL character"]})
+    check_idempotency_key(key)
     existing = submission_by_idempotency_key(student, key)
     if existing is None:
         return None
@@ -159,6 +158,13 @@ def replay_of(
             details={"submission": existing.pk},
         )
     return existing
+
+
+def check_idempotency_key(key: str) -> None:
+    """Refuse (400) an ``Idempotency-Key`` PostgreSQL cannot store or even compare."""
+    if "\x00" in key:
+        raise ApiError("Idempotency-Key: may not contain NUL characters",
+                       details={"Idempotency-Key": ["contains a NUL character"]})
 
 
 def check_deadlines(variant: Variant, now: datetime) -> tuple[bool, Decimal]:
@@ -198,26 +204,34 @@ def _store(
     idempotency_key: str,
     now: datetime,
 ) -> tuple[Submission, bool]:
-    """Check replay, deadlines and attempts under the item's lock, then store the submission.
+    """Check deadlines and attempts under the item's lock, then store the submission.
 
-    Return the submission and whether it is new (False: a replay of an earlier request).
+    Return the submission and whether it is new (False: a replay of an earlier request). A
+    replay is found when the rules refuse the request, or when its key's unique constraint
+    refuses the INSERT (the caller reads the replay then): the usual submission, with a new
+    key, spends no statement looking for one.
     """
+    check_idempotency_key(idempotency_key)
     with transaction.atomic():
         # Serialises concurrent submissions to one item, so attempts are counted exactly.
-        # Only the lock is wanted: not the row's large JSON columns again.
         # Plain SQL throughout: every answer of an exam runs this (bench/README.md).
         lock_row(VariantItem, variant_item.pk)
-        replay = replay_of(student, idempotency_key, variant_item, {"answer": answer})
-        if replay is not None:
-            return replay, False
-        is_late, penalty = check_deadlines(variant, now)
-        limit = rules_for(variant).max_attempts
-        used, last = attempt_counts(variant_item.pk)
-        if limit and used >= limit:
-            raise ApiError(
-                f"all {limit} attempts at this item are used", code="attempts_exhausted",
-                status_code=403, details={"max_attempts": limit, "used": used},
-            )
+        try:
+            is_late, penalty = check_deadlines(variant, now)
+            limit = rules_for(variant).max_attempts
+            used, last = attempt_counts(variant_item.pk)
+            if limit and used >= limit:
+                raise ApiError(
+                    f"all {limit} attempts at this item are used", code="attempts_exhausted",
+                    status_code=403, details={"max_attempts": limit, "used": used},
+                )
+        except ApiError:
+            # A retry of a request that was stored gets its submission, whatever the
+            # deadlines and attempts say now.
+            replay = replay_of(student, idempotency_key, variant_item, {"answer": answer})
+            if replay is not None:
+                return replay, False
+            raise
         submission = Submission(
             variant_item=variant_item, student=student, attempt_number=last + 1,
             kind=Submission.Kind.ANSWER, answer=answer, idempotency_key=idempotency_key,

@@ -105,6 +105,31 @@ def test_the_same_idempotency_key_returns_the_same_submission(alphabeta_set, stu
     assert other.json()["error"]["code"] == "idempotency_key_reused"
 
 
+def test_a_retry_gets_its_submission_even_once_the_rules_refuse_new_ones(
+        alphabeta_set, student, graded_inline) -> None:
+    # The replay is looked up when the rules refuse, or when the key's constraint refuses
+    # the insert: a retry of the last attempt, or one arriving after the due date, still
+    # gets its submission; another answer under a used key is still a 409.
+    problem_set, variant = alphabeta_set
+    problem_set.max_attempts = 1
+    problem_set.save()
+    _, client = student
+    first = graded_inline(client, submit_url(variant), {"value": 3}, HTTP_IDEMPOTENCY_KEY="k-1")
+    again = graded_inline(client, submit_url(variant), {"value": 3}, HTTP_IDEMPOTENCY_KEY="k-1")
+    assert (again.status_code, again.json()["id"]) == (202, first.json()["id"])
+    assert again["Idempotent-Replayed"] == "true"
+    reused = graded_inline(client, submit_url(variant), {"value": 4}, HTTP_IDEMPOTENCY_KEY="k-1")
+    assert reused.json()["error"]["code"] == "idempotency_key_reused"
+    refused = graded_inline(client, submit_url(variant), {"value": 4}, HTTP_IDEMPOTENCY_KEY="k-2")
+    assert refused.json()["error"]["code"] == "attempts_exhausted"
+    problem_set.max_attempts = 0
+    problem_set.due_at = timezone.now() - timedelta(minutes=1)
+    problem_set.save()
+    late = graded_inline(client, submit_url(variant), {"value": 3}, HTTP_IDEMPOTENCY_KEY="k-1")
+    assert (late.status_code, late.json()["id"]) == (202, first.json()["id"])
+    assert Submission.objects.count() == 1
+
+
 def test_attempts_are_limited_and_the_last_one_reveals_the_answers(alphabeta_set, student,
                                                                    graded_inline) -> None:
     problem_set, variant = alphabeta_set
