@@ -102,23 +102,27 @@ VARIANT_ITEM_BULK = ("problem", "prompt", "answer_key", "trace")
 def submission_for(user: User, submission_id: int) -> Submission | None:
     """Return submission ``submission_id`` if ``user`` owns it, teaches or grades its
     course."""
-    try:
-        submission = (
-            # Polled by every waiting student: the course row is not needed (its id is on
-            # the problem set), nor the variant item's generated JSON (problem, key, trace:
-            # tens of kilobytes). Each joined table costs query-building time on every poll.
-            Submission.objects.select_related("variant_item__item",
-                                              "variant_item__variant__problem_set")
-            .defer(*(f"variant_item__{name}" for name in VARIANT_ITEM_BULK))
-            .get(pk=submission_id)
-        )
-    except Submission.DoesNotExist:
+    read, sql = _submission_read()
+    submission: Submission | None = read.fetch_one(sql, [submission_id])
+    if submission is None:
         return None
     if submission.student_id == user.pk or is_course_grader(
         user, submission.variant_item.variant.problem_set.course_id
     ):
         return submission
     return None
+
+
+@cache
+def _submission_read() -> tuple[JoinedRead, str]:
+    """Return the plain-SQL read of :func:`submission_for` (every status request runs it)."""
+    # The course row is not needed (its id is on the problem set), nor the variant item's
+    # generated JSON (problem, key, trace: tens of kilobytes).
+    read = JoinedRead(Submission, related=("variant_item", "variant_item__item",
+                                           "variant_item__variant",
+                                           "variant_item__variant__problem_set"),
+                      defer=[f"variant_item__{name}" for name in VARIANT_ITEM_BULK])
+    return read, read.select(f"{read.column('id')} = %s")
 
 
 def is_finished(submission: Submission) -> bool:

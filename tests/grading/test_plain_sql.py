@@ -16,7 +16,7 @@ from config.plain_sql import Increment, JoinedRead, column_field, insert_row, up
 from exercises.models import Extension, ProblemSet, VariantItem
 from exercises.selectors import rules_for, variant_of, variants_of
 from grading.models import RegradeRequest, Submission, WorkerHeartbeat
-from grading.selectors import student_variant_item
+from grading.selectors import VARIANT_ITEM_BULK, student_variant_item, submission_for
 from tests.grading.conftest import correct_answer
 
 pytestmark = pytest.mark.django_db
@@ -187,3 +187,29 @@ def test_a_variant_is_read_as_variants_of_reads_it(alphabeta_set, student, instr
     assert variant_of(instructor[0], variant.pk) is None
     ProblemSet.objects.filter(pk=problem_set.pk).update(archived_at=timezone.now())
     assert variant_of(student[0], variant.pk) is None
+
+
+def test_a_submission_is_read_for_its_reader_as_select_related_reads_it(
+        alphabeta_set, student, other_student, instructor) -> None:
+    _, variant = alphabeta_set
+    stored = Submission.objects.create(variant_item=variant.items.get(position=1),
+                                       student=student[0], attempt_number=1, answer={"value": 3})
+    bulk = [f"variant_item__{name}" for name in VARIANT_ITEM_BULK]
+    by_orm = (Submission.objects.select_related("variant_item__item",
+                                                "variant_item__variant__problem_set")
+              .defer(*bulk).get(pk=stored.pk))
+    for reader in (student[0], instructor[0]):
+        by_sql = submission_for(reader, stored.pk)
+        assert by_sql is not None
+        assert loaded_values(by_sql) == loaded_values(by_orm)
+        with django_assert_no_queries():
+            assert (loaded_values(by_sql.variant_item)
+                    == loaded_values(by_orm.variant_item))
+            assert (by_sql.variant_item.get_deferred_fields()
+                    == by_orm.variant_item.get_deferred_fields())
+            assert (loaded_values(by_sql.variant_item.item)
+                    == loaded_values(by_orm.variant_item.item))
+            assert (loaded_values(by_sql.variant_item.variant.problem_set)
+                    == loaded_values(by_orm.variant_item.variant.problem_set))
+    assert submission_for(other_student[0], stored.pk) is None
+    assert submission_for(student[0], stored.pk + 1000) is None
