@@ -2,10 +2,16 @@
 connected to the broker, and which submissions it holds.
 
 A worker's main process writes its :class:`grading.models.WorkerHeartbeat` row every
-``HEARTBEAT_EVERY_SECONDS`` from a thread, and at once when it receives a grading task (so a
-submission it holds is always listed before it can be lost with the worker), loses the
-broker or gets it back. ``/healthz`` reads these rows instead of pinging workers; the
-stale-work sweep sends again the submissions of a worker whose heartbeat stopped
+``HEARTBEAT_EVERY_SECONDS`` from a thread, and when it loses the broker or gets it back. When
+it receives a grading task the same thread is woken to write at once, listing the task's
+submission within milliseconds. Why not in the signal handler itself: that runs in Celery's
+event loop, which then waited on a database round trip for every task it received, so tasks
+behind it waited too (bench/README.md, "Grading load"); a burst of tasks is also listed in
+one write. A worker lost in those milliseconds loses nothing: its submission is still queued
+(the sweep resends queued ones sent before the worker stopped) or, if its grading had just
+started, is resent as a stale running one (after ``STALE_RUNNING``, later than a listed one).
+``/healthz`` reads these rows instead of pinging workers; the stale-work sweep sends again the
+submissions of a worker whose heartbeat stopped
 (``grading.services.requeue_stranded_submissions``).
 """
 
@@ -45,27 +51,35 @@ class Heartbeat:
         self.broker_connected = False
         self.broker_lost_at: datetime | None = None
         self.stop = threading.Event()
+        self.wake = threading.Event()
         self.lock = threading.Lock()
+        self.received: set[int] = set()
+        """Submissions whose tasks arrived since the last write (Celery lists a task as
+        reserved only after the ``task_received`` signal)."""
 
-    def held_submissions(self, received: Any = None) -> list[int]:
-        """Return the ids of the submissions whose tasks this worker holds right now.
-
-        ``received`` is a request just received, which Celery lists as reserved only after
-        the ``task_received`` signal.
-        """
-        held = set()
-        for request in [*worker_state.requests.values(), *([received] if received else [])]:
+    def held_submissions(self, received: set[int] | frozenset[int] = frozenset()) -> list[int]:
+        """Return the ids of the submissions whose tasks this worker holds right now, with
+        ``received`` (submissions whose tasks just arrived)."""
+        held = set(received)
+        for request in list(worker_state.requests.values()):
             if request.name in SUBMISSION_TASKS and request.args:
                 held.add(int(request.args[0]))
         return sorted(held)
 
-    def write(self, received: Any = None) -> None:
+    def list_soon(self, submission_id: int) -> None:
+        """Have the heartbeat thread write the row now, listing ``submission_id``."""
+        self.received.add(submission_id)
+        self.wake.set()
+
+    def write(self) -> None:
         """Write this worker's row now; a database error is logged, not raised."""
         from grading.models import WorkerHeartbeat
 
         if not self.name:
             return
         with self.lock:
+            # Taken before reading: one added meanwhile is in this write or the next.
+            received, self.received = self.received, set()
             try:
                 close_old_connections()
                 row = {"beat_at": timezone.now(), "holding": self.held_submissions(received),
@@ -78,15 +92,20 @@ class Heartbeat:
                 logger.warning("could not write the heartbeat of %s", self.name, exc_info=True)
 
     def run(self) -> None:
-        """Write the row every HEARTBEAT_EVERY_SECONDS until stopped."""
-        while not self.stop.wait(HEARTBEAT_EVERY_SECONDS):
-            self.write()
+        """Write the row every HEARTBEAT_EVERY_SECONDS, and at once when woken, until
+        stopped."""
+        while not self.stop.is_set():
+            self.wake.wait(HEARTBEAT_EVERY_SECONDS)
+            self.wake.clear()
+            if not self.stop.is_set():
+                self.write()
 
     def remove(self) -> None:
         """Stop beating and delete this worker's row (a clean shutdown)."""
         from grading.models import WorkerHeartbeat
 
         self.stop.set()
+        self.wake.set()
         if self.name:
             try:
                 WorkerHeartbeat.objects.filter(name=self.name).delete()
@@ -107,9 +126,9 @@ def start_heartbeat(sender: Any = None, **kwargs: Any) -> None:
 
 @task_received.connect
 def list_received_submission(request: Any = None, **kwargs: Any) -> None:
-    """Write the heartbeat as soon as a grading task arrives, listing its submission."""
-    if request is not None and request.name in SUBMISSION_TASKS:
-        heartbeat.write(received=request)
+    """Have the heartbeat list a grading task's submission as soon as the task arrives."""
+    if request is not None and request.name in SUBMISSION_TASKS and request.args:
+        heartbeat.list_soon(int(request.args[0]))
 
 
 @worker_shutdown.connect
