@@ -1,8 +1,10 @@
 """A short Cutoff API client: create a course and a problem set, publish it, submit an
 answer as a student, and read the grades.
 
-Get tokens with ``python manage.py create_account --username ines --role instructor`` (and
-``--role student`` for the student); each prints the account's token. Then::
+Get tokens with ``python manage.py create_account --username ines --role instructor
+--course intro`` and ``python manage.py create_account --username sara --role student
+--course intro``; each prints the account's token (an instructor may enrol, by name, only
+students already in one of their courses). ``scripts/run``'s demo accounts do as well. Then::
 
     python docs/api-client-example.py --base-url http://127.0.0.1:8000 \\
         --instructor-token <token> --student-token <token> --student-username sara
@@ -71,11 +73,13 @@ def main() -> None:
 
     slug = f"demo-{uuid.uuid4().hex[:8]}"
     course = teacher.call("POST", "/api/v1/courses/", json={"slug": slug, "title": "Demo"}).json()
-    teacher.call(
+    enrolment = teacher.call(
         "POST",
         f"/api/v1/courses/{course['id']}/enrollments/",
         json={"usernames": [args.student_username]},
-    )
+    ).json()
+    if enrolment["not_enrolled"]:
+        sys.exit(f"{args.student_username}: {enrolment['not_enrolled'][0]['reason']}")
     print(f"course {course['id']} ({slug}) with {args.student_username} enrolled")
 
     problem_set = teacher.call(
