@@ -5,11 +5,10 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from django.db import connection
 from django.db.models import QuerySet
 
 from accounts.models import Course, Enrollment, Role, User
-from config.plain_sql import column_field
+from config.plain_sql import quoted_column, quoted_table
 
 
 def courses_taught_by(user: User) -> QuerySet[Course]:
@@ -43,10 +42,8 @@ def enrolled_course_ids(user: User) -> QuerySet[Enrollment, Any]:
 def enrolled_course_ids_sql() -> str:
     """Return :func:`enrolled_course_ids` as a plain-SQL subquery of one ``%s``: the user's
     id (for the hot paths' plain-SQL reads)."""
-    quote = connection.ops.quote_name
-    course, user = (quote(str(column_field(Enrollment, name).column))
-                    for name in ("course", "user"))
-    return f"SELECT {course} FROM {quote(Enrollment._meta.db_table)} WHERE {user} = %s"
+    course, user = (quoted_column(Enrollment, name) for name in ("course", "user"))
+    return f"SELECT {course} FROM {quoted_table(Enrollment)} WHERE {user} = %s"
 
 
 def course_students(course: Course) -> QuerySet[User]:

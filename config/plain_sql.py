@@ -59,15 +59,23 @@ def column_field(model: type[Model], name: str) -> Field[Any, Any]:
     return field
 
 
+def quoted_table(model: type[Model]) -> str:
+    """Return ``model``'s table name, quoted for the connection's SQL."""
+    return str(connection.ops.quote_name(model._meta.db_table))
+
+
+def quoted_column(model: type[Model], name: str) -> str:
+    """Return the column of ``model``'s field ``name`` (in its own table), quoted."""
+    return str(connection.ops.quote_name(str(column_field(model, name).column)))
+
+
 @cache
 def _update_sql(model: type[Model], names: tuple[str, ...], increments: tuple[str, ...],
                 where: tuple[tuple[str, int | None], ...]) -> str:
     """Return the UPDATE of one shape: the columns set, which are increments, and each
     condition's number of values (None: one, compared with =)."""
-    quote = connection.ops.quote_name
-
     def column(name: str) -> str:
-        return quote(str(column_field(model, name).column))
+        return quoted_column(model, name)
 
     assignments = ", ".join(
         f"{column(name)} = {column(name)} + %s" if name in increments else f"{column(name)} = %s"
@@ -78,7 +86,7 @@ def _update_sql(model: type[Model], names: tuple[str, ...], increments: tuple[st
         else f"{column(name)} IN ({', '.join(['%s'] * count)})"
         for name, count in where
     )
-    return f"UPDATE {quote(model._meta.db_table)} SET {assignments} WHERE {conditions}"
+    return f"UPDATE {quoted_table(model)} SET {assignments} WHERE {conditions}"
 
 
 def insert_row(instance: Model) -> None:
@@ -111,12 +119,11 @@ def _inserted_fields(model: type[Model]) -> tuple[Field[Any, Any], ...]:
 @cache
 def _insert_sql(model: type[Model]) -> str:
     """Return the INSERT of one ``model`` row, returning its primary key where it can."""
-    quote = connection.ops.quote_name
-    columns = ", ".join(quote(str(field.column)) for field in _inserted_fields(model))
+    columns = ", ".join(quoted_column(model, field.name) for field in _inserted_fields(model))
     values = ", ".join(["%s"] * len(_inserted_fields(model)))
-    returning = (f" RETURNING {quote(str(model._meta.pk.column))}"
+    returning = (f" RETURNING {quoted_column(model, model._meta.pk.name)}"
                  if connection.features.can_return_columns_from_insert else "")
-    return f"INSERT INTO {quote(model._meta.db_table)} ({columns}) VALUES ({values}){returning}"
+    return f"INSERT INTO {quoted_table(model)} ({columns}) VALUES ({values}){returning}"
 
 
 def lock_row(model: type[Model], primary_key: Any) -> bool:
@@ -130,10 +137,9 @@ def lock_row(model: type[Model], primary_key: Any) -> bool:
 @cache
 def _lock_sql(model: type[Model]) -> str:
     """Return the SELECT that locks one row of ``model`` by its primary key."""
-    quote = connection.ops.quote_name
-    key = quote(str(model._meta.pk.column))
+    key = quoted_column(model, model._meta.pk.name)
     lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
-    return f"SELECT {key} FROM {quote(model._meta.db_table)} WHERE {key} = %s{lock}"
+    return f"SELECT {key} FROM {quoted_table(model)} WHERE {key} = %s{lock}"
 
 
 def read_fields(model: type[Model], primary_key: Any, names: Sequence[str]) -> Any:
@@ -246,7 +252,7 @@ class JoinedRead:
         sources = [f"{quote(self.model._meta.db_table)} {quote(self.tables[0].alias)}"]
         for table in self.tables[1:]:
             assert table.link is not None  # only the root has no link
-            parent = self.table(table.path.rpartition("__")[0])
+            parent = self.table(table.parent_path)
             join = "LEFT OUTER JOIN" if table.link.null else "INNER JOIN"
             target = table.link.target_field.column
             sources.append(

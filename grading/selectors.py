@@ -18,7 +18,7 @@ from accounts.selectors import (
     enrolled_course_ids_sql,
     is_course_grader,
 )
-from config.plain_sql import JoinedRead, column_field, read_fields
+from config.plain_sql import JoinedRead, quoted_column, quoted_table, read_fields
 from exercises.kinds import get_kind
 from exercises.kinds.base import CHOICE_PART
 from exercises.models import ProblemSet, Variant, VariantItem
@@ -217,13 +217,11 @@ def attempt_counts(variant_item_id: int) -> tuple[int, int]:
 @cache
 def _attempt_counts_sql() -> str:
     """Return the SELECT of :func:`attempt_counts`."""
-    quote = connection.ops.quote_name
-
     def column(name: str) -> str:
-        return quote(str(column_field(Submission, name).column))
+        return quoted_column(Submission, name)
 
     return (f"SELECT SUM(CASE WHEN {column('status')} <> %s THEN 1 ELSE 0 END),"
-            f" MAX({column('attempt_number')}) FROM {quote(Submission._meta.db_table)}"
+            f" MAX({column('attempt_number')}) FROM {quoted_table(Submission)}"
             f" WHERE {column('variant_item')} = %s")
 
 
@@ -310,13 +308,10 @@ def may_have_webhooks(course_id: int) -> bool:
     ``exists()`` query in about six times the CPU the query itself costs (bench/README.md).
     """
     # Only names from the model's own metadata are formatted in; the value is a parameter.
-    quote = connection.ops.quote_name
-    meta = Webhook._meta
-    course = quote(str(meta.get_field("course").column))
-    active = quote(str(meta.get_field("is_active").column))
+    course, active = quoted_column(Webhook, "course"), quoted_column(Webhook, "is_active")
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT EXISTS (SELECT 1 FROM {quote(meta.db_table)} WHERE {active} "
+            f"SELECT EXISTS (SELECT 1 FROM {quoted_table(Webhook)} WHERE {active} "
             f"AND ({course} = %s OR {course} IS NULL))", [course_id],
         )
         return bool(cursor.fetchone()[0])

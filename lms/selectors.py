@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from accounts.selectors import courses_taught_by
+from config.plain_sql import quoted_column, quoted_table
 from exercises.models import ProblemSet
 from grading.models import Submission
 from grading.selectors import counted_submission
@@ -103,12 +104,10 @@ def has_resource_links(problem_set_id: int) -> bool:
     ``exists()`` query in about six times the CPU the query itself costs (bench/README.md).
     """
     # Only names from the model's own metadata are formatted in; the value is a parameter.
-    quote = connection.ops.quote_name
-    meta = LtiResourceLink._meta
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT EXISTS (SELECT 1 FROM {quote(meta.db_table)} WHERE "
-            f"{quote(str(meta.get_field('problem_set').column))} = %s)", [problem_set_id],
+            f"SELECT EXISTS (SELECT 1 FROM {quoted_table(LtiResourceLink)} WHERE "
+            f"{quoted_column(LtiResourceLink, 'problem_set')} = %s)", [problem_set_id],
         )
         return bool(cursor.fetchone()[0])
 
