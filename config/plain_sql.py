@@ -35,6 +35,16 @@ def update_rows(model: type[Model], where: Mapping[str, Any], values: Mapping[st
     """Set ``values`` (field name → value or :class:`Increment`) on the rows of ``model``
     matching ``where`` (field name → value, or a tuple of values: any of them); return how
     many rows changed."""
+    sql, params = update_statement(model, where, values)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return int(cursor.rowcount)
+
+
+def update_statement(model: type[Model], where: Mapping[str, Any],
+                     values: Mapping[str, Any]) -> tuple[str, list[Any]]:
+    """Return the UPDATE :func:`update_rows` runs and its parameters, for a statement that
+    wraps it (PostgreSQL's ``WITH changed AS (UPDATE … RETURNING …) SELECT …``)."""
     increments = tuple(name for name, value in values.items() if isinstance(value, Increment))
     sql = _update_sql(model, tuple(values), increments,
                       tuple((name, len(value) if isinstance(value, tuple) else None)
@@ -46,9 +56,7 @@ def update_rows(model: type[Model], where: Mapping[str, Any], values: Mapping[st
         field = column_field(model, name)
         params += [field.get_db_prep_save(one, connection)
                    for one in (value if isinstance(value, tuple) else (value,))]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return int(cursor.rowcount)
+    return sql, params
 
 
 def column_field(model: type[Model], name: str) -> Field[Any, Any]:
@@ -243,13 +251,15 @@ class JoinedRead:
         quote = connection.ops.quote_name
         return f"{quote(table.alias)}.{quote(str(field.column))}"
 
-    def select(self, where: str, order_by: Sequence[str] = ()) -> str:
+    def select(self, where: str, order_by: Sequence[str] = (), root: str = "") -> str:
         """Return the SELECT of the joined rows matching ``where`` (SQL, ``%s`` parameters),
-        ordered by the fields ``order_by`` (paths as for :meth:`column`)."""
+        ordered by the fields ``order_by`` (paths as for :meth:`column`); ``root`` names a
+        relation with the root table's columns to read instead of the table (a ``WITH``
+        query's, e.g. an UPDATE's ``RETURNING *``)."""
         quote = connection.ops.quote_name
         columns = ", ".join(f"{quote(table.alias)}.{quote(str(field.column))}"
                             for table in self.tables for field in table.fields)
-        sources = [f"{quote(self.model._meta.db_table)} {quote(self.tables[0].alias)}"]
+        sources = [f"{quote(root or self.model._meta.db_table)} {quote(self.tables[0].alias)}"]
         for table in self.tables[1:]:
             assert table.link is not None  # only the root has no link
             parent = self.table(table.parent_path)

@@ -43,6 +43,24 @@ DROPPED_CONNECTION_PARAMS = ("cursor_factory", "context", "prepare_threshold",
 """Django's connection parameters that psycopg.connect does not take (Django pops them)."""
 
 
+def record_announcing_finished(sql: str, params: list[Any], submission_id: int) -> int:
+    """Run the UPDATE ``sql`` that finishes ``submission_id`` and return how many rows it
+    changed; on PostgreSQL the same statement sends the notice of
+    :func:`announce_finished` when it changed a row (one round trip instead of two; inside a
+    transaction the notice goes out when it commits).
+
+    Unlike :func:`announce_finished` alone, a notice PostgreSQL refuses fails the UPDATE too.
+    """
+    with connection.cursor() as cursor:
+        if connection.vendor != "postgresql":
+            cursor.execute(sql, params)
+        else:
+            cursor.execute(f"WITH changed AS ({sql} RETURNING 1) "
+                           "SELECT pg_notify(%s, %s) FROM changed",
+                           [*params, CHANNEL, str(submission_id)])
+        return int(cursor.rowcount)
+
+
 def announce_finished(submission_id: int) -> None:
     """Notify the waiting requests that ``submission_id`` is graded or failed.
 

@@ -178,11 +178,18 @@ def submission_to_grade(submission_id: int) -> Submission:
 @cache
 def _submission_to_grade_read() -> tuple[JoinedRead, str]:
     """Return the plain-SQL read of :func:`submission_to_grade`."""
+    read = grading_read()
+    return read, read.select(f"{read.column('id')} = %s")
+
+
+@cache
+def grading_read() -> JoinedRead:
+    """Return the read of a submission with what grading needs (:func:`submission_to_grade`),
+    for statements that read it so."""
     # The student and course rows are read only when a webhook event needs them.
-    read = JoinedRead(Submission, related=("variant_item", "variant_item__item",
+    return JoinedRead(Submission, related=("variant_item", "variant_item__item",
                                            "variant_item__variant",
                                            "variant_item__variant__problem_set"))
-    return read, read.select(f"{read.column('id')} = %s")
 
 
 def submission_by_idempotency_key(student: User, key: str) -> Submission | None:

@@ -17,9 +17,10 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
+from functools import cache
 from typing import Any
 
-from django.db import DataError, IntegrityError, transaction
+from django.db import DataError, IntegrityError, connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 from rest_framework import status
@@ -27,7 +28,7 @@ from rest_framework import status
 from accounts.models import User
 from config.api import ApiError
 from config.jsonsafe import storable
-from config.plain_sql import Increment, insert_row, lock_row, update_rows
+from config.plain_sql import Increment, insert_row, lock_row, update_rows, update_statement
 from exercises.kinds import get_kind
 from exercises.kinds.engine_bridge import engine_version
 from exercises.models import ProblemSet, Variant, VariantItem
@@ -35,7 +36,7 @@ from exercises.selectors import rules_for, variants_of
 from exercises.services import open_variant, resolve_item
 from grading.answers import AnswerFormatError, check_draft_part, part_label, validate_answer
 from grading.code.contract import CONTRACTS
-from grading.finished import announce_finished
+from grading.finished import announce_finished, record_announcing_finished
 from grading.grader import GradingContext, grade_answer
 from grading.models import (
     Draft,
@@ -47,6 +48,7 @@ from grading.models import (
 )
 from grading.selectors import (
     attempt_counts,
+    grading_read,
     student_variant_item,
     submission_by_idempotency_key,
     submission_to_grade,
@@ -405,16 +407,9 @@ def grade_submission(submission_id: int) -> Submission | None:
     submission is left alone, and of two concurrent runs only the first records the grade
     (each transition is one conditional UPDATE, atomic in the database).
     """
-    started = update_rows(
-        Submission,
-        where={"id": submission_id, "kind": Submission.Kind.ANSWER,
-               "status": (Submission.Status.QUEUED, Submission.Status.RUNNING)},
-        values={"status": Submission.Status.RUNNING, "started_at": timezone.now(),
-                "grading_runs": Increment()},
-    )
-    if not started:
+    submission = start_grading(submission_id)
+    if submission is None:
         return Submission.objects.filter(pk=submission_id).first()
-    submission = submission_to_grade(submission_id)
     variant_item = submission.variant_item
     try:
         result = grade_answer(grading_context(variant_item), submission.answer or {})
@@ -430,6 +425,32 @@ def grade_submission(submission_id: int) -> Submission | None:
     return submission
 
 
+def start_grading(submission_id: int) -> Submission | None:
+    """Mark typed-answer submission ``submission_id`` running (from queued or running) and
+    return it with what grading reads; return None when it is not to be graded (finished,
+    or not a typed answer).
+
+    On PostgreSQL one statement does both (an UPDATE in a ``WITH`` query, read with its
+    joined rows as :func:`grading.selectors.submission_to_grade` reads them); elsewhere two.
+    """
+    where = {"id": submission_id, "kind": Submission.Kind.ANSWER,
+             "status": (Submission.Status.QUEUED, Submission.Status.RUNNING)}
+    values = {"status": Submission.Status.RUNNING, "started_at": timezone.now(),
+              "grading_runs": Increment()}
+    if connection.vendor != "postgresql":
+        return submission_to_grade(submission_id) if update_rows(Submission, where, values) \
+            else None
+    update, params = update_statement(Submission, where, values)
+    started: Submission | None = grading_read().fetch_one(_started_read_sql(update), params)
+    return started
+
+
+@cache
+def _started_read_sql(update: str) -> str:
+    """Return the statement of :func:`start_grading` around the UPDATE ``update``."""
+    return f"WITH started AS ({update} RETURNING *) {grading_read().select('TRUE', root='started')}"
+
+
 def record_grade(submission: Submission) -> bool:
     """Record ``submission``'s computed grade once; return whether this call recorded it.
 
@@ -439,21 +460,21 @@ def record_grade(submission: Submission) -> bool:
     """
     submission.status = Submission.Status.GRADED
     submission.graded_at = timezone.now()
+    where = {"id": submission.pk, "status": Submission.Status.RUNNING}
+    values = {"status": submission.status, "graded_at": submission.graded_at,
+              "raw_score": submission.raw_score, "score": submission.score,
+              "max_score": submission.max_score, "results": submission.results,
+              "graded_engine_version": submission.graded_engine_version,
+              "grades_recorded": Increment()}
     try:
+        # One transaction: the webhook events and LMS passbacks are an outbox, stored with
+        # the grade or not at all. The UPDATE sends the waiters' notice (at the commit).
         with transaction.atomic():
-            recorded = update_rows(
-                Submission, where={"id": submission.pk, "status": Submission.Status.RUNNING},
-                values={"status": submission.status, "graded_at": submission.graded_at,
-                        "raw_score": submission.raw_score, "score": submission.score,
-                        "max_score": submission.max_score, "results": submission.results,
-                        "graded_engine_version": submission.graded_engine_version,
-                        "grades_recorded": Increment()},
-            )
+            update, params = update_statement(Submission, where, values)
+            recorded = record_announcing_finished(update, params, submission.pk)
             if recorded:
                 queue_webhook_events(submission, "submission.graded")
                 announce_score(submission)
-                # Sent at the commit: the waiting status requests read the grade at once.
-                announce_finished(submission.pk)
     except UNSAVABLE_ERRORS:
         # Re-running would fail the same way: end it as an error (which uses no attempt).
         logger.exception("the grade of submission %s cannot be stored", submission.pk)

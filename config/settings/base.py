@@ -82,11 +82,15 @@ def database_from_url(url: str) -> dict[str, Any]:
     database: dict[str, Any] = dict(dj_database_url.parse(
         url,
         conn_max_age=60,
-        # A kept connection is checked (SELECT 1) before a request or task first uses it, so
-        # one the database dropped (a restart) is replaced instead of failing that request.
+        # A kept connection is checked before a request or task first uses it, so one the
+        # database dropped (a restart) is replaced instead of failing that request; the check
+        # queries only when the server sent the idle connection something (config.postgresql).
         conn_health_checks=True,
     ))
-    if database["ENGINE"].endswith("postgresql") and DATABASE_PREPARE_THRESHOLD > 0:
+    if database["ENGINE"] == "django.db.backends.postgresql":
+        # The same backend, whose health check needs no query on a quiet connection.
+        database["ENGINE"] = "config.postgresql"
+    if database["ENGINE"] == "config.postgresql" and DATABASE_PREPARE_THRESHOLD > 0:
         database.setdefault("OPTIONS", {}).update(
             {"server_side_binding": True, "prepare_threshold": DATABASE_PREPARE_THRESHOLD}
         )

@@ -213,3 +213,37 @@ def test_a_submission_is_read_for_its_reader_as_select_related_reads_it(
                     == loaded_values(by_orm.variant_item.variant.problem_set))
     assert submission_for(other_student[0], stored.pk) is None
     assert submission_for(student[0], stored.pk + 1000) is None
+
+
+def test_starting_to_grade_returns_what_the_update_then_the_read_return(alphabeta_set,
+                                                                         student) -> None:
+    from grading.selectors import submission_to_grade
+    from grading.services import start_grading
+
+    _, variant = alphabeta_set
+    by_statement, by_two = stored_pair(variant, student[0])
+    started = start_grading(by_statement.pk)
+    update_rows(Submission, where={"id": by_two.pk},
+                values={"status": Submission.Status.RUNNING, "started_at": started.started_at,
+                        "grading_runs": Increment()})
+    expected = submission_to_grade(by_two.pk)
+    assert started is not None
+    assert started.status == Submission.Status.RUNNING and started.grading_runs == 1
+    differing = {"id", "attempt_number", "created_at"}
+    assert ({name: value for name, value in loaded_values(started).items()
+             if name not in differing}
+            == {name: value for name, value in loaded_values(expected).items()
+                if name not in differing})
+    for path in ("variant_item", "variant_item__item", "variant_item__variant",
+                 "variant_item__variant__problem_set"):
+        first, second = started, expected
+        for name in path.split("__"):
+            first, second = getattr(first, name), getattr(second, name)
+        assert loaded_values(first) == loaded_values(second)
+    with django_assert_no_queries():
+        started.variant_item.variant.problem_set.course_id  # noqa: B018 - cached, no query
+    # A finished (or code) submission is not started again.
+    update_rows(Submission, where={"id": by_statement.pk},
+                values={"status": Submission.Status.GRADED})
+    assert start_grading(by_statement.pk) is None
+    assert Submission.objects.get(pk=by_statement.pk).grading_runs == 1

@@ -69,12 +69,14 @@ def test_grading_an_answer(alphabeta_set, student) -> None:
     with CaptureQueriesContext(connection) as queries:
         services.grade_submission(submission_id)
     sql = statements(queries)
-    # queued → running; the submission with its item and set; running → graded; whether
-    # any webhook could hear the course and whether any LMS links the set (one plain EXISTS
-    # each: the full queries run only then); the NOTIFY waking the long-polls (at commit).
-    assert len(sql) == 6, sql
-    assert sum(statement.startswith("UPDATE") for statement in sql) == 2
-    assert sql[-1].startswith("SELECT pg_notify")
+    # queued → running, returning the submission with its item and set (one WITH query);
+    # running → graded, sending the NOTIFY that wakes the long-polls (at the commit; one
+    # WITH query); whether any webhook could hear the course and whether any LMS links the
+    # set (one plain EXISTS each: the full queries run only then).
+    assert len(sql) == 4, sql
+    assert sum(statement.startswith("WITH") for statement in sql) == 2
+    assert sql[0].startswith('WITH started AS (UPDATE "grading_submission"')
+    assert "pg_notify" in sql[1] and sql[1].startswith('WITH changed AS (UPDATE')
     assert Submission.objects.get(pk=submission_id).status == Submission.Status.GRADED
 
 
