@@ -13,6 +13,7 @@ is a 4xx page Chromium shows inside the frame.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from html import escape
 from typing import Any
@@ -158,14 +159,17 @@ def tool_frame(page: Any, path: str) -> Any:
     Looked up among the page's frames rather than through a frame locator on the iframe
     element, which now and then kept resolving to the frame's first document after its
     cross-site navigations (the launch page was shown, the locator never found it).
+    Polled rather than awaited as a ``framenavigated`` event: a navigation that finished
+    between a look at the frames and the start of that wait was never seen again.
     """
-    def shows(frame: Any) -> bool:
-        return urlparse(frame.url).path == path
-
-    for frame in page.frames:
-        if shows(frame):
-            return frame
-    return page.wait_for_event("framenavigated", predicate=shows)
+    deadline = time.monotonic() + TIMEOUT_MS / 1000
+    while True:
+        for frame in page.frames:
+            if urlparse(frame.url).path == path:
+                return frame
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no frame shows {path}: {[frame.url for frame in page.frames]}")
+        page.wait_for_timeout(50)  # lets Playwright take in the page's events meanwhile
 
 
 def launch_statuses(watched: Any) -> list[int]:
