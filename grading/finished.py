@@ -20,12 +20,15 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from django.conf import settings
 from django.db import connection, connections
+from django.db.models import Model
+
+from config.plain_sql import update_rows, update_statement
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -43,21 +46,21 @@ DROPPED_CONNECTION_PARAMS = ("cursor_factory", "context", "prepare_threshold",
 """Django's connection parameters that psycopg.connect does not take (Django pops them)."""
 
 
-def record_announcing_finished(sql: str, params: list[Any], submission_id: int) -> int:
-    """Run the UPDATE ``sql`` that finishes ``submission_id`` and return how many rows it
-    changed; on PostgreSQL the same statement sends the notice of
+def record_announcing_finished(model: type[Model], where: Mapping[str, Any],
+                               values: Mapping[str, Any], submission_id: int) -> int:
+    """Run the UPDATE of :func:`config.plain_sql.update_rows` that finishes ``submission_id``
+    and return how many rows it changed; on PostgreSQL the same statement sends the notice of
     :func:`announce_finished` when it changed a row (one round trip instead of two; inside a
     transaction the notice goes out when it commits).
 
     Unlike :func:`announce_finished` alone, a notice PostgreSQL refuses fails the UPDATE too.
     """
+    if connection.vendor != "postgresql":
+        return update_rows(model, where, values)
+    sql, params = update_statement(model, where, values)
     with connection.cursor() as cursor:
-        if connection.vendor != "postgresql":
-            cursor.execute(sql, params)
-        else:
-            cursor.execute(f"WITH changed AS ({sql} RETURNING 1) "
-                           "SELECT pg_notify(%s, %s) FROM changed",
-                           [*params, CHANNEL, str(submission_id)])
+        cursor.execute(f"WITH changed AS ({sql} RETURNING 1) SELECT pg_notify(%s, %s) FROM changed",
+                       [*params, CHANNEL, str(submission_id)])
         return int(cursor.rowcount)
 
 

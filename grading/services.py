@@ -438,8 +438,9 @@ def start_grading(submission_id: int) -> Submission | None:
     values = {"status": Submission.Status.RUNNING, "started_at": timezone.now(),
               "grading_runs": Increment()}
     if connection.vendor != "postgresql":
-        return submission_to_grade(submission_id) if update_rows(Submission, where, values) \
-            else None
+        if not update_rows(Submission, where, values):
+            return None
+        return submission_to_grade(submission_id)
     update, params = update_statement(Submission, where, values)
     started: Submission | None = grading_read().fetch_one(_started_read_sql(update), params)
     return started
@@ -470,8 +471,7 @@ def record_grade(submission: Submission) -> bool:
         # One transaction: the webhook events and LMS passbacks are an outbox, stored with
         # the grade or not at all. The UPDATE sends the waiters' notice (at the commit).
         with transaction.atomic():
-            update, params = update_statement(Submission, where, values)
-            recorded = record_announcing_finished(update, params, submission.pk)
+            recorded = record_announcing_finished(Submission, where, values, submission.pk)
             if recorded:
                 queue_webhook_events(submission, "submission.graded")
                 announce_score(submission)

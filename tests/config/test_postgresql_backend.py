@@ -3,8 +3,6 @@ nothing, and still replaces one the server dropped before a request uses it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from django.db import close_old_connections, connection, connections
 from django.db.backends.postgresql.base import DatabaseWrapper as DjangoWrapper
@@ -30,23 +28,12 @@ def new_request() -> None:
     close_old_connections()
 
 
-@pytest.fixture
-def health_checked() -> Iterator[None]:
-    """Turn on the health checks (the test settings' connection may not have them)."""
-    previous = connection.health_check_enabled
-    connection.health_check_enabled = True
-    yield
-    connection.health_check_enabled = previous
-
-
 def test_it_is_the_backend_the_settings_name() -> None:
     assert connection.settings_dict["ENGINE"] == "config.postgresql"
     assert connection.settings_dict["CONN_HEALTH_CHECKS"] is True
 
 
-def test_a_quiet_connection_is_usable_without_a_query(
-    health_checked: None, monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_a_quiet_connection_is_usable_without_a_query(monkeypatch: pytest.MonkeyPatch) -> None:
     first = backend_pid()
 
     def no_query(self: DjangoWrapper) -> bool:
@@ -59,9 +46,7 @@ def test_a_quiet_connection_is_usable_without_a_query(
     assert backend_pid() == first
 
 
-def test_a_connection_the_server_dropped_is_replaced_before_the_next_query(
-    health_checked: None,
-) -> None:
+def test_a_connection_the_server_dropped_is_replaced_before_the_next_query() -> None:
     dropped = backend_pid()
     socket = connection.connection.fileno()
     other = connections.create_connection("default")
@@ -77,7 +62,7 @@ def test_a_connection_the_server_dropped_is_replaced_before_the_next_query(
     assert backend_pid() != dropped
 
 
-def test_a_connection_inside_a_transaction_is_checked_by_a_query(health_checked: None) -> None:
+def test_a_connection_inside_a_transaction_is_checked_by_a_query() -> None:
     backend_pid()
     connection.connection.execute("BEGIN")
     try:
