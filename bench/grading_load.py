@@ -299,10 +299,11 @@ def simulate_student(port: int, plan: dict[str, Any], submissions: int, results:
 
 
 def warm_up(port: int, plan: dict[str, Any], wait: float, wait_on_submit: bool) -> None:
-    """Submit a few uncounted answers, two at a time, so every process has served one.
+    """Submit a few uncounted answers, two at a time, before the measured load.
 
-    A process's first request or task pays for imports and database connections; a server
-    that has been up for a while does not.
+    A web thread's or pool process's first request or task opens its database connection; a
+    server that has been up for a while has them. (Imports and catalogues are loaded when a
+    process starts: config.warmup. Two keep-alive clients need not reach both web processes.)
     """
     results = Results()
     threads = [

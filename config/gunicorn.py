@@ -24,7 +24,10 @@ keepalive = 30
 
 
 def post_worker_init(worker: object) -> None:
-    """Keep the loaded application out of garbage collections (see config.gc_tuning)."""
+    """Load what the first requests would (config.warmup), then keep the loaded application
+    out of garbage collections (config.gc_tuning)."""
     from config.gc_tuning import freeze_startup_heap
+    from config.warmup import warm_up_web_process
 
+    warm_up_web_process()
     freeze_startup_heap()

@@ -120,7 +120,7 @@ def test_healthz_is_200_with_a_real_worker(instructor, celery_worker_process) ->
     assert client.get("/healthz").json()["checks"]["workers"].startswith("ok")
 
 
-def test_gunicorn_settings_load_and_freeze_the_startup_heap_in_each_worker() -> None:
+def test_gunicorn_settings_load_warm_up_and_freeze_the_startup_heap_in_each_worker() -> None:
     env = {"PATH": "/usr/bin:/bin", "DJANGO_SETTINGS_MODULE": "config.settings.production",
            "SECRET_KEY": "x" * 50, "DATABASE_URL": "sqlite:////tmp/unused.sqlite3",
            "REDIS_URL": "redis://127.0.0.1:6379/0"}
@@ -133,7 +133,14 @@ def test_gunicorn_settings_load_and_freeze_the_startup_heap_in_each_worker() -> 
         "import gc, runpy, django; django.setup(); "
         "hooks = runpy.run_path('config/gunicorn.py'); "
         "assert hooks['worker_class'] == 'gthread'; "
-        "hooks['post_worker_init'](None); print(gc.get_freeze_count())"
+        "import sys; assert 'config.urls' not in sys.modules; "
+        "hooks['post_worker_init'](None); "
+        "from django.utils.translation import trans_real; "
+        "views = {'config.urls', 'grading.apis', 'exercises.apis', 'lms.views'}; "
+        "assert views <= set(sys.modules), views - set(sys.modules); "
+        "languages = {'en', 'pt', 'pt-br', 'ca'}; "
+        "assert languages <= set(trans_real._translations), trans_real._translations; "
+        "print(gc.get_freeze_count())"
     )
     frozen = subprocess.run([sys.executable, "-c", probe], cwd=REPO, env=env,
                             capture_output=True, text=True)
