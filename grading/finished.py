@@ -138,7 +138,8 @@ class FinishedListener:
         """Stop listening: end the listening connection (from its server side) and the thread.
 
         Waiting requests answer at once with what they read last; this returns once they
-        have (or after ``DRAIN_SECONDS``), so their connections are closed too. For a
+        have (or after ``DRAIN_SECONDS``), so their connections are closed too; requests that
+        wait after it wait as before it. For a
         process that outlives its use of the database, e.g. a test run that drops its
         database afterwards.
         """
@@ -155,6 +156,9 @@ class FinishedListener:
         self.wake_all()
         with self.drained:
             self.drained.wait_for(lambda: not self.waiters, timeout=DRAIN_SECONDS)
+        # Later waits wait again: on PostgreSQL they start a new listener (which clears this
+        # too), elsewhere they poll, and a stop left set would end each at its first read.
+        self.stopping.clear()
 
     def wake(self, payload: str) -> None:
         """Set the events of the requests waiting for submission ``payload``."""
