@@ -12,9 +12,9 @@ from django.test import Client
 from accounts.models import Enrollment, Role
 from lms.models import LtiUserLink
 from lms.services import CLAIM, role_for_claims
-from tests.lti.conftest import launch
-from tests.lti.simulator import PlatformSimulator
-from tests.lti.test_launch import bind_link
+from tests.lms.conftest import launch
+from tests.lms.simulator import PlatformSimulator
+from tests.lms.test_launch import bind_link
 
 LIS = "http://purl.imsglobal.org/vocab/lis/v2/"
 SYSTEM_USER = LIS + "system/person#User"

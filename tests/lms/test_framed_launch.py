@@ -14,9 +14,9 @@ import pytest
 from django.test import Client
 
 from lms.models import LtiUserLink
-from tests.lti.conftest import launch, start_login
-from tests.lti.simulator import PlatformSimulator
-from tests.lti.test_launch import bind_link
+from tests.lms.conftest import launch, start_login
+from tests.lms.simulator import PlatformSimulator
+from tests.lms.test_launch import bind_link
 
 pytestmark = pytest.mark.django_db
 

@@ -12,7 +12,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from django.test import Client
 
-from tests.lti.simulator import PlatformSimulator
+from tests.lms.simulator import PlatformSimulator
 
 
 @pytest.fixture

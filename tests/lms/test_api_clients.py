@@ -11,7 +11,7 @@ from rest_framework.test import APIClient
 
 from lms.models import ApiClient
 
-pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.lti.scoped_urls")]
+pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.lms.scoped_urls")]
 
 
 def create_client(client: APIClient, scopes: list[str]) -> dict[str, Any]:

@@ -16,9 +16,9 @@ from django.test import Client
 
 from lms.models import Platform, ScorePassback
 from tests.fake_network import FakeNetwork
-from tests.lti.conftest import grade_submission
-from tests.lti.simulator import PlatformSimulator
-from tests.lti.test_grade_passback import linked_student  # noqa: F401 - a fixture used here
+from tests.lms.conftest import grade_submission
+from tests.lms.simulator import PlatformSimulator
+from tests.lms.test_grade_passback import linked_student  # noqa: F401 - a fixture used here
 
 PUBLIC = "93.184.216.34"
 

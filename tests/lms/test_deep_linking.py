@@ -13,8 +13,8 @@ from django.test import Client
 
 from lms.models import LtiContext, LtiResourceLink
 from lms.services import PROBLEM_SET_PARAMETER
-from tests.lti.conftest import launch, make_problem_set
-from tests.lti.simulator import LTI, PlatformSimulator
+from tests.lms.conftest import launch, make_problem_set
+from tests.lms.simulator import LTI, PlatformSimulator
 
 pytestmark = pytest.mark.django_db
 

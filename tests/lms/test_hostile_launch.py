@@ -13,8 +13,8 @@ import pytest
 from django.test import Client
 
 from lms.models import LtiUserLink
-from tests.lti.conftest import launch, start_login
-from tests.lti.simulator import PlatformSimulator
+from tests.lms.conftest import launch, start_login
+from tests.lms.simulator import PlatformSimulator
 
 
 def signed_launch(simulator: PlatformSimulator, extra_claim: str) -> Any:
@@ -51,8 +51,8 @@ def test_a_roster_with_text_the_database_refuses_is_synced_without_it(
     simulator: PlatformSimulator, platform: Any, instructor: Any, celery_eager: None
 ) -> None:
     from lms.models import LtiContext
-    from tests.lti.test_launch import bind_link
-    from tests.lti.test_roster_and_platforms import member
+    from tests.lms.test_launch import bind_link
+    from tests.lms.test_roster_and_platforms import member
 
     link = bind_link(platform, simulator, instructor[0])
     launch(Client(), simulator, "learner-9", ["Learner"], custom=link["custom"], with_nrps=True)

@@ -57,9 +57,9 @@ from lti_consumer.lti_1p3.extensions.rest_framework.serializers import (
 )
 from rest_framework.utils.encoders import JSONEncoder
 
-from tests.lti.loopback_platform import LoopbackPlatform
+from tests.lms.loopback_platform import LoopbackPlatform
 
-# Where the test browser reaches Cutoff (see tests/lti/test_openedx_interop.py, browser()).
+# Where the test browser reaches Cutoff (see tests/lms/test_openedx_interop.py, browser()).
 TOOL = "http://localhost"
 COURSE = "course-v1:CutoffX+AI101+2026"
 

@@ -11,9 +11,9 @@ import pytest
 from django.test import Client
 
 from lms.models import LtiUserLink
-from tests.lti.conftest import grade_submission, launch
-from tests.lti.simulator import PlatformSimulator
-from tests.lti.test_launch import bind_link
+from tests.lms.conftest import grade_submission, launch
+from tests.lms.simulator import PlatformSimulator
+from tests.lms.test_launch import bind_link
 
 pytestmark = pytest.mark.django_db
 

@@ -1,5 +1,5 @@
-"""What the tests' LMSs share (the simulator, tests/lti/simulator.py, and Open edX,
-tests/lti/openedx_platform.py): a platform signing key with its public JWK, and an HTTP
+"""What the tests' LMSs share (the simulator, tests/lms/simulator.py, and Open edX,
+tests/lms/openedx_platform.py): a platform signing key with its public JWK, and an HTTP
 server on a free 127.0.0.1 port that hands every request to the platform."""
 
 from __future__ import annotations

@@ -10,9 +10,9 @@ from django.test import Client
 from accounts.models import Enrollment, Role, User
 from lms.models import LtiContext, LtiUserLink, Platform
 from tests.conftest import make_account
-from tests.lti.conftest import launch
-from tests.lti.simulator import ROLE, PlatformSimulator
-from tests.lti.test_launch import bind_link
+from tests.lms.conftest import launch
+from tests.lms.simulator import ROLE, PlatformSimulator
+from tests.lms.test_launch import bind_link
 
 pytestmark = pytest.mark.django_db
 

@@ -13,9 +13,9 @@ from django.test import Client
 
 from lms.models import LtiUserLink, ScorePassback
 from tests.conftest import wait_until
-from tests.lti.conftest import grade_submission, launch
-from tests.lti.simulator import PlatformSimulator
-from tests.lti.test_launch import bind_link
+from tests.lms.conftest import grade_submission, launch
+from tests.lms.simulator import PlatformSimulator
+from tests.lms.test_launch import bind_link
 
 SCORE_TYPE = "application/vnd.ims.lis.v1.score+json"
 

@@ -11,9 +11,9 @@ import requests
 from django.test import Client
 
 from lms.models import Platform
-from tests.lti.conftest import launch, make_problem_set
-from tests.lti.simulator import LTI, PlatformSimulator
-from tests.lti.test_deep_linking import DL, form_fields
+from tests.lms.conftest import launch, make_problem_set
+from tests.lms.simulator import LTI, PlatformSimulator
+from tests.lms.test_deep_linking import DL, form_fields
 
 pytestmark = pytest.mark.django_db
 

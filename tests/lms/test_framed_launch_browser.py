@@ -22,8 +22,8 @@ from urllib.parse import urlencode, urlparse
 import pytest
 
 from tests.browser import TIMEOUT_MS, launched_chromium
-from tests.lti.simulator import PlatformSimulator
-from tests.lti.test_launch import bind_link
+from tests.lms.simulator import PlatformSimulator
+from tests.lms.test_launch import bind_link
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -20,7 +20,7 @@ from urllib.parse import parse_qs, urlencode, urlparse
 
 import jwt
 
-from tests.lti.loopback_platform import LoopbackPlatform
+from tests.lms.loopback_platform import LoopbackPlatform
 
 LTI = "https://purl.imsglobal.org/spec/lti/claim/"
 AGS_SCOPES = [

@@ -10,10 +10,10 @@ from django.test import Client
 
 from lms.lti.tool import KEY_REFETCHES_PER_INTERVAL
 from lms.models import LtiUserLink
-from tests.lti.conftest import launch
-from tests.lti.loopback_platform import new_rsa_key
-from tests.lti.simulator import LTI, PlatformSimulator
-from tests.lti.test_launch import bind_link
+from tests.lms.conftest import launch
+from tests.lms.loopback_platform import new_rsa_key
+from tests.lms.simulator import LTI, PlatformSimulator
+from tests.lms.test_launch import bind_link
 
 pytestmark = pytest.mark.django_db
 

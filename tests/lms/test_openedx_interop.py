@@ -2,7 +2,7 @@
 launch, deep linking, AGS and NRPS, each message signed or checked by an implementation
 nobody here wrote.
 
-The platform (``tests/lti/openedx_platform.py``) runs Open edX's ``lti_consumer.lti_1p3``
+The platform (``tests/lms/openedx_platform.py``) runs Open edX's ``lti_consumer.lti_1p3``
 classes in this process behind an HTTP server on 127.0.0.1: the dependency installs beside
 Cutoff's pins without changing one (``requirements-interop.lock``), and those classes need
 neither the XBlock runtime nor Open edX's tables. Cutoff runs as the live server, so Open edX
@@ -36,9 +36,9 @@ if importlib.util.find_spec("lti_consumer") is None:
 
 from accounts.models import Enrollment, Role  # noqa: E402 - after the dependency check
 from lms.models import LtiContext, LtiUserLink, ScorePassback  # noqa: E402
-from tests.lti.conftest import grade_submission, make_problem_set  # noqa: E402
-from tests.lti.openedx_platform import COURSE, OpenEdxPlatform, usage_key  # noqa: E402
-from tests.lti.test_deep_linking import form_fields  # noqa: E402
+from tests.lms.conftest import grade_submission, make_problem_set  # noqa: E402
+from tests.lms.openedx_platform import COURSE, OpenEdxPlatform, usage_key  # noqa: E402
+from tests.lms.test_deep_linking import form_fields  # noqa: E402
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -211,7 +211,7 @@ def test_cutoff_reads_the_roster_open_edx_renders(
 def test_open_edx_refuses_a_deep_link_signed_with_a_key_not_in_cutoffs_jwks(
     openedx: OpenEdxPlatform, instructor: Any
 ) -> None:
-    from tests.lti.loopback_platform import new_rsa_key
+    from tests.lms.loopback_platform import new_rsa_key
 
     stranger_pem, stranger_jwk = new_rsa_key()
     forged = jwt.encode(

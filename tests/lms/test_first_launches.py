@@ -13,9 +13,9 @@ from django.test import Client
 
 from exercises.models import ProblemSet, Variant
 from lms.models import LtiUserLink
-from tests.lti.conftest import launch
-from tests.lti.simulator import PlatformSimulator
-from tests.lti.test_launch import bind_link
+from tests.lms.conftest import launch
+from tests.lms.simulator import PlatformSimulator
+from tests.lms.test_launch import bind_link
 
 
 def publish(problem_set: Any) -> None:

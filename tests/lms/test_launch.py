@@ -12,9 +12,9 @@ from django.test import Client
 
 from accounts.models import Enrollment, Role, User
 from lms.models import LtiContext, LtiUserLink
-from tests.lti.conftest import launch, make_problem_set, start_login
-from tests.lti.loopback_platform import new_rsa_key
-from tests.lti.simulator import PlatformSimulator
+from tests.lms.conftest import launch, make_problem_set, start_login
+from tests.lms.loopback_platform import new_rsa_key
+from tests.lms.simulator import PlatformSimulator
 
 pytestmark = pytest.mark.django_db
 
@@ -336,7 +336,7 @@ def test_a_launch_for_another_audience_is_refused(
 def test_a_launch_from_an_unknown_deployment_is_refused(
     simulator: PlatformSimulator, platform: Any
 ) -> None:
-    from tests.lti.simulator import LTI
+    from tests.lms.simulator import LTI
 
     response = launch(
         Client(),
