@@ -138,10 +138,9 @@ class FinishedListener:
         """Stop listening: end the listening connection (from its server side) and the thread.
 
         Waiting requests answer at once with what they read last; this returns once they
-        have (or after ``DRAIN_SECONDS``), so their connections are closed too; requests that
-        wait after it wait as before it. For a
-        process that outlives its use of the database, e.g. a test run that drops its
-        database afterwards.
+        have (or after ``DRAIN_SECONDS``), so their connections are closed too. Requests that
+        wait after it wait as before it. For a process that outlives its use of the
+        database, e.g. a test run that drops its database afterwards.
         """
         self.stopping.set()
         thread = self.thread
