@@ -31,6 +31,13 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 # asks for it, not by whatever this Chromium's defaults are (each test also checks that the
 # framed Cutoff kept no cookie).
 BLOCK_THIRD_PARTY_COOKIES = "--test-third-party-cookie-phaseout"
+# Every frame in the page's renderer process: with site isolation, the tool's frame moves to
+# a process of its own at each cross-site navigation, and under load Playwright now and then
+# missed such a move (the frame's URL stayed the platform's /auth while Cutoff had served the
+# launch, and the launch page was on screen). Cookies, storage and postMessage keep their
+# per-site rules without it: those are the browser's policy, not its process layout.
+ONE_RENDERER_PROCESS = ("--disable-site-isolation-trials",
+                        "--disable-features=IsolateOrigins,site-per-process")
 
 # The platform's side of the LTI client-side postMessage storage: answer put_data and
 # get_data from the tool's origin, replying to the frame that asked. ``answer`` false plays a
@@ -64,7 +71,7 @@ STORAGE_SCRIPT = """
 @pytest.fixture(scope="module")
 def chromium_blocking_cookies() -> Iterator[Any]:
     """Start one headless Chromium that blocks third-party cookies."""
-    with launched_chromium(BLOCK_THIRD_PARTY_COOKIES) as browser:
+    with launched_chromium(BLOCK_THIRD_PARTY_COOKIES, *ONE_RENDERER_PROCESS) as browser:
         yield browser
 
 
