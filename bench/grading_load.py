@@ -179,6 +179,8 @@ class Results:
         """(POST sent, graded_at) of each burst answer, epoch seconds."""
         self.requests: dict[str, int] = {}
         """HTTP requests sent, by kind: assignment, submit, status."""
+        self.sent: dict[int, float] = {}
+        """When each stored submission's POST was sent (id → epoch seconds)."""
 
     def count(self, kind: str) -> None:
         """Count one request of ``kind``."""
@@ -288,6 +290,7 @@ def simulate_student(port: int, plan: dict[str, Any], submissions: int, results:
             continue
         with results.lock:
             results.post_ms.append((time.time() - sent) * 1000)
+            results.sent[body["id"]] = sent
         finished = finished_latency(body, sent)
         if finished is None and client.retry_after:
             time.sleep(client.retry_after)
@@ -563,7 +566,7 @@ def main() -> None:
     finally:
         stop_services(processes)
     report(results, args, elapsed)
-    report_stages(measured_from)
+    report_stages(measured_from, results.sent)
     report_burst(results, args.burst)
     meter.report(len(results.latencies_ms), client_cpu)
     # The simulated students share the two cores with the server: say what they took.
@@ -623,20 +626,27 @@ def report_burst(results: Results, size: int) -> None:
     print(f"target: all graded within {BURST_TARGET_SECONDS:.0f} s, 0 errors: {verdict}")
 
 
-def report_stages(since: float) -> None:
-    """Print where the time goes on the server, from the timestamps each submission keeps."""
+def report_stages(since: float, sent: dict[int, float]) -> None:
+    """Print where the time goes, from when each POST was sent (``sent``: submission id →
+    epoch seconds, the client's clock, which is the server's here) and the timestamps each
+    submission keeps."""
     from datetime import UTC
 
     from grading.models import Submission
 
-    stages: dict[str, list[float]] = {"stored → enqueued": [], "enqueued → worker starts": [],
+    stages: dict[str, list[float]] = {"POST sent → stored": [], "stored → enqueued": [],
+                                      "enqueued → worker starts": [],
                                       "worker starts → graded": []}
     rows = Submission.objects.filter(
         created_at__gte=datetime.fromtimestamp(since, tz=UTC), graded_at__isnull=False
-    ).values_list("created_at", "enqueued_at", "started_at", "graded_at")
-    for created, enqueued, started, graded in rows:
+    ).values_list("id", "created_at", "enqueued_at", "started_at", "graded_at")
+    for submission_id, created, enqueued, started, graded in rows:
         if enqueued is None:
             continue
+        if submission_id in sent:
+            stages["POST sent → stored"].append(
+                (created.timestamp() - sent[submission_id]) * 1000
+            )
         stages["stored → enqueued"].append((enqueued - created).total_seconds() * 1000)
         stages["enqueued → worker starts"].append((started - enqueued).total_seconds() * 1000)
         stages["worker starts → graded"].append((graded - started).total_seconds() * 1000)
