@@ -181,19 +181,24 @@ class Results:
         """HTTP requests sent, by kind: assignment, submit, status."""
         self.sent: dict[int, float] = {}
         """When each stored submission's POST was sent (id → epoch seconds)."""
+        self.timeline: list[tuple[float, float]] = []
+        """(POST sent, epoch seconds; POST → graded, ms) of each graded answer."""
 
     def count(self, kind: str) -> None:
         """Count one request of ``kind``."""
         with self.lock:
             self.requests[kind] = self.requests.get(kind, 0) + 1
 
-    def record(self, latency_ms: float | None, error: str | None) -> None:
-        """Add one submission's outcome."""
+    def record(self, latency_ms: float | None, error: str | None, sent: float | None = None
+               ) -> None:
+        """Add one submission's outcome (``sent``: when its POST was sent, epoch seconds)."""
         with self.lock:
             if error is not None:
                 self.errors.append(error)
             elif latency_ms is not None:
                 self.latencies_ms.append(latency_ms)
+                if sent is not None:
+                    self.timeline.append((sent, latency_ms))
 
 
 class StudentClient:
@@ -295,7 +300,7 @@ def simulate_student(port: int, plan: dict[str, Any], submissions: int, results:
         if finished is None and client.retry_after:
             time.sleep(client.retry_after)
         latency, error = finished or wait_graded(client, body["id"], sent, wait, results)
-        results.record(latency, error)
+        results.record(latency, error, sent)
         if burst is not None and number == 0:
             with results.lock:
                 results.burst.append((sent, None if latency is None else sent + latency / 1000))
@@ -566,6 +571,7 @@ def main() -> None:
     finally:
         stop_services(processes)
     report(results, args, elapsed)
+    report_seconds(results, measured_from)
     report_stages(measured_from, results.sent)
     report_burst(results, args.burst)
     meter.report(len(results.latencies_ms), client_cpu)
@@ -606,6 +612,17 @@ def report(results: Results, args: argparse.Namespace, elapsed: float) -> None:
               f"(p99 / target = {p99 / TARGET_P99_MS:.2f})")
     for error in results.errors[:10]:
         print(f"error: {error[:300]}")
+
+
+def report_seconds(results: Results, since: float) -> None:
+    """Print, for each second of the load, the answers sent in it and their p99 POST →
+    graded: the start, when every student opens an assignment, is where a tail comes from."""
+    by_second: dict[int, list[float]] = {}
+    for sent, latency in results.timeline:
+        by_second.setdefault(int(sent - since), []).append(latency)
+    cells = [f"{second}: {len(values)}/{percentile(values, 0.99):.0f}"
+             for second, values in sorted(by_second.items())]
+    print("  by second of the load (answers sent / their p99 ms): " + ", ".join(cells))
 
 
 def report_burst(results: Results, size: int) -> None:
