@@ -24,10 +24,14 @@ keepalive = 30
 
 
 def post_worker_init(worker: object) -> None:
-    """Load what the first requests would (config.warmup), then keep the loaded application
-    out of garbage collections (config.gc_tuning)."""
+    """Load what the first requests would, start every thread with its database connection
+    (config.warmup), then keep the loaded application out of garbage collections
+    (config.gc_tuning)."""
     from config.gc_tuning import freeze_startup_heap
-    from config.warmup import warm_up_web_process
+    from config.warmup import connect_every_thread, warm_up_web_process
 
     warm_up_web_process()
+    pool = getattr(worker, "tpool", None)  # gthread's thread pool (none in other workers)
+    if pool is not None:
+        connect_every_thread(pool, worker.cfg.threads)  # type: ignore[attr-defined]
     freeze_startup_heap()

@@ -11,9 +11,16 @@ that ``config.gc_tuning`` takes out of garbage collections.
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import Executor
+
 from django.conf import settings
+from django.db import connection
 from django.urls import get_resolver, reverse
 from django.utils import translation
+
+THREADS_START_WITHIN_SECONDS = 30.0
+"""How long :func:`connect_every_thread` waits for the pool to have started every thread."""
 
 
 def warm_up_web_process() -> None:
@@ -26,3 +33,24 @@ def warm_up_web_process() -> None:
         # Activating a language loads (and keeps) its catalogue.
         with translation.override(code):
             pass
+
+
+def connect_every_thread(pool: Executor, threads: int) -> None:
+    """Start all ``threads`` threads of ``pool`` (a gunicorn gthread worker's) and open each
+    one's database connection, before the process serves.
+
+    A thread is otherwise started by the first request that finds every other thread busy,
+    and its connection opened by that request: at the start of an exam some thirty of them
+    at once (PostgreSQL forks a backend for each), while the cores are busiest
+    (bench/README.md). Every job waits until all have started, so each runs on a thread of
+    its own; the connections are kept (``CONN_MAX_AGE``), and later requests on those
+    threads reuse them.
+    """
+    all_started = threading.Barrier(threads, timeout=THREADS_START_WITHIN_SECONDS)
+
+    def connect() -> None:
+        all_started.wait()
+        connection.ensure_connection()
+
+    for job in [pool.submit(connect) for _ in range(threads)]:
+        job.result()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 
 import pytest
 from django.core.management import call_command
@@ -147,3 +148,27 @@ def test_gunicorn_settings_load_warm_up_and_freeze_the_startup_heap_in_each_work
     assert frozen.returncode == 0, frozen.stderr
     # Django, DRF and the project's modules: tens of thousands of objects, never garbage.
     assert int(frozen.stdout) > 10_000
+
+
+@pytest.mark.django_db(transaction=True)
+def test_connect_every_thread_starts_each_thread_of_the_pool_with_its_own_connection() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from django.db import connection
+
+    from config.warmup import connect_every_thread
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        connect_every_thread(pool, 4)
+        barrier = threading.Barrier(4)
+
+        def report() -> tuple[int, bool]:
+            barrier.wait(timeout=30)  # one job per thread, as the warm-up ran them
+            opened = connection.connection is not None
+            connection.close()
+            return threading.get_ident(), opened
+
+        found = [job.result() for job in [pool.submit(report) for _ in range(4)]]
+        seen = {ident for ident, _ in found}
+        assert len(seen) == 4
+        assert all(opened for _, opened in found)
