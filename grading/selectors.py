@@ -455,8 +455,21 @@ def regrade_request_taught_by(user: User, request_id: int) -> RegradeRequest | N
 
 
 def regrade_requests_on(submission: Submission) -> list[RegradeRequest]:
-    """Return the regrade requests on ``submission``, oldest first."""
-    return list(submission.regrade_requests.order_by("id"))
+    """Return the regrade requests on ``submission``, oldest first.
+
+    Every read of a graded submission runs this (a long-poll's answer included), so it is
+    one plain-SQL statement rather than the ORM's (about 1 ms of a web process's CPU less).
+    """
+    read, sql = _regrade_requests_read()
+    requests: list[RegradeRequest] = read.fetch(sql, [submission.pk])
+    return requests
+
+
+@cache
+def _regrade_requests_read() -> tuple[JoinedRead, str]:
+    """Return the plain-SQL read of a submission's regrade requests, oldest first."""
+    read = JoinedRead(RegradeRequest)
+    return read, read.select(f"{read.column('submission')} = %s", order_by=("id",))
 
 
 def problem_set_statistics(problem_set: ProblemSet) -> list[ItemStats]:
