@@ -1100,9 +1100,10 @@ def assignment_output(variant: Variant, visible: bool) -> dict[str, Any]:
     """Return what ``AssignmentDetailApi.OutputSerializer`` makes of ``variant``, written out.
 
     Every student of an exam opens their assignment in its first seconds, when the cores are
-    busiest: building the serializer (its fields deep-copied, per item too) was about a
-    third of an open's CPU. The serializer stays the documented shape; a test holds the two
-    equal over timed, extended, keyed and unkeyed variants.
+    busiest: building the serializer (its fields deep-copied, per item too) took about half
+    of the view's CPU (bench/README.md). The serializer stays the documented shape; a test
+    holds the two equal over every kind, policy and language, timed, extended, keys hidden
+    and shown.
     """
     rules = rules_for(variant)
     problem_set = variant.problem_set
