@@ -3,6 +3,7 @@ a headless Chromium (one per test module) with factories of browser contexts and
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
 from decimal import Decimal
 from typing import Any
@@ -10,6 +11,10 @@ from typing import Any
 import pytest
 
 from tests.browser import DESKTOP, TIMEOUT_MS, launched_chromium
+from tests.conftest import wait_until
+
+REQUESTS_FINISH_WITHIN_SECONDS = 30
+"""How long a closed page's last requests may take (a long-poll answers within its wait)."""
 
 ALPHABETA_PARAMS = {
     "depth": 2, "min_branching": 3, "max_branching": 3, "max_leaves": 9,
@@ -75,10 +80,15 @@ def chromium() -> Iterator[Any]:
 
 
 @pytest.fixture
-def new_context(chromium: Any) -> Iterator[Callable[..., Any]]:
+def new_context(chromium: Any, request: pytest.FixtureRequest) -> Iterator[Callable[..., Any]]:
     """Return a factory of browser contexts (each its own session, like another device), a
     desktop viewport unless Playwright's context ``options`` say otherwise."""
     contexts = []
+    # Counted from the start: a closed page may leave a request in flight (a draft's
+    # autosave, a long-poll), which must end before the test database is flushed, or the
+    # flush deadlocks with it.
+    serving = (serving_counter(request.getfixturevalue("live_server"))
+               if "live_server" in request.fixturenames else None)
 
     def make(**options: Any) -> Any:
         context = chromium.new_context(**{"viewport": DESKTOP, **options})
@@ -89,6 +99,43 @@ def new_context(chromium: Any) -> Iterator[Callable[..., Any]]:
     yield make
     for context in contexts:
         context.close()
+    if serving is not None:
+        wait_until(serving.idle, timeout=REQUESTS_FINISH_WITHIN_SECONDS)
+
+
+class ServingCounter:
+    """Count the live server's connections being served (one thread each)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._serving = 0
+
+    def serve(self, process: Callable[..., None], *args: Any) -> None:
+        """Serve one connection with ``process``, counted while it runs."""
+        with self._lock:
+            self._serving += 1
+        try:
+            process(*args)
+        finally:
+            with self._lock:
+                self._serving -= 1
+
+    def idle(self) -> bool:
+        """Return whether no connection is being served."""
+        with self._lock:
+            return self._serving == 0
+
+
+def serving_counter(live_server: Any) -> ServingCounter:
+    """Return the counter of ``live_server``'s connections, installed on first use."""
+    httpd = live_server.thread.httpd
+    counter: ServingCounter | None = getattr(httpd, "cutoff_serving", None)
+    if counter is None:
+        counter = ServingCounter()
+        process = httpd.process_request_thread
+        httpd.process_request_thread = lambda *args: counter.serve(process, *args)
+        httpd.cutoff_serving = counter
+    return counter
 
 
 @pytest.fixture
