@@ -152,8 +152,9 @@ def variants_of(student: User) -> QuerySet[Variant]:
 
 def variant_of(student: User, variant_id: int) -> Variant | None:
     """Return ``student``'s variant ``variant_id`` with its problem set, course, the student's
-    extension and its items with their exercises (as :func:`variants_of` reads them), or
-    None if not theirs. Plain SQL, three statements: every student of an exam opens it."""
+    extension and its items with their exercises (as :func:`variants_of` reads them; their
+    traces are loaded on access), or None if not theirs. Plain SQL, three statements: every
+    student of an exam opens it."""
     read, sql = _variant_read()
     variant: Variant | None = read.fetch_one(sql, [variant_id, student.pk, student.pk])
     if variant is None:
@@ -182,7 +183,9 @@ def _variant_read() -> tuple[JoinedRead, str]:
 @cache
 def _variant_items_read() -> tuple[JoinedRead, str]:
     """Return the plain-SQL read of a variant's items with their exercises, by position."""
-    read = JoinedRead(VariantItem, related=("item",))
+    # Without the grading trace (an alpha-beta item's is ~7 kB of JSON, eight times its
+    # problem): an open never shows it; the item page's replay loads its one item's.
+    read = JoinedRead(VariantItem, related=("item",), defer=("trace",))
     return read, read.select(f"{read.column('variant')} = %s", order_by=("position",))
 
 
