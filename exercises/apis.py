@@ -34,7 +34,7 @@ from accounts.models import Course
 from accounts.permissions import IsInstructor
 from accounts.requests import AuthenticatedRequest
 from accounts.selectors import courses_taught_by
-from config.api import ApiError
+from config.api import ApiError, represented
 from exercises.generation import GenerationError, derive_seed, generate_item
 from exercises.kinds import all_kinds, get_kind
 from exercises.kinds.base import AnswerPart, Kind
@@ -1126,12 +1126,12 @@ def assignment_output(variant: Variant, visible: bool) -> dict[str, Any]:
         "problem_set": variant.problem_set_id,
         "title": str(problem_set.title),
         "course": str(problem_set.course.slug),
-        "due_at": _moment(rules.due_at),
+        "due_at": represented(ASSIGNMENT_MOMENT_FIELD, rules.due_at),
         "max_attempts": rules.max_attempts,
         "time_limit_minutes": rules.time_limit_minutes,
         "feedback_policy": ASSIGNMENT_POLICY_FIELD.to_representation(problem_set.feedback_policy),
-        "opened_at": _moment(variant.opened_at),
-        "closes_at": _moment(quiz_closes_at(variant)),
+        "opened_at": represented(ASSIGNMENT_MOMENT_FIELD, variant.opened_at),
+        "closes_at": represented(ASSIGNMENT_MOMENT_FIELD, quiz_closes_at(variant)),
         "answers_visible": bool(visible),
         "items": items,
     }
@@ -1142,8 +1142,3 @@ def assignment_output(variant: Variant, visible: bool) -> dict[str, Any]:
 ASSIGNMENT_POINTS_FIELD = AssignmentDetailApi.OutputSerializer.ItemSerializer().fields["points"]
 ASSIGNMENT_POLICY_FIELD = AssignmentDetailApi.OutputSerializer().fields["feedback_policy"]
 ASSIGNMENT_MOMENT_FIELD = AssignmentDetailApi.OutputSerializer().fields["opened_at"]
-
-
-def _moment(value: datetime | None) -> str | None:
-    """Return ``value`` as the serializer's date-time fields render it (None stays None)."""
-    return None if value is None else ASSIGNMENT_MOMENT_FIELD.to_representation(value)

@@ -25,7 +25,7 @@ from rest_framework.views import APIView
 from accounts.models import Course, User
 from accounts.permissions import IsInstructor
 from accounts.requests import AuthenticatedRequest
-from config.api import ApiError
+from config.api import ApiError, represented
 from exercises.kinds import get_kind
 from exercises.models import ProblemSet, VariantItem
 from grading import services, webhooks
@@ -210,18 +210,18 @@ def submission_output(submission: Submission, viewer: User, just_created: bool =
         "item": submission.variant_item.position,
         "attempt_number": submission.attempt_number,
         "status": str(submission.status),
-        "score": _drf_value(SCORE_FIELD, submission.score),
-        "raw_score": _drf_value(SCORE_FIELD, submission.raw_score),
-        "max_score": _drf_value(SCORE_FIELD, submission.max_score),
+        "score": represented(SCORE_FIELD, submission.score),
+        "raw_score": represented(SCORE_FIELD, submission.raw_score),
+        "max_score": represented(SCORE_FIELD, submission.max_score),
         "is_late": bool(submission.is_late),
-        "late_penalty": _drf_value(PENALTY_FIELD, submission.late_penalty),
+        "late_penalty": represented(PENALTY_FIELD, submission.late_penalty),
         "error_code": str(submission.error_code),
         "answer": submission.answer,
         "answers_visible": bool(view.answers_visible),
         "feedback_policy": str(view.policy),
         "results": results,
-        "created_at": _drf_value(MOMENT_FIELD, submission.created_at),
-        "graded_at": _drf_value(MOMENT_FIELD, submission.graded_at),
+        "created_at": represented(MOMENT_FIELD, submission.created_at),
+        "graded_at": represented(MOMENT_FIELD, submission.graded_at),
         "overridden": bool(submission.overridden),
         "regrade_requests": regrade_requests,
     }
@@ -234,11 +234,6 @@ def submission_output(submission: Submission, viewer: User, just_created: bool =
 SCORE_FIELD = SubmissionOutputSerializer().fields["score"]
 PENALTY_FIELD = SubmissionOutputSerializer().fields["late_penalty"]
 MOMENT_FIELD = SubmissionOutputSerializer().fields["created_at"]
-
-
-def _drf_value(field: serializers.Field, value: Any) -> Any:
-    """Return ``value`` as ``field`` represents it (None stays None, as a serializer does)."""
-    return None if value is None else field.to_representation(value)
 
 
 def regrade_requests_shown(submission: Submission) -> list[dict[str, Any]]:
