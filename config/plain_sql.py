@@ -196,6 +196,51 @@ class _JoinedTable:
         """Return the path of the table this one is joined to."""
         return self.path.rpartition("__")[0]
 
+    def instance(self, columns: Sequence[Any]) -> Model | None:
+        """Return the instance read from this table's ``columns`` (None: no joined row)."""
+        values = list(columns)
+        for index, column, converters in self.conversions:
+            value = values[index]
+            for convert in converters:
+                value = convert(value, column, connection)
+            values[index] = value
+        if values[self.primary_key_index] is None:
+            return None
+        return self.model.from_db(connection.alias, self.attnames, values)
+
+
+def _joined_table(path: str, model: type[Model], alias: str,
+                  fields: tuple[Field[Any, Any], ...],
+                  link: ForeignKey[Any, Any] | None) -> _JoinedTable:
+    """Return the joined table of ``fields`` of ``model`` under ``alias``, with the ORM's
+    converters of those fields."""
+    conversions = []
+    for index, field in enumerate(fields):
+        column = field.get_col(alias)
+        converters = tuple(connection.ops.get_db_converters(column)
+                           + column.get_db_converters(connection))
+        if converters:
+            conversions.append((index, column, converters))
+    return _JoinedTable(path, model, alias, fields, tuple(conversions), link)
+
+
+@dataclass(frozen=True)
+class MatchedRow:
+    """A row of ``model`` read beside a :class:`JoinedRead`'s rows by a LEFT JOIN that
+    matches at most one (a unique constraint's columns), cached on the instance at ``path``
+    as attribute ``attribute``: a list of that row, or empty, as ``Prefetch(to_attr=...)``
+    leaves a filtered reverse relation.
+
+    ``on`` maps each field of ``model`` to the joined field it equals (a path, as for
+    :meth:`JoinedRead.column`) or to None for a ``%s`` parameter; those parameters come
+    first in the statement's, before the WHERE clause's.
+    """
+
+    path: str
+    attribute: str
+    model: type[Model]
+    on: Mapping[str, str | None]
+
 
 class JoinedRead:
     """Read rows of a model with the rows its foreign keys point to, as ``select_related``
@@ -203,15 +248,18 @@ class JoinedRead:
 
     ``related`` lists the paths to join (``"variant"``, ``"variant__problem_set"``: each
     path's parent must be listed too); ``defer`` lists ``path__field`` names not to read
-    (loaded on access, as the ORM defers). :meth:`column` names a column of any joined
-    table for the WHERE clause; :meth:`fetch` runs the statement and returns the instances,
-    their related rows cached on them as ``select_related`` caches them.
+    (loaded on access, as the ORM defers); ``matched`` adds rows that point at a joined row
+    (see :class:`MatchedRow`). :meth:`column` names a column of any joined table for the
+    WHERE clause; :meth:`fetch` runs the statement and returns the instances, their related
+    rows cached on them as ``select_related`` caches them.
     """
 
     def __init__(self, model: type[Model], related: Sequence[str] = (),
-                 defer: Sequence[str] = ()) -> None:
+                 defer: Sequence[str] = (), matched: Sequence[MatchedRow] = ()) -> None:
         self.model = model
         self.tables: list[_JoinedTable] = []
+        self.matched = tuple(matched)
+        self.matched_tables: list[_JoinedTable] = []
         for number, path in enumerate(("", *related)):
             parent_path, _, name = path.rpartition("__")
             parent = self.table(parent_path) if path else None
@@ -223,18 +271,14 @@ class JoinedRead:
                     raise ValueError(f"{parent.model.__name__}.{name} is not a foreign key")
                 link = field
                 table_model = field.related_model
-            alias = f"t{number}"
             fields = tuple(field for field in table_model._meta.concrete_fields
                            if _joined(path, field.name) not in defer)
-            conversions = []
-            for index, field in enumerate(fields):
-                column = field.get_col(alias)
-                converters = tuple(connection.ops.get_db_converters(column)
-                                   + column.get_db_converters(connection))
-                if converters:
-                    conversions.append((index, column, converters))
-            self.tables.append(_JoinedTable(path, table_model, alias, fields,
-                                            tuple(conversions), link))
+            self.tables.append(_joined_table(path, table_model, f"t{number}", fields, link))
+        for number, row in enumerate(self.matched):
+            self.table(row.path)  # raises for a path not joined
+            self.matched_tables.append(_joined_table(
+                row.path, row.model, f"m{number}", tuple(row.model._meta.concrete_fields),
+                None))
 
     def table(self, path: str) -> _JoinedTable:
         """Return the joined table at ``path`` ("" for the root)."""
@@ -270,6 +314,15 @@ class JoinedRead:
                 f"{quote(parent.alias)}.{quote(str(table.link.column))} = "
                 f"{quote(table.alias)}.{quote(str(target))}"
             )
+        for row, table in zip(self.matched, self.matched_tables, strict=True):
+            columns += "".join(f", {quote(table.alias)}.{quote(str(field.column))}"
+                               for field in table.fields)
+            matches = " AND ".join(
+                f"{quote(table.alias)}.{quote(str(column_field(row.model, name).column))} = "
+                f"{'%s' if equal is None else self.column(equal)}"
+                for name, equal in row.on.items())
+            sources.append(f"LEFT OUTER JOIN {quote(row.model._meta.db_table)} "
+                           f"{quote(table.alias)} ON {matches}")
         order = (f" ORDER BY {', '.join(self.column(path) for path in order_by)}"
                  if order_by else "")
         return f"SELECT {columns} FROM {' '.join(sources)} WHERE {where}{order}"
@@ -291,21 +344,19 @@ class JoinedRead:
         made: dict[str, Model | None] = {}
         start = 0
         for table in self.tables:
-            values = list(row[start:start + len(table.fields)])
+            instance = table.instance(row[start:start + len(table.fields)])
             start += len(table.fields)
-            for index, column, converters in table.conversions:
-                value = values[index]
-                for convert in converters:
-                    value = convert(value, column, connection)
-                values[index] = value
-            instance = None
-            if values[table.primary_key_index] is not None:
-                instance = table.model.from_db(connection.alias, table.attnames, values)
             made[table.path] = instance
             if table.link is not None:
                 parent = made[table.parent_path]
                 if parent is not None:
                     table.link.set_cached_value(parent, instance)
+        for matched, table in zip(self.matched, self.matched_tables, strict=True):
+            instance = table.instance(row[start:start + len(table.fields)])
+            start += len(table.fields)
+            holder = made[matched.path]
+            if holder is not None:
+                setattr(holder, matched.attribute, [] if instance is None else [instance])
         root = made[""]
         assert root is not None  # the root's primary key is never NULL
         return root

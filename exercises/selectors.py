@@ -15,7 +15,7 @@ from accounts.selectors import (
     enrolled_course_ids,
     enrolled_course_ids_sql,
 )
-from config.plain_sql import JoinedRead, cache_prefetched
+from config.plain_sql import JoinedRead, MatchedRow, cache_prefetched
 from exercises.models import Extension, ProblemSet, Variant, VariantItem
 
 
@@ -68,6 +68,14 @@ def rules_for(variant: Variant) -> Rules:
     rules = apply_extension(problem_set, extension)
     setattr(variant, RULES_CACHE, rules)
     return rules
+
+
+def extension_beside(problem_set_path: str) -> MatchedRow:
+    """Return the student's extension on the set at ``problem_set_path``, read beside a
+    joined read (its parameter is the student) and cached as :func:`variants_of` caches it
+    for :func:`rules_for`."""
+    return MatchedRow(problem_set_path, EXTENSIONS_PREFETCHED, Extension,
+                      on={"problem_set": problem_set_path, "student": None})
 
 
 @cache
@@ -153,15 +161,13 @@ def variants_of(student: User) -> QuerySet[Variant]:
 def variant_of(student: User, variant_id: int) -> Variant | None:
     """Return ``student``'s variant ``variant_id`` with its problem set, course, the student's
     extension and its items with their exercises (as :func:`variants_of` reads them; their
-    traces are loaded on access), or None if not theirs. Plain SQL, three statements: every
+    traces are loaded on access), or None if not theirs. Plain SQL, two statements: every
     student of an exam opens it."""
     read, sql = _variant_read()
-    variant: Variant | None = read.fetch_one(sql, [variant_id, student.pk, student.pk])
+    variant: Variant | None = read.fetch_one(sql, [student.pk, variant_id, student.pk,
+                                                   student.pk])
     if variant is None:
         return None
-    extension_read, extension_sql = _extension_read()
-    extension = extension_read.fetch_one(extension_sql, [variant.problem_set_id, student.pk])
-    setattr(variant.problem_set, EXTENSIONS_PREFETCHED, [extension] if extension else [])
     items_read, items_sql = _variant_items_read()
     cache_prefetched(variant, "items", items_read.fetch(items_sql, [variant.pk]))
     return variant
@@ -170,8 +176,10 @@ def variant_of(student: User, variant_id: int) -> Variant | None:
 @cache
 def _variant_read() -> tuple[JoinedRead, str]:
     """Return the plain-SQL read of one of a student's variants, as :func:`variants_of`
-    filters them (enrolled, not archived)."""
-    read = JoinedRead(Variant, related=("problem_set", "problem_set__course"))
+    filters them (enrolled, not archived), with the student's extension (the first
+    parameter is the student)."""
+    read = JoinedRead(Variant, related=("problem_set", "problem_set__course"),
+                      matched=(extension_beside("problem_set"),))
     column = read.column
     return read, read.select(
         f"{column('id')} = %s AND {column('student')} = %s"

@@ -23,7 +23,7 @@ from exercises.kinds import get_kind
 from exercises.kinds.base import CHOICE_PART
 from exercises.models import ProblemSet, Variant, VariantItem
 from exercises.selectors import answers_visible as due_date_passed
-from exercises.selectors import rules_for
+from exercises.selectors import extension_beside, rules_for
 from grading.feedback_policy import policy_in_force
 from grading.finished import wait_until_finished
 from grading.models import (
@@ -235,10 +235,10 @@ def _attempt_counts_sql() -> str:
 def student_variant_item(student: User, variant_id: int, position: int) -> VariantItem | None:
     """Return item ``position`` of ``student``'s variant ``variant_id`` (None if not theirs,
     if they are no longer enrolled in its course, or if the set is archived), with its
-    exercise, variant and problem set."""
+    exercise, variant, problem set and the student's extension on it, in one statement."""
     read, sql = _student_variant_item_read()
     found: VariantItem | None = read.fetch_one(
-        sql, [variant_id, student.pk, position, student.pk])
+        sql, [student.pk, variant_id, student.pk, position, student.pk])
     return found
 
 
@@ -247,8 +247,10 @@ def _student_variant_item_read() -> tuple[JoinedRead, str]:
     """Return the plain-SQL read of :func:`student_variant_item` (every submit runs it)."""
     # Validating and storing an answer needs the problem (for its node names), not the key
     # or the trace: those are read by the grading task.
+    # With the student's extension (their due date and attempts), for rules_for.
     read = JoinedRead(VariantItem, related=("item", "variant", "variant__problem_set"),
-                      defer=("answer_key", "trace"))
+                      defer=("answer_key", "trace"),
+                      matched=(extension_beside("variant__problem_set"),))
     column = read.column
     return read, read.select(
         f"{column('variant')} = %s AND {column('variant__student')} = %s"

@@ -13,8 +13,8 @@ from django.db.models import F, Prefetch
 from django.utils import timezone
 
 from config.plain_sql import Increment, JoinedRead, column_field, insert_row, update_rows
-from exercises.models import Extension, ProblemSet, VariantItem
-from exercises.selectors import rules_for, variant_of, variants_of
+from exercises.models import Extension, ProblemSet, Variant, VariantItem
+from exercises.selectors import EXTENSIONS_PREFETCHED, rules_for, variant_of, variants_of
 from grading.models import RegradeRequest, Submission, WorkerHeartbeat
 from grading.selectors import VARIANT_ITEM_BULK, student_variant_item, submission_for
 from tests.grading.conftest import correct_answer
@@ -107,6 +107,29 @@ def test_a_joined_read_reads_what_select_related_reads(alphabeta_set, student) -
         by_sql.variant.problem_set.course_id  # noqa: B018 - reading it must not query
     # A deferred field loads on access, as the ORM's does.
     assert by_sql.answer_key == VariantItem.objects.get(pk=by_orm.pk).answer_key
+
+
+@pytest.mark.parametrize("extended", [False, True])
+def test_an_item_is_read_with_its_students_extension_only(alphabeta_set, student, other_student,
+                                                          instructor, extended) -> None:
+    problem_set, variant = alphabeta_set
+    if extended:
+        Extension.objects.create(problem_set=problem_set, student=student[0], extra_attempts=2,
+                                 due_at=timezone.now(), time_limit_minutes=40,
+                                 granted_by=instructor[0])
+    # Another student's extension on the same set never comes along.
+    Extension.objects.create(problem_set=problem_set, student=other_student[0],
+                             extra_attempts=5, granted_by=instructor[0])
+    by_sql = student_variant_item(student[0], variant.pk, 1)
+    assert by_sql is not None
+    by_query = rules_for(Variant.objects.get(pk=variant.pk))  # its own extension read
+    with django_assert_no_queries():
+        assert rules_for(by_sql.variant) == by_query
+        read = getattr(by_sql.variant.problem_set, EXTENSIONS_PREFETCHED)
+    assert by_query.extended is extended
+    assert [loaded_values(e) for e in read] == [
+        loaded_values(e) for e in Extension.objects.filter(problem_set=problem_set,
+                                                           student=student[0])]
 
 
 def django_assert_no_queries() -> Any:

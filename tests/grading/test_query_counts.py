@@ -46,10 +46,10 @@ def test_submitting_an_answer(alphabeta_set, student) -> None:
     answer = correct_answer(VariantItem.objects.get(variant=variant))
     with CaptureQueriesContext(connection) as queries:
         assert submit(student[1], variant, answer).status_code == 202
-    # Token and user; the student's item (enrolment checked in the same query); the student's
-    # extension (due date and attempts are theirs); the item's lock; the attempts so far; the
+    # Token and user; the student's item with their extension (due date and attempts are
+    # theirs; enrolment checked in the same query); the item's lock; the attempts so far; the
     # insert. A new idempotency key is not looked up: its unique constraint catches a retry.
-    assert len(statements(queries)) == 6
+    assert len(statements(queries)) == 5
 
 
 def test_opening_an_assignment(alphabeta_set, student) -> None:
@@ -58,9 +58,9 @@ def test_opening_an_assignment(alphabeta_set, student) -> None:
     VariantItem.objects.filter(variant=variant).update(prompt=generated.prompt)
     with CaptureQueriesContext(connection) as queries:
         assert student[1].get(f"/api/v1/assignments/{variant.pk}/").status_code == 200
-    # Token and user; the variant with its set and course (enrolment in the same query); the
-    # student's extension; the variant's items, each with its exercise.
-    assert len(statements(queries)) == 4
+    # Token and user; the variant with its set, course and the student's extension
+    # (enrolment in the same query); the variant's items, each with its exercise.
+    assert len(statements(queries)) == 3
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql",
