@@ -233,7 +233,7 @@ CELERY_DB_REUSE_MAX = 500
 # otherwise replace the root logger's handlers with its own plain format.
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
-LOGGING = {
+LOGGING: dict[str, Any] = {  # nested: production.py switches the console formatter
     "version": 1,
     "disable_existing_loggers": False,
     "filters": {"context": {"()": "config.observability.ContextFilter"}},
