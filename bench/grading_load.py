@@ -461,15 +461,17 @@ class CpuMeter:
             self.used[role] = sum(max(0.0, (cpu_seconds(pid) or 0.0) - self.before.get(pid, 0.0))
                                   for pid in pids)
 
-    def report(self, graded: int, client_cpu: float) -> None:
-        """Print CPU ms per graded answer by role, the load generator included."""
+    def report(self, graded: int, client_cpu: float) -> float | None:
+        """Print CPU ms per graded answer by role, the load generator included; return the
+        server's (Redis excluded), None when nothing was graded."""
         if not graded:
-            return
+            return None
         print("CPU per graded answer (ms):")
         for role, seconds in [*self.used.items(), ("load generator", client_cpu)]:
             print(f"  {role:<26} {1000 * seconds / graded:7.2f}")
         server = sum(seconds for role, seconds in self.used.items() if "Redis" not in role)
         print(f"  {'server, Redis excluded':<26} {1000 * server / graded:7.2f}")
+        return 1000 * server / graded
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -574,7 +576,7 @@ def main() -> None:
     report_seconds(results, measured_from)
     report_stages(measured_from, results.sent)
     report_burst(results, args.burst)
-    meter.report(len(results.latencies_ms), client_cpu)
+    server_ms = meter.report(len(results.latencies_ms), client_cpu)
     # The simulated students share the two cores with the server: say what they took.
     print(f"load generator CPU: {client_cpu:.2f} s over {elapsed:.1f} s "
           f"({100 * client_cpu / elapsed:.0f}% of one core)")
@@ -584,6 +586,10 @@ def main() -> None:
     # The same code runs up to 1.8 times slower when the VM's host is busy: say how fast.
     print(f"machine speed: reference loop {speed_before:.0f} ms before, {speed_after:.0f} ms "
           f"after (median of 5; bench/support.py)")
+    if server_ms is not None:
+        # Divided by the loop's mean, most of the VM's drift cancels: compare runs by this.
+        print(f"server CPU per answer / reference loop: "
+              f"{2 * server_ms / (speed_before + speed_after):.3f}")
 
 
 def report(results: Results, args: argparse.Namespace, elapsed: float) -> None:
