@@ -59,7 +59,9 @@ class CourseEnrollApi(APIView):
     Only accounts that are already members of a course the caller teaches can be enrolled by
     name; ``create_missing`` creates (and enrols) accounts for names no account has. Every
     other name is listed in ``not_enrolled`` with the same reason, whether an account has it
-    or not, so the answer never reveals which usernames exist.
+    or not, so without ``create_missing`` the answer never reveals which usernames exist.
+    With it, a name left out is one some account has (as any sign-up form shows a name is
+    taken): never whose it is, what role or which courses.
     """
 
     permission_classes = [IsInstructor]

@@ -78,7 +78,8 @@ NOT_ENROLLED_REASON = (
     "created (create_missing creates accounts whose name is free)"
 )
 """The one reason given for every name not enrolled, whether an account has it or not, so
-the answer never tells an instructor which usernames exist elsewhere."""
+the answer never tells an instructor which usernames exist elsewhere (with create_missing,
+a name not created is one some account has, and only that shows)."""
 
 
 @dataclass(frozen=True)

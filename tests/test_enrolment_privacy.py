@@ -1,5 +1,6 @@
 """Enrolment never reveals whether a username exists: an account outside the instructor's
-courses and a name no account has get the same answer, and neither is enrolled."""
+courses and a name no account has get the same answer, and neither is enrolled. (Asked to
+create missing accounts, it shows which names are taken, as any sign-up does, and no more.)"""
 
 from __future__ import annotations
 
