@@ -24,7 +24,7 @@ keepalive = 30
 
 
 def post_worker_init(worker: object) -> None:
-    """Load what the first requests would, start every thread with its database connection
+    """Load what the first requests would, start every thread with its connections
     (config.warmup), then keep the loaded application out of garbage collections
     (config.gc_tuning)."""
     from config.gc_tuning import freeze_startup_heap

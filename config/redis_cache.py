@@ -41,6 +41,10 @@ class KeptClientRedisCache(RedisCache):
         self._class = KeptClientRedisCacheClient
         self._scripts: dict[str, Any] = {}
 
+    def connect(self) -> None:
+        """Open a connection to the write server now (a PING), kept in its pool."""
+        self._cache.get_client(write=True).ping()
+
     def script(self, source: str) -> Any:
         """Return ``source`` as a script callable on the write server (registered once: run
         by its SHA, sent again only if the server lost it)."""

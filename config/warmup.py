@@ -7,17 +7,30 @@ of CPU (py-spy, ``bench/grading_load.py``), paid by the first students to reach 
 started process while every other process was busy too: the start of an exam, or the minute
 after a deployment. Loaded before the process serves, it also lands in the start-up heap
 that ``config.gc_tuning`` takes out of garbage collections.
+
+The same holds for connections: each thread's database connection and Redis connection
+(the throttle's), the broker connections the threads publish grading tasks on, and the
+process's listening connection for finished submissions (the long-poll). Opened by the first
+requests, they were about 3 % of the web's CPU in the first five seconds of an exam
+(``bench/README.md``), and a long-poll that found no listener yet polled every half second.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
 from concurrent.futures import Executor
 
 from django.conf import settings
+from django.core.cache import DEFAULT_CACHE_ALIAS, caches
 from django.db import connection
 from django.urls import get_resolver, reverse
 from django.utils import translation
+
+from config.broker import Channel as RedisBrokerChannel
+from config.redis_cache import KeptClientRedisCache
+
+logger = logging.getLogger(__name__)
 
 THREADS_START_WITHIN_SECONDS = 30.0
 """How long :func:`connect_every_thread` waits for the pool to have started every thread."""
@@ -33,24 +46,60 @@ def warm_up_web_process() -> None:
         # Activating a language loads (and keeps) its catalogue.
         with translation.override(code):
             pass
+    if connection.vendor == "postgresql":
+        from grading.finished import listener
+
+        listener.start()
 
 
 def connect_every_thread(pool: Executor, threads: int) -> None:
     """Start all ``threads`` threads of ``pool`` (a gunicorn gthread worker's) and open each
-    one's database connection, before the process serves.
+    one's database and cache connections and a broker connection, before the process serves.
 
     A thread is otherwise started by the first request that finds every other thread busy,
-    and its connection opened by that request: at the start of an exam some thirty of them
+    and its connections opened by that request: at the start of an exam some thirty of them
     at once (PostgreSQL forks a backend for each), while the cores are busiest
     (bench/README.md). Every job waits until all have started, so each runs on a thread of
-    its own; the connections are kept (``CONN_MAX_AGE``), and later requests on those
-    threads reuse them.
+    its own; the connections are kept (``CONN_MAX_AGE``, the cache's and the broker's
+    pools), and later requests on those threads reuse them. Redis being down does not stop
+    the process: requests are served without it (config.throttling, the outbox sweep).
     """
     all_started = threading.Barrier(threads, timeout=THREADS_START_WITHIN_SECONDS)
 
     def connect() -> None:
         all_started.wait()
         connection.ensure_connection()
+        try:
+            open_cache_connection()
+            open_broker_connection()
+        except Exception:  # redis-py's and kombu's errors alike: serve, and connect later
+            logger.warning("Redis did not answer the warm-up; requests connect when they "
+                           "need it", exc_info=True)
 
     for job in [pool.submit(connect) for _ in range(threads)]:
         job.result()
+
+
+def open_cache_connection() -> None:
+    """Open this thread's connection to the default cache's Redis, if it is one.
+
+    Django keeps one cache backend per thread, each with its own connection pool.
+    """
+    backend = caches[DEFAULT_CACHE_ALIAS]
+    if isinstance(backend, KeptClientRedisCache):
+        backend.connect()
+
+
+def open_broker_connection() -> None:
+    """Open the connection of one of the process's task producers (Celery's producer pool).
+
+    Called from every thread at once, it fills the pool up to its limit
+    (Celery's ``broker_pool_limit``, 10 unless set); with any broker but Redis it does nothing.
+    """
+    from config.celery_app import app
+
+    with app.producer_or_acquire() as producer:
+        channel = producer.channel
+        if isinstance(channel, RedisBrokerChannel):
+            with channel.conn_or_acquire() as client:
+                client.ping()

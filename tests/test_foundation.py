@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
+import uuid
+from typing import Any
 
 import pytest
 from django.core.management import call_command
@@ -172,3 +174,69 @@ def test_connect_every_thread_starts_each_thread_of_the_pool_with_its_own_connec
         seen = {ident for ident, _ in found}
         assert len(seen) == 4
         assert all(opened for _, opened in found)
+
+
+def production_cache(settings: Any, location: str) -> None:
+    """Use production's Redis cache at ``location``, under a prefix of this test's own."""
+    settings.CACHES = {"default": {"BACKEND": "config.redis_cache.KeptClientRedisCache",
+                                   "LOCATION": location,
+                                   "KEY_PREFIX": f"warm-up-test-{uuid.uuid4().hex}"}}
+
+
+def idle_redis_connections(client: Any) -> int:
+    """Return how many connections ``client``'s pool holds open and unused."""
+    return len(client.connection_pool._available_connections)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_connect_every_thread_opens_each_thread_s_cache_connection_and_the_broker_s(
+        settings: Any) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from django.core.cache import caches
+
+    from config.celery_app import app
+    from config.warmup import connect_every_thread
+
+    production_cache(settings, settings.CELERY_BROKER_URL)
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        connect_every_thread(pool, 4)
+        barrier = threading.Barrier(4)
+
+        def report() -> int:
+            barrier.wait(timeout=30)  # one job per thread, as the warm-up ran them
+            return idle_redis_connections(caches["default"]._cache.get_client(write=True))
+
+        assert [job.result() for job in [pool.submit(report) for _ in range(4)]] == [1] * 4
+    with app.producer_or_acquire() as producer, producer.channel.conn_or_acquire() as client:
+        assert idle_redis_connections(client) >= 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_connect_every_thread_serves_without_redis(settings: Any, caplog: Any) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from django.db import connection
+
+    from config.warmup import connect_every_thread
+    from tests.hardening.conftest import free_port
+
+    production_cache(settings, f"redis://127.0.0.1:{free_port()}/0")
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        connect_every_thread(pool, 2)
+        assert pool.submit(lambda: connection.connection is not None).result()
+    assert "Redis did not answer the warm-up" in caplog.text
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_warmed_up_web_process_listens_for_finished_submissions(stop_listener: None) -> None:
+    from django.db import connection
+
+    from config.warmup import warm_up_web_process
+    from grading.finished import listener
+
+    if connection.vendor != "postgresql":
+        pytest.skip("the listener is PostgreSQL's LISTEN; elsewhere a waiter polls")
+    listener.stop()
+    warm_up_web_process()
+    assert listener.listening.wait(20)
