@@ -31,7 +31,7 @@ from exercises.generation import (
 from exercises.kinds import get_kind
 from exercises.kinds.authored import is_authored
 from exercises.kinds.base import CHOICE_PART
-from exercises.kinds.engine_bridge import engine_version
+from exercises.kinds.engine_bridge import as_json, engine_version
 from exercises.kinds.params import ParamError
 from exercises.models import Extension, Item, ProblemSet, Variant, VariantItem
 from exercises.selectors import rules_for, students_missing_variants
@@ -451,12 +451,16 @@ def resolve_item(item_id: int) -> int:
             key = _option_holding(problem, key[kind.choice_part]) or variant_item.answer_key  # type: ignore[assignment,index]
         changed += key != variant_item.answer_key
         variant_item.problem = problem
+        # The prompt states the conventions: it must state the ones the new key follows.
+        variant_item.prompt = {"kind": kind.name,
+                               "args": as_json(kind.prompt_args(problem, item.params))}
         variant_item.answer_key = key
         variant_item.trace = {**(variant_item.trace or {}), "answer": answer,
                               "misconceptions": kind.misconception_parts(problem)}
         variant_item.engine_version = engine_version()
     VariantItem.objects.bulk_update(
-        variant_items, ["problem", "answer_key", "trace", "engine_version"], batch_size=500
+        variant_items, ["problem", "prompt", "answer_key", "trace", "engine_version"],
+        batch_size=500,
     )
     return changed
 

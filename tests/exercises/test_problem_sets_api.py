@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 from decimal import Decimal
 from typing import Any
@@ -225,6 +226,14 @@ def test_patch_item_changes_conventions_and_recomputes_keys(
 
     stored = VariantItem.objects.get(variant__student=student[0], position=2)
     assert stored.problem["params"]["cut_on_equality"] is False
+    # The prompt states the convention the new key follows, not the one it was made with.
+    from exercises.kinds import get_kind
+
+    assert stored.prompt == {"kind": "alphabeta", "args": get_kind("alphabeta").prompt_args(
+        stored.problem, stored.item.params)}
+    shown = student[1].get(f"/api/v1/assignments/{stored.variant_id}/").json()
+    text = json.dumps(shown, ensure_ascii=False)
+    assert "equality included" not in text and "not on equality" in text
     from engine.solve import solve
 
     # The key adds the cuts at a node's last child, which skip nothing, as optional.
