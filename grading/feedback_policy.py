@@ -42,11 +42,11 @@ WITHHELD = "_withheld"
 SAFE_MESSAGES = frozenset({
     # Typed answers (grading.feedback): parameters come from the student's answer or from
     # what the problem shows (asked nodes, the tree, its probabilities).
-    "part_missing", "value_wrong", "name_wrong", "vector_wrong", "set_extra",
+    "part_missing", "value_wrong", "name_wrong", "vector_wrong",
     "sequence_diverges", "sequence_too_short", "node_values_wrong", "node_values_missing",
     "node_values_extra", "cutoff_wrong_node", "cutoff_wrong_pruned", "records_wrong",
     "pruned_first_child", "node_value_leaf", "value_inexact", "node_values_inexact",
-    "records_inexact", "cutoff_pruned_extra",
+    "records_inexact",
     # Code tests (grading.code.feedback): how the student's own run went, what it returned,
     # the misconception it matches, and games played against the grader's opponents.
     "run_ended", "run_returned", "run_not_started", "run_out_of_memory", "run_raised",
@@ -63,6 +63,10 @@ SAFE_MESSAGES = frozenset({
 WITHHELD_PARAMS: Mapping[str, tuple[str, tuple[str, ...]]] = {
     # code quoting the key → (withheld code, parameters kept: the student's own)
     "set_missing": ("set_missing", ()),
+    # Naming the listed names that are wrong hands over the key to an answer listing every
+    # name: the key is what is not named.
+    "set_extra": ("set_extra", ()),
+    "cutoff_pruned_extra": ("cutoff_pruned_extra", ("node",)),
     "sequence_too_long": ("sequence_too_long", ()),
     "cutoff_count": ("cutoff_count", ("given",)),
     # How many children a cutoff skips is part of the key's list.
@@ -90,6 +94,10 @@ WITHHELD_PARAMS: Mapping[str, tuple[str, tuple[str, ...]]] = {
 
 WITHHELD_MESSAGES: Mapping[str, Any] = {
     "set_missing_withheld": _("Some names are missing from your answer."),
+    "set_extra_withheld": _("Some names in your answer should not be included."),
+    "cutoff_pruned_extra_withheld": _(
+        "The cutoff at %(node)s does not skip every child you list: some are searched."
+    ),
     "sequence_too_long_withheld": _("Your list goes on too long."),
     "cutoff_count_withheld": _("The search does not make %(given)s cutoffs."),
     "cutoff_pruned_missing_withheld": _(

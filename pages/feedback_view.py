@@ -113,8 +113,15 @@ def paint_feedback(
                 expected = result.get("expected")
                 if isinstance(expected, list):
                     missed |= set(expected) - set(part_field.given)
+                # Under the verdicts policy the wrongly listed leaves are not named: a wrong
+                # part's other listed leaves are then not known to be right either.
+                unnamed = not correct and any(
+                    message["code"] == "set_extra_withheld" for message in messages)
                 for name in part_field.given:
-                    _mark(drawing, name, "wrong" if name in extra else "right")
+                    if name in extra:
+                        _mark(drawing, name, "wrong")
+                    elif not unnamed:
+                        _mark(drawing, name, "right")
                 for name in missed:
                     _mark(drawing, name, "missed", note)
             case "tree_node_values":

@@ -327,3 +327,24 @@ def test_verdicts_leave_out_what_they_do_not_know() -> None:
         "test": "t", "verdict": "wrong", "score": 0.4, "max_score": 1.0, "misconceptions": [],
         "messages": [{"code": "decision_differs_withheld", "params": {"yours": "A"}}]}]
     assert served_results(stored, "full") == stored and served_tests(tests, "full") == tests
+
+
+def test_listing_every_leaf_as_pruned_does_not_name_the_searched_ones_under_verdicts(
+    course: Any, instructor: Any, student: Any, graded: Any,
+) -> None:
+    # The key is the leaves not named as wrongly listed: naming them would hand it over.
+    variant = hidden_set(course, instructor, student, "alphabeta", ALPHABETA_PROBLEM, None)
+    leaves = [f"{p}{i}" for p in "BCD" for i in (1, 2, 3)]
+    answer = {**EMPTY_ALPHABETA, "pruned_leaves": leaves,
+              "cutoffs": [{"node": node, "pruned": [f"{node}{i}" for i in (2, 3)]}
+                          for node in "BCD"]}
+    detail = graded(student[1], variant, answer)
+    parts = {result["part"]: result for result in detail["results"]}
+    assert parts["pruned_leaves"]["verdict"] == "wrong"
+    served = [message for name in ("pruned_leaves", "cutoffs")
+              for message in parts[name]["messages"]]
+    assert "cutoff_pruned_extra_withheld" in {message["code"] for message in served}, served
+    assert not {"set_extra", "cutoff_pruned_extra"} & {message["code"] for message in served}
+    # At most the first wrong step is named (one leaf per attempt), never the searched ones.
+    named = {str(value) for message in served for value in message["params"].values()}
+    assert len(named & set(leaves)) <= 1, served

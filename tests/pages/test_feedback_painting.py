@@ -51,3 +51,11 @@ def test_expected_leaves_show_as_missed_once_answers_are_visible() -> None:
     results = [{"part": "pruned_leaves", "verdict": "partial", "expected": ["B2", "B1"],
                 "messages": [{"code": "set_missing", "params": {"count": 1}, "text": "1"}]}]
     assert states({"pruned_leaves": ["B2"]}, results) == {"B2": "right", "B1": "missed"}
+
+
+def test_withheld_wrong_leaves_leave_the_other_listed_ones_unmarked() -> None:
+    # Under the verdicts policy the wrongly listed leaves are not named: none is called right.
+    results = [{"part": "pruned_leaves", "verdict": "wrong", "messages": [
+        {"code": "set_extra_withheld", "params": {}, "text": "some should not be included"},
+        {"code": "pruned_too_early", "params": {"pruned": "A2"}, "text": "why"}]}]
+    assert states({"pruned_leaves": ["A2", "B1", "B2"]}, results) == {"A2": "wrong"}
