@@ -69,6 +69,22 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     return response
 
 
+WHOLE_NUMBER_MOST_DIGITS = 18
+"""A whole number taken from a query string has at most this many digits: any fits in the
+database's 64-bit integers (ids, positions, offsets)."""
+
+
+def whole_number(text: str) -> int | None:
+    """Return ``text`` as a whole number if it is one in ASCII digits (at most
+    :data:`WHOLE_NUMBER_MOST_DIGITS`), else None.
+
+    ``str.isdigit`` alone also accepts digits ``int`` refuses, such as "²".
+    """
+    if text.isascii() and text.isdigit() and len(text) <= WHOLE_NUMBER_MOST_DIGITS:
+        return int(text)
+    return None
+
+
 def represented(field: serializers.Field, value: Any) -> Any:
     """Return ``value`` as ``field`` represents it (None stays None, as a serializer does).
 

@@ -25,7 +25,7 @@ from rest_framework.views import APIView
 from accounts.models import Course, User
 from accounts.permissions import IsInstructor
 from accounts.requests import AuthenticatedRequest
-from config.api import ApiError, represented
+from config.api import ApiError, represented, whole_number
 from exercises.kinds import get_kind
 from exercises.models import ProblemSet, VariantItem
 from grading import services, webhooks
@@ -812,15 +812,16 @@ def page_of(request: AuthenticatedRequest, rows: Any) -> tuple[list[Any], dict[s
     50, at most 200) and the count/page/page_size/pages fields of the response."""
     numbers = {}
     for name, default, most in (("page", 1, None), ("page_size", PAGE_SIZE, MOST_PAGE_SIZE)):
-        raw = request.query_params.get(name, str(default))
-        if not raw.isdigit() or int(raw) < 1 or (most is not None and int(raw) > most):
+        number = whole_number(request.query_params.get(name, str(default)))
+        if number is None or number < 1 or (most is not None and number > most):
             rule = f"a whole number from 1 to {most}" if most else "a whole number from 1"
             raise ApiError(f"{name}: must be {rule}", details={name: [rule]})
-        numbers[name] = int(raw)
+        numbers[name] = number
     count = rows.count()
     size = numbers["page_size"]
     start = (numbers["page"] - 1) * size
-    return list(rows[start:start + size]), {
+    # A page past the last is empty; not asked of the database (its offset may not fit).
+    return list(rows[start:start + size]) if start < count else [], {
         "count": count, "page": numbers["page"], "page_size": size,
         "pages": max(1, -(-count // size)),
     }
@@ -880,11 +881,12 @@ class ProblemSetSubmissionListApi(APIView):
         if problem_set is None:
             raise ApiError("no such problem set", code="not_found", status_code=404)
         item = request.query_params.get("item")
-        if item is not None and not item.isdigit():
+        position = None if item is None else whole_number(item)
+        if item is not None and position is None:
             raise ApiError("item: must be an item position (a whole number)",
                            details={"item": ["must be a whole number"]})
         rows = set_submissions(problem_set, student=request.query_params.get("student"),
-                               item=int(item) if item is not None else None)
+                               item=position)
         results, page = page_of(request, rows)
         return Response(self.OutputSerializer({**page, "results": results}).data)
 
