@@ -446,6 +446,10 @@ def _named_entries(params: dict[str, Any], key: str, fields: Sequence[str]) -> l
     return entries
 
 
+MAX_UCB1_C = 1e300
+"""The largest exploration constant: its UCB1 scores stay finite floating-point numbers."""
+
+
 def _solve_ucb1(
     problem: dict[str, Any], params: dict[str, Any], _: AlphaBetaConventions | None
 ) -> Answer:
@@ -478,6 +482,10 @@ def _solve_ucb1(
     c = parse_number(params["c"], what="the exploration constant", field="params.c")
     if c < 0:
         raise ProblemError(f"{_field('c')}: must not be negative", field="params.c")
+    if c > MAX_UCB1_C:
+        # UCB1 scores are floating point (the spec's tolerance applies to them).
+        raise ProblemError(f"{_field('c')}: must be at most {MAX_UCB1_C:.0e}",
+                           field="params.c")
     form = params.get("form", UCB1_FORMS[0])
     if form not in UCB1_FORMS:
         raise ProblemError(

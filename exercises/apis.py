@@ -928,7 +928,8 @@ class ItemUpdateApi(APIView):
         summary="Update an item's params or points",
     )
     def patch(self, request: AuthenticatedRequest, problem_set_id: int, position: int) -> Response:
-        """Update the item; once variants exist only conventions and points may change."""
+        """Update the item; once variants exist only conventions and points may change
+        (only points for a multiple-choice item, whose options follow its conventions)."""
         problem_set = problem_sets_taught_by(request.user).filter(pk=problem_set_id).first()
         item = problem_set.items.filter(position=position).first() if problem_set else None
         if item is None:

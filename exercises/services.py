@@ -6,7 +6,7 @@ import logging
 import math
 import secrets
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 from decimal import Decimal
 from fractions import Fraction
@@ -395,6 +395,29 @@ def open_variant(variant: Variant, now: datetime) -> Variant:
     return variant
 
 
+FROZEN_SHAPE = ("shapes the students' problems, which are already generated; only "
+                "conventions and points can change now")
+FROZEN_CHOICE = ("the options of this multiple-choice item were drawn under its conventions, "
+                 "so the new key may be none of them; only points can change now (add a new "
+                 "item for other conventions)")
+
+
+def frozen_changes(
+    kind_name: str, params: dict[str, Any], changed: Iterable[str]
+) -> list[tuple[str, str]]:
+    """Return the changed params that may not change once variants exist, each with why.
+
+    Conventions change keys, not problems, so a worker recomputes the keys; but a
+    multiple-choice item's options are part of its problems, and none of them may show
+    the key under new conventions: its conventions are frozen too.
+    """
+    kind = get_kind(kind_name)
+    choice = kind.is_multiple_choice(params)
+    conventions = kind.convention_names()
+    return [(name, FROZEN_SHAPE if name not in conventions else FROZEN_CHOICE)
+            for name in sorted(changed) if choice or name not in conventions]
+
+
 def update_item(
     item: Item, *, params: dict[str, Any] | None = None, points: Decimal | None = None
 ) -> Item:
@@ -407,19 +430,15 @@ def update_item(
     """
     from exercises.tasks import resolve_item_task
 
-    kind = get_kind(item.kind)
     changed: set[str] = set()
     if params is not None:
         merged = validate_item(item.kind, {**item.params, **params})
         changed = {name for name in merged if merged[name] != item.params.get(name)}
-        frozen = changed - kind.convention_names()
+        frozen = frozen_changes(item.kind, merged, changed)
         if frozen and item.variant_items.exists():
-            name = sorted(frozen)[0]
-            raise ApiError(
-                f"params.{name}: cannot change once variants exist; only conventions "
-                f"({', '.join(sorted(kind.convention_names())) or 'none'}) and points can",
-                code="invalid", details={f"params.{name}": ["frozen after generation"]},
-            )
+            name, rule = frozen[0]
+            raise ApiError(f"params.{name}: {rule}", code="invalid",
+                           details={f"params.{name}": [rule]})
         item.params = merged
     if points is not None:
         item.points = points
@@ -448,7 +467,7 @@ def resolve_item(item_id: int) -> int:
         key = kind.project(problem, answer)
         if kind.is_multiple_choice(item.params):
             # is_multiple_choice: the kind has a choice_part.
-            key = _option_holding(problem, key[kind.choice_part]) or variant_item.answer_key  # type: ignore[assignment,index]
+            key = _option_holding(problem, key[kind.choice_part])  # type: ignore[assignment,index]
         changed += key != variant_item.answer_key
         variant_item.problem = problem
         # The prompt states the conventions: it must state the ones the new key follows.
@@ -465,12 +484,17 @@ def resolve_item(item_id: int) -> int:
     return changed
 
 
-def _option_holding(problem: dict[str, Any], value: Any) -> dict[str, str] | None:
-    """Return the choice key of the option showing ``value``, if one does."""
+def _option_holding(problem: dict[str, Any], value: Any) -> dict[str, str]:
+    """Return the choice key of the option showing ``value``.
+
+    Raise :class:`RuntimeError` if none does: a key the students cannot choose must never
+    be stored (:func:`frozen_changes` keeps a multiple-choice item's conventions fixed).
+    """
     for option in problem.get("options", []):
         if option["value"] == value:
             return {CHOICE_PART: option["id"]}
-    return None
+    raise RuntimeError(f"no option shows the engine's answer {value!r}; the item's "
+                       f"options no longer hold its key")
 
 
 # --- running a course: editing, archiving, copying, portable definitions, extensions -------
@@ -525,14 +549,10 @@ def update_problem_set(
             params = validate_item(item.kind, {**item.params, **change["params"]},
                                    prefix=f"{where}.")
             changed = sorted(name for name in params if params[name] != item.params.get(name))
-            conventions = get_kind(item.kind).convention_names()
-            frozen = [name for name in changed if name not in conventions]
+            frozen = frozen_changes(item.kind, params, changed)
             if frozen and has_variants:
-                raise _unprocessable(
-                    f"{where}.params.{frozen[0]}",
-                    "shapes the students' problems, which are already generated; only "
-                    "conventions and points can change now",
-                )
+                name, rule = frozen[0]
+                raise _unprocessable(f"{where}.params.{name}", rule)
             key_changes += [f"{where}.params.{name}" for name in changed]
         points = Decimal(change["points"]) if change.get("points") is not None else item.points
         if points != item.points:

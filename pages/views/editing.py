@@ -30,11 +30,13 @@ from exercises.apis import (
     taught_course,
 )
 from exercises.kinds import get_kind
+from exercises.kinds.params import Param
 from exercises.models import Item
 from exercises.services import (
     archive_problem_set,
     copy_problem_set,
     export_definition,
+    frozen_changes,
     import_definition,
     update_problem_set,
 )
@@ -94,12 +96,18 @@ def _item_rows(
     for index, item in enumerate(items):
         row = item_inputs(item.position, get_kind(item.kind), data, stored=item.params,
                           points=str(item.points))
-        row.params = [field for field in row.params if shape or field.param.convention]
+        row.params = [field for field in row.params if _offered(field.param, item, shape)]
         for field in row.params:
             field.error = _errors_within(errors, f"items[{index}].params.{field.param.name}")
         row.points_error = _errors_within(errors, f"items[{index}].points")
         rows.append(row)
     return rows
+
+
+def _offered(param: Param, item: Item, shape: bool) -> bool:
+    """Return whether the form offers ``param`` of ``item``: every param when ``shape``,
+    else the ones that may change once problems exist (see ``frozen_changes``)."""
+    return shape or not frozen_changes(item.kind, item.params, [param.name])
 
 
 def _errors_within(errors: dict[str, str], path: str) -> str:
@@ -124,7 +132,7 @@ def _posted_change(data: QueryDict, items: list[Item]) -> dict[str, Any]:
             name = f"item-{item.position}-{param.name}"
             # Unticked boxes post nothing; any other input the form lacks keeps its value.
             posted = name in data or param_widget(param) in ("checkbox", "checkboxes")
-            if not posted or not (shape or param.convention):
+            if not posted or not _offered(param, item, shape):
                 continue
             try:
                 params[param.name] = read_param(param, data, name)

@@ -205,6 +205,12 @@ BAD_INPUTS = {
     "duplicate names": (
         problem("minimax", node("max", "r", leaf("Twin", 1), leaf("Twin", 2))), 'node "Twin"'
     ),
+    # Exact, yet beyond what a floating-point UCB1 score holds.
+    "an exploration constant beyond the float range": (
+        problem("ucb1", parent_visits=4, c="1e400",
+                children=[{"name": "a", "wins": 1, "visits": 2}]),
+        'field "params.c": must be at most',
+    ),
     "wrong vector length": (
         problem("vector", node("player", "r", leaf("Short", [1, 2]), player="A"),
                 players=["A", "B", "C"]),

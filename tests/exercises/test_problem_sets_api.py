@@ -252,6 +252,35 @@ def test_patch_item_changes_conventions_and_recomputes_keys(
     assert not_object.json()["error"]["message"].startswith("params")
 
 
+def test_a_multiple_choice_items_conventions_are_frozen_once_generated(
+    instructor: Any, student: Any, course: Any, celery_eager: None,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    # Its options were drawn under the old conventions: the new key might be none of them.
+    _, client = instructor
+    items = [{"kind": "alphabeta", "params": {"depth": 3, "max_leaves": 12,
+                                               "answer_format": "multiple_choice"}}]
+    problem_set = create_set(client, course, items=items)
+    publish(client, problem_set["id"], django_capture_on_commit_callbacks)
+    from exercises.models import VariantItem
+
+    before = VariantItem.objects.get(variant__student=student[0])
+    url = f"/api/v1/problem-sets/{problem_set['id']}/items/1/"
+    with django_capture_on_commit_callbacks(execute=True):
+        refused = client.patch(url, {"params": {"cut_on_equality": False}}, format="json")
+        whole_set = client.patch(f"/api/v1/problem-sets/{problem_set['id']}/", {
+            "items": [{"position": 1, "params": {"cut_on_equality": False}}]}, format="json")
+    assert refused.status_code == 400, refused.content
+    assert refused.json()["error"]["message"].startswith("params.cut_on_equality: the options")
+    assert whole_set.status_code == 422, whole_set.content
+    assert "items[0].params.cut_on_equality" in whole_set.json()["error"]["details"]
+    after = VariantItem.objects.get(pk=before.pk)
+    assert (after.problem, after.answer_key, after.item.params) == (
+        before.problem, before.answer_key, before.item.params)
+    points = client.patch(url, {"points": "4"}, format="json")
+    assert points.status_code == 200 and points.json()["points"] == "4.00"
+
+
 def test_preview_returns_problem_and_key(instructor: Any) -> None:
     _, client = instructor
     response = client.post("/api/v1/kinds/alphabeta/preview/",

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from decimal import Decimal
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.urls import reverse
 
-from tests.pages.conftest import make_problem_set, publish_now
+from tests.pages.conftest import ALPHABETA_PARAMS, make_problem_set, publish_now
 from tests.pages.test_browser import a11y_problems, log_in, screenshot, with_password
 
 
@@ -379,3 +380,29 @@ def test_a_published_set_offers_only_conventions_and_refuses_a_shape_change_post
     # Unchanged, it saves: only what changed is checked against the generated problems.
     drawn_as_draft["item-1-min_cuts"] = ["1"]
     assert client.post(url, drawn_as_draft).status_code == 302
+
+
+@pytest.mark.django_db
+def test_a_published_multiple_choice_item_offers_no_conventions(
+    instructor: Any, student: Any, course: Any,
+) -> None:
+    # Its options were drawn under them (exercises.services.frozen_changes): a changed
+    # convention could leave no option right, so the form offers only its points.
+    from exercises.models import Item
+    from exercises.services import create_problem_set
+
+    draft = create_problem_set(
+        creator=instructor[0], course=course, title="Quiz", seed="choice-edit",
+        items=[{"kind": "alphabeta", "points": Decimal(4),
+                "params": {**ALPHABETA_PARAMS, "answer_format": "multiple_choice"}}],
+    )
+    client = logged_in(instructor[0])
+    url = reverse("pages:edit_problem_set", args=[draft.pk])
+    assert "item-1-cut_on_equality" in shown_form(client, url)
+    publish_now(draft)
+    form = shown_form(client, url)
+    assert "item-1-cut_on_equality" not in form and "item-1-points" in form
+    form["item-1-points"] = ["6"]
+    assert client.post(url, form).status_code == 302
+    stored = Item.objects.get()
+    assert stored.points == 6 and stored.params["cut_on_equality"] is True
