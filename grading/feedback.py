@@ -121,6 +121,18 @@ MESSAGES: dict[str, Any] = {
         "%(child)s=%(value)s does not go above β; with this convention MAX only stops when "
         "its value > β."
     ),
+    "pruned_too_early_chance": _(
+        "You pruned %(pruned)s, but at chance node %(node)s the window was α=%(alpha)s, "
+        "β=%(beta)s and the outcomes searched before it (%(children)s) leave its value "
+        "between %(lower)s and %(upper)s: a chance node stops only once its upper bound is at "
+        "most α or its lower bound at least β."
+    ),
+    "pruned_too_early_chance_strict": _(
+        "You pruned %(pruned)s, but at chance node %(node)s the window was α=%(alpha)s, "
+        "β=%(beta)s and the outcomes searched before it (%(children)s) leave its value "
+        "between %(lower)s and %(upper)s: with this convention a chance node stops only once "
+        "its upper bound is below α or its lower bound above β."
+    ),
     "pruned_first_child": _(
         "You pruned %(pruned)s, but it is the first child of %(node)s: a node always examines "
         "its first child before it can stop."
@@ -130,6 +142,22 @@ MESSAGES: dict[str, Any] = {
         "α=%(alpha)s and β=%(beta)s meet, so %(pruned)s is skipped.",
         "You evaluated %(leaf)s, but cutoff %(number)s happens before it at %(node)s: there "
         "α=%(alpha)s and β=%(beta)s meet, so %(pruned)s are skipped.", "pruned",
+    ),
+    "missed_cutoff_chance_upper": Plural(
+        "You evaluated %(leaf)s, but cutoff %(number)s happens before it at chance node "
+        "%(node)s: there its upper bound, %(bound)s, leaves it no value above α=%(alpha)s, so "
+        "%(pruned)s is skipped.",
+        "You evaluated %(leaf)s, but cutoff %(number)s happens before it at chance node "
+        "%(node)s: there its upper bound, %(bound)s, leaves it no value above α=%(alpha)s, so "
+        "%(pruned)s are skipped.", "pruned",
+    ),
+    "missed_cutoff_chance_lower": Plural(
+        "You evaluated %(leaf)s, but cutoff %(number)s happens before it at chance node "
+        "%(node)s: there its lower bound, %(bound)s, leaves it no value below β=%(beta)s, so "
+        "%(pruned)s is skipped.",
+        "You evaluated %(leaf)s, but cutoff %(number)s happens before it at chance node "
+        "%(node)s: there its lower bound, %(bound)s, leaves it no value below β=%(beta)s, so "
+        "%(pruned)s are skipped.", "pruned",
     ),
     "node_value_max": _(
         "%(node)s is a MAX node: its value is the largest of its children's values "
@@ -143,8 +171,23 @@ MESSAGES: dict[str, Any] = {
         "%(node)s is a chance node: its value is the average of its children's values "
         "(%(children)s) weighted by their probabilities (%(probabilities)s), not %(given)s."
     ),
+    "node_value_chance_cut_upper": _(
+        "%(node)s stops at cutoff %(number)s, so it returns the bound that justified the "
+        "cutoff: its upper bound, the weighted values of the outcomes it searched "
+        "(%(children)s; probabilities %(probabilities)s) plus the probability of the others "
+        "times U=%(bound)s, not %(given)s."
+    ),
+    "node_value_chance_cut_lower": _(
+        "%(node)s stops at cutoff %(number)s, so it returns the bound that justified the "
+        "cutoff: its lower bound, the weighted values of the outcomes it searched "
+        "(%(children)s; probabilities %(probabilities)s) plus the probability of the others "
+        "times L=%(bound)s, not %(given)s."
+    ),
     "node_value_leaf": _("%(node)s is a leaf: its value is printed in the tree, not %(given)s."),
 }
+# A chance node of a search with value bounds (Star1) that searches every outcome: worded as
+# any chance node, but withheld like one that cuts (which one cuts is part of the key).
+MESSAGES["node_value_chance_bounded"] = MESSAGES["node_value_chance"]
 
 
 MISCONCEPTIONS = {
@@ -382,14 +425,39 @@ def first_wrong_step(
         return None
     trace = ReferenceTrace(context.engine_answer.get("trace"))
     pruning_parts = ("pruned_leaves", "evaluated_leaves", "cutoffs")
+    bounds = utility_bounds(context.problem)
     if part.name in pruning_parts and trace.events:
         pruned = student_pruned(part.name, answer[part.name], tree)
         cut_on_equality = bool(context.item.params.get("cut_on_equality", True))
-        return pruning_step(tree, trace, pruned, cut_on_equality)
+        return pruning_step(tree, trace, pruned, cut_on_equality, bounds)
     if part.type is PartType.NODE_VALUES:
         values = context.engine_answer.get("node_values") or {}
-        return node_value_step(tree, trace, values, answer[part.name], scored.facts["wrong"])
+        return node_value_step(tree, trace, values, answer[part.name], scored.facts["wrong"],
+                               bounds)
     return None
+
+
+def utility_bounds(problem: Mapping[str, Any]) -> tuple[Fraction, Fraction] | None:
+    """Return the problem's printed value bounds (L, U), if its chance nodes search with them."""
+    raw = (problem.get("params") or {}).get("utility_bounds")
+    if not isinstance(raw, list | tuple) or len(raw) != 2:
+        return None
+    low, high = (_number(bound) for bound in raw)
+    if not (isinstance(low, Fraction) and isinstance(high, Fraction)):
+        return None
+    return low, high
+
+
+def chance_cut_side(trace: ReferenceTrace, node: str, cutoff: Mapping[str, Any]) -> str:
+    """Return which bound stopped chance node ``node`` at ``cutoff``: "upper" or "lower".
+
+    The engine reports an upper bound at most alpha as the cutoff's beta (its alpha the
+    window's), a lower bound at least beta as its alpha; the window was open on entry, so
+    the cutoff's alpha is the entry's exactly when the upper bound cut.
+    """
+    index = trace.index_of("enter", node)
+    entry = trace.events[index] if index is not None else {}
+    return "upper" if _number(cutoff.get("alpha")) == _number(entry.get("alpha")) else "lower"
 
 
 class TreeIndex:
@@ -496,7 +564,11 @@ def student_pruned(part_name: str, value: Any, tree: TreeIndex) -> set[str]:
 
 
 def pruning_step(
-    tree: TreeIndex, trace: ReferenceTrace, pruned: set[str], cut_on_equality: bool
+    tree: TreeIndex,
+    trace: ReferenceTrace,
+    pruned: set[str],
+    cut_on_equality: bool,
+    bounds: tuple[Fraction, Fraction] | None = None,
 ) -> Step | None:
     """Return the first leaf (in tree order) the student prunes or evaluates wrongly, explained.
 
@@ -507,7 +579,7 @@ def pruning_step(
     evaluated = {e.get("node") for e in trace.events if e.get("event") == "leaf"}
     for leaf in tree.leaves():
         if leaf in pruned and leaf in evaluated:
-            return too_early_step(tree, trace, leaf, pruned, cut_on_equality)
+            return too_early_step(tree, trace, leaf, pruned, cut_on_equality, bounds)
         if leaf not in pruned and leaf not in evaluated:
             step = missed_cutoff_step(tree, trace, leaf)
             if step is not None:
@@ -516,9 +588,18 @@ def pruning_step(
 
 
 def too_early_step(
-    tree: TreeIndex, trace: ReferenceTrace, leaf: str, pruned: set[str], cut_on_equality: bool
+    tree: TreeIndex,
+    trace: ReferenceTrace,
+    leaf: str,
+    pruned: set[str],
+    cut_on_equality: bool,
+    bounds: tuple[Fraction, Fraction] | None = None,
 ) -> Step:
-    """Explain why the search does not stop before ``leaf`` where the student stopped."""
+    """Explain why the search does not stop before ``leaf`` where the student stopped.
+
+    A MAX or MIN node is explained by its best child so far against the window; a chance
+    node (searched with the value ``bounds``) by the range its searched outcomes leave it.
+    """
     skipped = leaf
     # The student stopped at the highest ancestor whose whole subtree they pruned.
     for ancestor in tree.ancestors(leaf):
@@ -532,17 +613,40 @@ def too_early_step(
     if not seen:
         return Step(message("pruned_first_child", pruned=skipped, node=node), trace.step(index))
     enter = trace.events[index] if index is not None else {}
+    window = {"pruned": skipped, "node": node, "alpha": format_number(enter.get("alpha")),
+              "beta": format_number(enter.get("beta"))}
+    if tree.nodes[node].get("type") == "chance" and bounds is not None:
+        lower, upper = chance_range(tree, node, seen, bounds)
+        code = "pruned_too_early_chance" if cut_on_equality else "pruned_too_early_chance_strict"
+        children = [f"{name}={format_number(value)}" for name, value in seen]
+        return Step(message(code, **window, children=children, lower=format_number(lower),
+                            upper=format_number(upper)), trace.step(index))
     maximising = tree.nodes[node].get("type") == "max"
     values = [(name, _number(value)) for name, value in seen]
     child, value = (max if maximising else min)(values, key=lambda pair: pair[1])
     code = "pruned_too_early_max" if maximising else "pruned_too_early_min"
     if not cut_on_equality:
         code += "_strict"
-    return Step(
-        message(code, pruned=skipped, node=node, alpha=format_number(enter.get("alpha")),
-                beta=format_number(enter.get("beta")), child=child, value=format_number(value)),
-        trace.step(index),
-    )
+    return Step(message(code, **window, child=child, value=format_number(value)),
+                trace.step(index))
+
+
+def chance_range(
+    tree: TreeIndex, node: str, seen: Sequence[tuple[Any, Any]], bounds: tuple[Fraction, Fraction]
+) -> tuple[Fraction, Fraction]:
+    """Return the (lower, upper) bound of chance node ``node`` after its ``seen`` outcomes.
+
+    As the engine's Star1 search: the searched outcomes' weighted values plus the others'
+    probability times L (lower) or U (upper).
+    """
+    probability = dict(zip(tree.children(node),
+                           (Fraction(p) for p in tree.nodes[node].get("probabilities", [])),
+                           strict=False))
+    weighted = sum((probability[name] * Fraction(_number(value)) for name, value in seen),
+                   Fraction(0))
+    rest = 1 - sum((probability[name] for name, _ in seen), Fraction(0))
+    low, high = bounds
+    return weighted + rest * low, weighted + rest * high
 
 
 def missed_cutoff_step(tree: TreeIndex, trace: ReferenceTrace, leaf: str) -> Step | None:
@@ -550,14 +654,28 @@ def missed_cutoff_step(tree: TreeIndex, trace: ReferenceTrace, leaf: str) -> Ste
     ancestors = {leaf, *tree.ancestors(leaf)}
     for index, event in trace.cutoffs():
         skipped = [str(name) for name in event.get("pruned") or []]
-        if ancestors & set(skipped):
-            return Step(
-                message("missed_cutoff", leaf=leaf, number=event.get("number"),
-                        node=event.get("node"), alpha=format_number(event.get("alpha")),
-                        beta=format_number(event.get("beta")), pruned=skipped),
-                trace.step(index),
-            )
+        if not ancestors & set(skipped):
+            continue
+        node = str(event.get("node"))
+        params = {"leaf": leaf, "number": event.get("number"), "node": node,
+                  "alpha": format_number(event.get("alpha")),
+                  "beta": format_number(event.get("beta")), "pruned": skipped}
+        if tree.nodes.get(node, {}).get("type") != "chance":
+            return Step(message("missed_cutoff", **params), trace.step(index))
+        # The engine reports the bound that cut as the cutoff's beta (upper) or alpha (lower).
+        side = chance_cut_side(trace, node, event)
+        bound = params["beta"] if side == "upper" else params["alpha"]
+        if side == "lower":
+            params["beta"] = format_number(_entry_bound(trace, node, "beta"))
+        return Step(message(f"missed_cutoff_chance_{side}", **params, bound=bound),
+                    trace.step(index))
     return None
+
+
+def _entry_bound(trace: ReferenceTrace, node: str, which: str) -> Any:
+    """Return ``which`` ("alpha" or "beta") of the window ``node`` was entered with."""
+    index = trace.index_of("enter", node)
+    return trace.events[index].get(which) if index is not None else None
 
 
 def node_value_step(
@@ -566,8 +684,13 @@ def node_value_step(
     reference: Mapping[str, Any],
     given: Mapping[str, Any],
     wrong: Iterable[str],
+    bounds: tuple[Fraction, Fraction] | None = None,
 ) -> Step | None:
-    """Explain the first wrong node value, in evaluation order, by its node's rule."""
+    """Explain the first wrong node value, in evaluation order, by its node's rule.
+
+    A chance node of a search with value ``bounds`` that stops early returns the bound
+    that justified its cutoff.
+    """
     wrong = set(wrong)
     exits = [e.get("node") for e in trace.events if e.get("event") == "exit"]
     postorder = exits or list(reversed(tree.order))
@@ -583,10 +706,18 @@ def node_value_step(
         for name in tree.children(node) if name in reference
     ]
     params = {"node": node, "children": children, "given": format_number(given[node])}
+    code = f"node_value_{kind}"
     if kind == "chance":
         params["probabilities"] = [str(p) for p in tree.nodes[node].get("probabilities", [])]
-    return Step(message(f"node_value_{kind}", **params),
-                trace.step(trace.index_of("exit", node)))
+    if kind == "chance" and bounds is not None:
+        code = "node_value_chance_bounded"
+        cut = trace.index_of("cutoff", node)
+        if cut is not None:
+            side = chance_cut_side(trace, node, trace.events[cut])
+            code = f"node_value_chance_cut_{side}"
+            params["number"] = trace.events[cut].get("number")
+            params["bound"] = format_number(bounds[1] if side == "upper" else bounds[0])
+    return Step(message(code, **params), trace.step(trace.index_of("exit", node)))
 
 
 def _number(value: Any) -> Fraction | float:

@@ -75,12 +75,20 @@ WITHHELD_PARAMS: Mapping[str, tuple[str, tuple[str, ...]]] = {
     "pruned_too_early_max": ("pruned_too_early", ("pruned",)),
     "pruned_too_early_min_strict": ("pruned_too_early", ("pruned",)),
     "pruned_too_early_max_strict": ("pruned_too_early", ("pruned",)),
+    "pruned_too_early_chance": ("pruned_too_early", ("pruned",)),
+    "pruned_too_early_chance_strict": ("pruned_too_early", ("pruned",)),
     # The leaf is one the student left out of the pruned ones: naming it would hand over the
     # key's list one leaf per attempt.
     "missed_cutoff": ("missed_cutoff", ()),
+    "missed_cutoff_chance_upper": ("missed_cutoff", ()),
+    "missed_cutoff_chance_lower": ("missed_cutoff", ()),
     "node_value_max": ("node_value_max", ("node", "given")),
     "node_value_min": ("node_value_min", ("node", "given")),
     "node_value_chance": ("node_value_chance", ("node", "given", "probabilities")),
+    # Whether a bounded chance node cuts is part of the key: one withheld text for all.
+    "node_value_chance_bounded": ("node_value_chance_bounded", ("node", "given")),
+    "node_value_chance_cut_upper": ("node_value_chance_bounded", ("node", "given")),
+    "node_value_chance_cut_lower": ("node_value_chance_bounded", ("node", "given")),
     "evaluated_differs": ("evaluated_differs", ("n", "yours")),
     "evaluated_too_many": ("evaluated_differs", ("n", "yours")),
     "evaluated_too_few": ("evaluated_too_few", ("count",)),
@@ -116,6 +124,11 @@ WITHHELD_MESSAGES: Mapping[str, Any] = {
     "node_value_chance_withheld": _(
         "%(node)s is a chance node: its value is the average of its children's values "
         "weighted by their probabilities (%(probabilities)s), not %(given)s."
+    ),
+    "node_value_chance_bounded_withheld": _(
+        "%(node)s is a chance node: it returns the average of its children's values weighted "
+        "by their probabilities when it searches every outcome, and the bound that justified "
+        "its cutoff when it stops early; not %(given)s."
     ),
     "evaluated_differs_withheld": _(
         "Your %(nth)s evaluated state, %(yours)s, is not the one the reference evaluates "
