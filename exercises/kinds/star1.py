@@ -195,11 +195,14 @@ class Star1Kind(Kind):
         """Require ``min_cuts`` cutoffs, and mistakes that each give their own answer.
 
         When two named misconceptions answer alike, grading cannot tell which one a student
-        holds (it names none), so such trees are redrawn.
+        holds (it names none), so such trees are redrawn; an instructor's tree with its own
+        values cannot be redrawn and no param loosens that rule, so it is taken as written.
         """
         issues = []
         if len(answer["cutoffs"]) < params["min_cuts"]:
             issues.append(f"{len(answer['cutoffs'])} cutoffs, fewer than min_cuts")
+        if is_fixed(params):
+            return issues
         key = self.project(problem, answer)
         wrong = [
             projected for projected in (

@@ -92,6 +92,15 @@ def test_a_fixed_tree_may_tie_and_the_prompt_states_the_tie_rule() -> None:
     assert "leftmost best child" in get_kind("minimax").render_prompt(item.prompt["args"])
 
 
+def test_a_fixed_star1_tree_whose_misconceptions_agree_is_posed_as_written() -> None:
+    # Ignoring the bounds and taking them from the wrong ends answer alike here: a random
+    # tree is redrawn for that, but no param could loosen it for the instructor's own.
+    params = get_kind("star1").clean_params({
+        "tree": "MAX(CHANCE(4, 4), CHANCE(10, 10), CHANCE(3, 3))", "min_cuts": 0})
+    item = generate_item("star1", params, "s")
+    assert item.answer_key["value"] == 10 and item.trace["misconceptions"]
+
+
 def test_a_min_rooted_tree_is_announced_as_min() -> None:
     params = get_kind("alphabeta").clean_params({"tree": "MIN(MAX(3, 5), MAX(2, 9))",
                                                  "min_cuts": 0})
