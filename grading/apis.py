@@ -14,6 +14,7 @@ from drf_spectacular.utils import (
     OpenApiExample,
     OpenApiParameter,
     OpenApiResponse,
+    PolymorphicProxySerializer,
     extend_schema,
     extend_schema_field,
 )
@@ -29,7 +30,7 @@ from config.api import ApiError, represented, whole_number
 from exercises.kinds import get_kind
 from exercises.models import ProblemSet, VariantItem
 from grading import services, webhooks
-from grading.code.apis import code_submission_output
+from grading.code.apis import CodeSubmissionOutputSerializer, code_submission_output
 from grading.feedback import render_results
 from grading.feedback_policy import FEEDBACK_POLICY_SERVED_HELP, served_results
 from grading.models import Regrade, RegradeRequest, ScoreChange, Submission, Webhook
@@ -189,6 +190,16 @@ class SubmissionOutputSerializer(serializers.Serializer):
         return self.context["results"]
 
 
+def any_submission(*, many: bool = False) -> PolymorphicProxySerializer:
+    """Return the documented shape of an endpoint that shows typed and code submissions:
+    one or the other (a code submission has ``kind`` and per-test ``tests``)."""
+    return PolymorphicProxySerializer(
+        component_name="AnySubmission",
+        serializers=[SubmissionOutputSerializer, CodeSubmissionOutputSerializer],
+        resource_type_field_name=None, many=many,
+    )
+
+
 def submission_output(submission: Submission, viewer: User, just_created: bool = False
                       ) -> dict[str, Any]:
     """Return a submission as ``viewer`` may see it: feedback rendered under the set's
@@ -292,7 +303,7 @@ class SubmissionListCreateApi(APIView):
             "redacted by the set's feedback policy, keys only once answers are visible. Only "
             "the student whose assignment it is may list it; anyone else gets 404."
         ),
-        responses={200: SubmissionOutputSerializer(many=True),
+        responses={200: any_submission(many=True),
                    404: OpenApiResponse(description="not your assignment, or no such item")},
         examples=[OpenApiExample("one attempt", value=[SUBMISSION_EXAMPLE], response_only=True)],
     )
@@ -464,7 +475,7 @@ class SubmissionDetailApi(APIView):
             "without waiting, when this server already holds its most waiting requests)."
         ),
         parameters=[InputSerializer, retry_after_header(200)],
-        responses={200: SubmissionOutputSerializer,
+        responses={200: any_submission(),
                    400: OpenApiResponse(description="`wait` is not a number of seconds 0–20"),
                    404: OpenApiResponse(description="not found")},
         examples=[OpenApiExample("graded", value=SUBMISSION_EXAMPLE, response_only=True)],

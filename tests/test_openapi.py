@@ -159,3 +159,17 @@ def test_code_checks_are_in_the_schema(schema: dict[str, Any]) -> None:
     properties = schema["components"]["schemas"]["CodeCheck"]["properties"]
     assert {"stdout", "stderr", "tests", "wall_seconds"} <= set(properties)
     assert "200" in detail["responses"]
+
+
+def test_endpoints_showing_code_submissions_document_both_shapes(schema: dict[str, Any]) -> None:
+    # GET /submissions/{id}/ and an item's attempts also answer code submissions (per-test
+    # reports, not per-part results): their schema says either shape.
+    shapes = schema["components"]["schemas"]["AnySubmission"]["oneOf"]
+    assert {shape["$ref"].rsplit("/", 1)[1] for shape in shapes} == {
+        "SubmissionOutput", "CodeSubmissionOutput"}
+    paths = schema["paths"]
+    detail = paths["/api/v1/submissions/{submission_id}/"]["get"]["responses"]["200"]
+    assert detail["content"]["application/json"]["schema"]["$ref"].endswith("/AnySubmission")
+    attempts = paths["/api/v1/assignments/{variant_id}/items/{position}/submissions/"]["get"]
+    listed = attempts["responses"]["200"]["content"]["application/json"]["schema"]
+    assert listed["items"]["$ref"].endswith("/AnySubmission")
