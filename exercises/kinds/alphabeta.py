@@ -82,8 +82,8 @@ def render_conventions(problem_params: dict[str, Any]) -> str:
                "equality.")
     )
     text += " " + (
-        _("The root narrows its window after each child like every other node (MAX raises "
-          "alpha, MIN lowers beta).")
+        _("The root starts with the window (-inf, inf) and narrows it after each child like "
+          "every other node (MAX raises alpha, MIN lowers beta).")
         if problem_params["root_raises_alpha"]
         else _("The root does not narrow its window between its children: each root child is "
                "searched with the full window (-inf, inf).")

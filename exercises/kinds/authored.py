@@ -170,16 +170,6 @@ def leaf_count(tree: dict[str, Any]) -> int:
     return count
 
 
-def tree_height(tree: dict[str, Any]) -> int:
-    """Return the plies from the root of ``tree`` to its deepest leaf."""
-    stack, height = [(tree, 0)], 0
-    while stack:
-        node, depth = stack.pop()
-        height = max(height, depth)
-        stack.extend((child, depth + 1) for child in node.get("children", []))
-    return height
-
-
 def problem_tree(
     params: dict[str, Any],
     draw: Callable[[], dict[str, Any]],

@@ -16,7 +16,7 @@ from django.utils.translation import gettext_lazy, gettext_noop, ngettext
 
 from engine.games.dice import two_dice_rolls
 from exercises.kinds import register
-from exercises.kinds.authored import TreeRules, is_authored, tree_height
+from exercises.kinds.authored import TreeRules, is_authored
 from exercises.kinds.base import AnswerPart, Kind, PartType
 from exercises.kinds.engine_bridge import solve_problem
 from exercises.kinds.minimax import decision_key, tie_issues
@@ -93,6 +93,9 @@ class ChanceKind(Kind):
         if params["min_value"] >= params["max_value"]:
             raise ParamError("max_value", "must be greater than min_value")
         if is_authored(params):
+            if params["contrast_minimax"] and not root_decides(params):
+                raise ParamError("contrast_minimax", "the tree's root is a chance node: there "
+                                 "is no decision at the root to contrast")
             return
         if params["min_branching"] > params["max_branching"]:
             raise ParamError("max_branching", "must be at least min_branching")
@@ -106,11 +109,14 @@ class ChanceKind(Kind):
         return [self.layer_cycle[d % len(self.layer_cycle)] for d in range(depth)]
 
     def open_parts(self, params: dict[str, Any]) -> list[AnswerPart]:
-        """Return the root value, decision, chance node values and the minimax move if asked."""
-        parts = [
-            AnswerPart("value", PartType.NUMBER, gettext_lazy("value of the root")),
-            AnswerPart("move", PartType.NAME, gettext_lazy("decision at the root (child name)")),
-        ]
+        """Return the root value, decision, chance node values and the minimax move if asked.
+
+        An instructor's tree rooted at a chance node has no decision at the root to ask.
+        """
+        parts = [AnswerPart("value", PartType.NUMBER, gettext_lazy("value of the root"))]
+        if root_decides(params):
+            parts.append(AnswerPart("move", PartType.NAME,
+                                    gettext_lazy("decision at the root (child name)")))
         if params["ask_nodes"]:
             parts.append(AnswerPart(
                 "node_values", PartType.NODE_VALUES, gettext_lazy("values of the named nodes")
@@ -189,10 +195,9 @@ class ChanceKind(Kind):
         Each decision is keyed with every root child as good as the engine's move.
         """
         children = [child["name"] for child in problem["tree"]["children"]]
-        key: dict[str, Any] = {
-            "value": answer["value"],
-            "move": decision_key(answer["move"], answer.get("node_values"), children),
-        }
+        key: dict[str, Any] = {"value": answer["value"]}
+        if problem["tree"]["type"] != "chance":
+            key["move"] = decision_key(answer["move"], answer.get("node_values"), children)
         if problem["ask"]["node_values"]:
             key["node_values"] = {
                 name: answer["node_values"].get(name) for name in problem["ask"]["node_values"]
@@ -223,29 +228,31 @@ class ChanceKind(Kind):
         return issues
 
     def prompt_args(self, problem: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
-        """Return the chance mode, the asked nodes and whether the contrast is asked.
+        """Return the chance mode, the asked nodes, whether the contrast is asked and the
+        tree's depth, or for an instructor's tree the type of its root instead.
 
-        An instructor's tree prints its probabilities on its branches, and its depth is
-        told as a random tree's would be: 2 when it has no MIN level.
+        An instructor's tree prints its probabilities on its branches, and its levels follow
+        no fixed order: the prompt names its root and leaves the rest to the node marks.
         """
-        if not is_authored(params):
-            chance, depth = params["chance"], params["depth"]
-        else:
-            has_min = any(node.get("type") == "min" for node in walk(problem["tree"]))
-            chance, depth = "biased", max(2, tree_height(problem["tree"])) if has_min else 2
-        return {
-            "chance": chance,
+        args = {
+            "chance": "biased" if is_authored(params) else params["chance"],
             "nodes": problem["ask"]["node_values"],
             "contrast": params["contrast_minimax"],
-            "depth": depth,
         }
+        if is_authored(params):
+            return {**args, "root": problem["tree"]["type"]}
+        return {**args, "depth": params["depth"]}
 
     def render_prompt(self, args: dict[str, Any]) -> str:
         """Return the prompt in the active language."""
-        # Variants stored before the depth was kept in the prompt's args: dice trees are
-        # always depth 2, other trees were drawn at the kind's default depth.
-        depth = args.get("depth", 2 if args["chance"] == "dice" else self.default_depth)
-        text = self.intro(depth)
+        if "root" in args:
+            text = self.authored_intro(args["root"])
+        else:
+            # Variants stored before the depth was kept in the prompt's args: dice trees are
+            # always depth 2, other trees were drawn at the kind's default depth.
+            text = self.intro(
+                args.get("depth", 2 if args["chance"] == "dice" else self.default_depth)
+            )
         text += " " + {
             "fair_coin": _("Each chance node tosses a fair coin."),
             "biased": _("Each chance node's probabilities are written on its branches."),
@@ -255,11 +262,17 @@ class ChanceKind(Kind):
                 "as 2-5 has probability 1/18."
             ),
         }[args["chance"]]
-        text += " " + _(
-            "Give the value of the root and the decision. Give every value exactly: fractions "
-            "such as 19/3 are allowed, rounded decimals such as 6.33 are not."
-        )
-        text += " " + _("If several moves are equally good, any of them is accepted.")
+        if args.get("root") == "chance":
+            text += " " + _(
+                "Give the value of the root. Give every value exactly: fractions such as 19/3 "
+                "are allowed, rounded decimals such as 6.33 are not."
+            )
+        else:
+            text += " " + _(
+                "Give the value of the root and the decision. Give every value exactly: "
+                "fractions such as 19/3 are allowed, rounded decimals such as 6.33 are not."
+            )
+            text += " " + _("If several moves are equally good, any of them is accepted.")
         if args["nodes"]:
             text += " " + ngettext(
                 "Give also the value of node %(nodes)s.",
@@ -274,8 +287,20 @@ class ChanceKind(Kind):
         return text
 
     def intro(self, depth: int) -> str:
-        """Return the sentence saying who moves where in a tree ``depth`` plies deep."""
+        """Return the sentence saying who moves where in a random tree ``depth`` plies deep."""
         raise NotImplementedError
+
+    def authored_intro(self, root: str) -> str:
+        """Return the sentence saying who moves where in an instructor's tree rooted at a
+        ``root`` ("max", "min" or "chance") node."""
+        raise NotImplementedError
+
+
+def root_decides(params: dict[str, Any]) -> bool:
+    """Return whether a player chooses at the root: always in a random tree, in an
+    instructor's tree unless its root is a chance node."""
+    tree = params.get("tree")
+    return not (isinstance(tree, dict) and tree.get("type") == "chance")
 
 
 def _chance_as_min(tree: dict[str, Any]) -> dict[str, Any]:
@@ -310,6 +335,17 @@ class ExpectiminimaxKind(ChanceKind):
             "below them."
         )
 
+    def authored_intro(self, root: str) -> str:
+        """Return the sentence naming the root's mover, the other nodes marked as drawn."""
+        return {
+            "max": _("In this tree MAX moves at the root; below it, each inner node is marked "
+                     "with who moves there: MAX, MIN or chance."),
+            "min": _("In this tree MIN moves at the root; below it, each inner node is marked "
+                     "with who moves there: MAX, MIN or chance."),
+            "chance": _("In this tree the root is a chance node; below it, each inner node is "
+                        "marked with who moves there: MAX, MIN or chance."),
+        }[root]
+
 
 class ExpectimaxKind(ChanceKind):
     """Ask about MAX against chance only: a one-player game with luck."""
@@ -323,6 +359,10 @@ class ExpectimaxKind(ChanceKind):
     def intro(self, depth: int) -> str:
         """Return the sentence saying who moves where."""
         return _("In this tree MAX plays against chance: there is no opponent.")
+
+    def authored_intro(self, root: str) -> str:
+        """Return the sentence saying who moves where: MAX and chance, whichever is the root."""
+        return self.intro(self.default_depth)
 
 
 register(ExpectiminimaxKind(default_depth=3))

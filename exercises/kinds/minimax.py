@@ -19,6 +19,7 @@ from exercises.kinds.trees import (
     check_tree_params,
     draw_tree,
     inner_names,
+    moves_in_turn,
     other_node_values,
     pick_names,
 )
@@ -130,17 +131,35 @@ class MinimaxKind(Kind):
         return tie_issues(answer, [child["name"] for child in problem["tree"]["children"]])
 
     def prompt_args(self, problem: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
-        """Return who moves at the root (the tree's, an instructor's may differ from the
-        param) and the asked nodes."""
-        return {"root_player": problem["tree"]["type"], "nodes": problem["ask"]["node_values"]}
+        """Return who moves at the root (the tree's: an instructor's may differ from the
+        param), the asked nodes, and ``players_alternate: False`` for a tree whose players
+        do not alternate (only an instructor's can be so)."""
+        tree = problem["tree"]
+        alternate = moves_in_turn(tree, alternating_layers(tree["type"], 2),
+                                  lambda node: node["type"])
+        return {
+            "root_player": tree["type"],
+            "nodes": problem["ask"]["node_values"],
+            **({} if alternate else {"players_alternate": False}),
+        }
 
     def render_prompt(self, args: dict[str, Any]) -> str:
         """Return the prompt in the active language."""
-        text = (
-            _("MAX moves at the root of this game tree and the players alternate.")
-            if args["root_player"] == "max"
-            else _("MIN moves at the root of this game tree and the players alternate.")
-        )
+        # Alternating trees store no flag, so random trees' args stay as they were stored.
+        if args.get("players_alternate", True):
+            text = (
+                _("MAX moves at the root of this game tree and the players alternate.")
+                if args["root_player"] == "max"
+                else _("MIN moves at the root of this game tree and the players alternate.")
+            )
+        else:
+            text = (
+                _("MAX moves at the root of this game tree, but the players do not always "
+                  "alternate: each inner node is marked MAX or MIN by who moves there.")
+                if args["root_player"] == "max"
+                else _("MIN moves at the root of this game tree, but the players do not always "
+                       "alternate: each inner node is marked MAX or MIN by who moves there.")
+            )
         text += " " + _(
             "Compute the minimax value of the root and the decision (the leftmost best child)."
         )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 import string
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from django.utils.translation import gettext_noop
@@ -114,6 +114,25 @@ def alternating_layers(root_type: str, depth: int) -> list[str]:
     while len(layers) < depth:
         layers.append(other[layers[-1]])
     return layers
+
+
+def moves_in_turn(
+    tree: dict[str, Any], turns: Sequence[str], mover: Callable[[dict[str, Any]], str]
+) -> bool:
+    """Return whether every inner node ``d`` plies below the root is ``turns[d % len(turns)]``'s.
+
+    ``mover`` reads who moves at an inner node. Random trees are drawn this way; an
+    instructor's tree has whichever mover its author gave each node.
+    """
+    stack = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if "children" not in node:
+            continue
+        if mover(node) != turns[depth % len(turns)]:
+            return False
+        stack.extend((child, depth + 1) for child in node["children"])
+    return True
 
 
 TREE_PARAMS = (

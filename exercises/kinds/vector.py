@@ -18,6 +18,7 @@ from exercises.kinds.trees import (
     child_name,
     draw_values,
     leaves,
+    moves_in_turn,
     other_node_values,
     walk,
 )
@@ -173,25 +174,39 @@ class VectorKind(Kind):
         return []
 
     def prompt_args(self, problem: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
-        """Return the players and the tie rule."""
-        return {"players": problem["params"]["players"], "tie_break": params["tie_break"]}
+        """Return the players, the tie rule, and ``in_turn: False`` for a tree whose players
+        do not move in their listed order from the root (only an instructor's can be so)."""
+        players = problem["params"]["players"]
+        in_turn = moves_in_turn(problem["tree"], players, lambda node: node["player"])
+        return {"players": players, "tie_break": params["tie_break"],
+                **({} if in_turn else {"in_turn": False})}
 
     def render_prompt(self, args: dict[str, Any]) -> str:
         """Return the prompt in the active language."""
-        text = _(
-            "Players %(players)s move in turn; each leaf lists the payoffs in that order, and "
-            "every player maximises their own payoff."
-        ) % {"players": ", ".join(args["players"])}
+        # Trees played in turn store no flag, so random trees' args stay as they were stored.
+        if args.get("in_turn", True):
+            text = _(
+                "Players %(players)s move in turn; each leaf lists the payoffs in that order, "
+                "and every player maximises their own payoff."
+            ) % {"players": ", ".join(args["players"])}
+        else:
+            text = _(
+                "Each inner node is marked with the player who moves there, not always in the "
+                "order %(players)s; each leaf lists the payoffs in that order, and every player "
+                "maximises their own payoff."
+            ) % {"players": ", ".join(args["players"])}
         rule = args["tie_break"]
         if rule == "first":
             text += " " + _("A mover facing a tie picks the leftmost of the tied children.")
         elif rule["prefer"] == "min":
             text += " " + _(
-                "A mover facing a tie picks the tied child that is worst for player %(player)s."
+                "A mover facing a tie picks the tied child that is worst for player "
+                "%(player)s; if several are equally bad for %(player)s, the leftmost of them."
             ) % {"player": rule["player"]}
         else:
             text += " " + _(
-                "A mover facing a tie picks the tied child that is best for player %(player)s."
+                "A mover facing a tie picks the tied child that is best for player "
+                "%(player)s; if several are equally good for %(player)s, the leftmost of them."
             ) % {"player": rule["player"]}
         text += " " + _("Give the payoff vector backed up to the root and the root's decision.")
         return text

@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 import pytest
+from django.utils import translation
 
 from exercises.generation import generate_item
 from exercises.kinds import get_kind
@@ -15,6 +16,7 @@ from exercises.kinds.trees import leaves, walk
 from exercises.tree_library import LIBRARY, library_trees
 from exercises.tree_text import parse_tree_text
 from tests.conftest import REPO
+from tests.exercises.test_prompts import LANGS, sentences
 
 SEEDS = [f"student-{n}" for n in range(25)]
 TREE_KINDS = ("minimax", "alphabeta", "move_ordering", "expectimax", "expectiminimax", "vector",
@@ -101,11 +103,90 @@ def test_a_fixed_star1_tree_whose_misconceptions_agree_is_posed_as_written() -> 
     assert item.answer_key["value"] == 10 and item.trace["misconceptions"]
 
 
+@pytest.mark.parametrize("kind_name", ["expectiminimax", "expectimax"])
+def test_a_chance_rooted_tree_asks_no_decision_and_its_key_earns_full_marks(
+    kind_name: str,
+) -> None:
+    # No one chooses at a chance root: a decision part would have no key (the engine's move
+    # is null) and no answer could earn its points.
+    from grading.grader import grade_answer
+    from tests.grading.test_grader import context_for
+
+    kind = get_kind(kind_name)
+    tree = "CHANCE(MAX(1, 5), MAX(3, 4))"
+    params = kind.clean_params({"tree": tree, "ask_nodes": 0})
+    assert [part.name for part in kind.answer_parts(params)] == ["value"]
+    item = generate_item(kind_name, params, "s")
+    assert item.answer_key == {"value": "9/2"}
+    prompt = kind.render_prompt(item.prompt["args"])
+    assert "decision" not in prompt and "equally good" not in prompt
+    context = context_for(kind_name, item.problem, tree=tree, ask_nodes=0)
+    result = grade_answer(context, {"value": "9/2"})
+    assert result.raw_score == result.max_score
+    with pytest.raises(ParamError) as refused:
+        kind.clean_params({"tree": tree, "contrast_minimax": True})
+    assert refused.value.field == "contrast_minimax"
+
+
 def test_a_min_rooted_tree_is_announced_as_min() -> None:
     params = get_kind("alphabeta").clean_params({"tree": "MIN(MAX(3, 5), MAX(2, 9))",
                                                  "min_cuts": 0})
     item = generate_item("alphabeta", params, "s")
     assert "MIN moves at the root" in get_kind("alphabeta").render_prompt(item.prompt["args"])
+
+
+def authored_prompts(kind_name: str, tree: str, **params: Any) -> dict[str, str]:
+    """Return the prompt posing ``tree`` under ``kind_name`` in each language, all translated."""
+    kind = get_kind(kind_name)
+    item = generate_item(kind_name, kind.clean_params({"tree": tree, **params}), "s")
+    texts = {}
+    for lang in LANGS:
+        with translation.override(lang):
+            texts[lang] = kind.render_prompt(item.prompt["args"])
+    english = sentences(texts["en"])
+    assert not any(english & sentences(texts[lang]) for lang in LANGS if lang != "en")
+    return texts
+
+
+@pytest.mark.parametrize(("tree", "root"), [
+    ("MAX(CHANCE(MIN(3, 4), MIN(1, 9)), CHANCE([1/4] MIN(2, 8), [3/4] 5))",
+     "MAX moves at the root"),
+    ("MIN(CHANCE(3, 4), CHANCE(1, 9))", "MIN moves at the root"),
+    ("CHANCE(MIN(3, 4), MAX(1, 9))", "the root is a chance node"),
+])
+def test_an_expectiminimax_tree_is_announced_by_its_own_root(tree: str, root: str) -> None:
+    text = authored_prompts("expectiminimax", tree)["en"]
+    assert root in text and "marked with who moves there" in text
+    # A random tree's layers (MAX, chance, MIN, chance) are not promised for the author's.
+    assert "each move" not in text and "never moves" not in text
+
+
+@pytest.mark.parametrize(("tree", "alternate"), [
+    ("MAX(A: MIN(3, 5), B: MIN(2, 9))", True),
+    ("MIN(MAX(MIN(1, 2), 3), 4)", True),
+    ("MAX(MAX(3, 5), MIN(2, 9))", False),
+    ("MIN(MAX(MAX(1, 2), 3), 4)", False),
+])
+def test_minimax_says_the_players_alternate_only_where_they_do(tree: str,
+                                                               alternate: bool) -> None:
+    texts = authored_prompts("minimax", tree, allow_ties=True, ask_nodes=0)
+    assert ("and the players alternate" in texts["en"]) is alternate
+    assert ("do not always alternate: each inner node is marked MAX or MIN" in texts["en"]
+            ) is not alternate
+    assert texts["en"].startswith(f"{parse_tree_text(tree)['type'].upper()} moves at the root")
+
+
+@pytest.mark.parametrize(("tree", "players", "in_turn"), [
+    ("A(B((1, 2, 3), (3, 2, 1)), B((0, 4, 0), (1, 1, 1)))", 3, True),
+    ("A(B(A((1, 2), (3, 4)), (5, 6)), B((0, 4), (1, 1)))", 2, True),
+    ("A(C((1, 2, 3), (3, 2, 1)), B((0, 4, 0), (1, 1, 1)))", 3, False),
+    ("B(A((1, 2), (3, 4)), A((0, 4), (2, 1)))", 2, False),
+])
+def test_vector_says_the_players_move_in_turn_only_where_they_do(tree: str, players: int,
+                                                                 in_turn: bool) -> None:
+    text = authored_prompts("vector", tree, players=players, allow_ties=True)["en"]
+    assert ("move in turn" in text) is in_turn
+    assert ("Each inner node is marked with the player who moves there" in text) is not in_turn
 
 
 def test_the_authored_root_is_never_an_asked_node() -> None:

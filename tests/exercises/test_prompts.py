@@ -14,6 +14,7 @@ from exercises.generation import generate_item, item_seed
 from exercises.kinds import get_kind
 from exercises.kinds.base import NUMBER_PARTS
 from exercises.kinds.params import ParamError
+from exercises.tree_text import parse_tree_text
 from tests.exercises.kind_cases import GOOD
 
 LANGS = ("en", "pt", "pt-br", "ca")
@@ -61,7 +62,8 @@ def test_every_number_part_says_whether_it_is_exact(kind_name: str) -> None:
 
 def test_alphabeta_states_the_root_window_the_last_child_cut_and_ties() -> None:
     texts = prompts("alphabeta")
-    assert "The root narrows its window after each child" in texts["en"]
+    narrowing = "The root starts with the window (-inf, inf) and narrows it after each child"
+    assert narrowing in texts["en"]
     assert "nothing is left to skip" in texts["en"]
     assert "any of them is accepted" in texts["en"]
     assert "qualquer uma delas é aceite" in texts["pt"]
@@ -71,6 +73,35 @@ def test_alphabeta_states_the_root_window_the_last_child_cut_and_ties() -> None:
                      root_raises_alpha=False)
     assert "only when alpha > beta" in strict["en"]
     assert "full window (-inf, inf)" in strict["en"]
+
+
+@pytest.mark.parametrize("kind_name", ["alphabeta", "move_ordering", "iterative_deepening",
+                                       "tictactoe_position"])
+def test_every_alphabeta_prompt_whose_root_narrows_states_its_initial_window(
+    kind_name: str,
+) -> None:
+    texts = prompts(kind_name)
+    assert "The root starts with the window (-inf, inf)" in texts["en"]
+    assert "A raiz começa com a janela (-inf, inf)" in texts["pt"]
+    assert "A raiz começa com a janela (-inf, inf) e a estreita" in texts["pt-br"]
+    assert "L'arrel comença amb la finestra (-inf, inf)" in texts["ca"]
+
+
+@pytest.mark.parametrize(("prefer", "equally", "leftmost"), [("min", "equally bad", "y"),
+                                                              ("max", "equally good", "x")])
+def test_vector_tie_rule_states_its_leftmost_fallback_and_the_key_follows_it(
+    prefer: str, equally: str, leftmost: str,
+) -> None:
+    texts = prompts("vector", players=2, tie_break={"player": "B", "prefer": prefer})
+    assert f"if several are {equally} for B, the leftmost of them." in texts["en"]
+    for lang in ("pt", "pt-br", "ca"):
+        assert not sentences(texts["en"]) & sentences(texts[lang]), lang
+    # A ties x, y, z, w at 5; B's payoffs leave x and w (max) or y and z (min) still tied.
+    kind = get_kind("vector")
+    problem = {"format": "gametree/1", "kind": "vector",
+               "tree": parse_tree_text("A(x: (5, 3), y: (5, 1), z: (5, 1), w: (5, 3))"),
+               "params": {"players": ["A", "B"], "tie_break": {"player": "B", "prefer": prefer}}}
+    assert kind.project(problem, kind.solve(problem))["move"] == leftmost
 
 
 def test_best_first_says_all_children_are_sorted_best_to_worst() -> None:
