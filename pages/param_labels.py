@@ -82,6 +82,7 @@ PARAM_LABELS = {
     "form": _("Exploration term"),
     "forms_disagree": _("The two UCB1 forms must disagree"),
     "players": _("Players"),
+    "player_names": _("Player names"),
     "tie_break": _("Tie rule"),
 }
 

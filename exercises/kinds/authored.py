@@ -36,19 +36,19 @@ NODE_FIELDS = ("name", "type", "player", "probabilities", "value", "children")
 class TreeRules:
     """Say which authored trees a kind takes: its inner node types and its leaves' values.
 
-    ``vector`` kinds' leaves are payoff lists, one per player of ``params["players"]``
-    (a count: the players are the first that many of ``player_names``).
+    ``vector`` kinds' leaves are payoff lists, one per player: ``players_of(params)``
+    names them, in turn order.
     """
 
     node_types: tuple[str, ...]
     vector: bool = False
-    player_names: tuple[str, ...] = ()
+    players_of: Callable[[dict[str, Any]], list[str]] | None = None
 
     def players(self, params: dict[str, Any]) -> list[str] | None:
         """Return the players of a vector game with ``params``, ``None`` for scalar kinds."""
-        if not self.vector:
+        if not self.vector or self.players_of is None:
             return None
-        return list(self.player_names[: params["players"]])
+        return self.players_of(params)
 
 
 def _clean_tree_value(name: str, value: Any) -> Any:

@@ -26,21 +26,51 @@ from exercises.kinds.trees import (
 PLAYER_NAMES = ("A", "B", "C", "D")
 
 
+MAX_PLAYER_NAME = 20
+"""The longest player name: names are printed in the prompt and on every node."""
+
+
 def clean_tie_break(name: str, value: Any) -> Any:
-    """Return a tie rule: "first", or {"player": "A".."D", "prefer": "min" | "max"}."""
+    """Return a tie rule: "first", or {"player": a player's name, "prefer": "min" | "max"}.
+
+    Whether the player is in the game is checked with the other params (``check_params``).
+    """
     if value == "first":
         return value
     if (
         isinstance(value, dict)
         and set(value) == {"player", "prefer"}
-        and value["player"] in PLAYER_NAMES
+        and isinstance(value["player"], str)
         and value["prefer"] in ("min", "max")
     ):
         return {"player": value["player"], "prefer": value["prefer"]}
     raise ParamError(
-        name, f'must be "first" or {{"player": one of A-D, "prefer": "min" or "max"}}, '
+        name, f'must be "first" or {{"player": a player\'s name, "prefer": "min" or "max"}}, '
         f"got {value!r}",
     )
+
+
+def clean_player_names(name: str, value: Any) -> Any:
+    """Return null, or 2-4 distinct player names (non-empty, at most 20 characters)."""
+    if value is None:
+        return None
+    if not isinstance(value, list) or not 2 <= len(value) <= 4:
+        raise ParamError(name, f"must be null or a list of 2 to 4 player names, got {value!r}")
+    names = []
+    for index, raw in enumerate(value):
+        if not isinstance(raw, str) or not raw.strip() or len(raw.strip()) > MAX_PLAYER_NAME:
+            raise ParamError(f"{name}[{index}]", f"must be a name of 1 to {MAX_PLAYER_NAME} "
+                             f"characters, got {raw!r}")
+        if raw.strip() in names:
+            raise ParamError(f"{name}[{index}]", f"{raw.strip()!r} is listed twice")
+        names.append(raw.strip())
+    return names
+
+
+def players_of(params: dict[str, Any]) -> list[str]:
+    """Return the game's players in turn order: ``player_names``, else the first
+    ``players`` of A, B, C, D."""
+    return list(params.get("player_names") or PLAYER_NAMES[: params["players"]])
 
 
 class VectorKind(Kind):
@@ -63,6 +93,19 @@ class VectorKind(Kind):
         IntParam("min_value", 0, gettext_noop("smallest payoff"), minimum=-9, maximum=99),
         IntParam("max_value", 9, gettext_noop("largest payoff"), minimum=-9, maximum=99),
         JsonParam(
+            "player_names", None,
+            gettext_noop(
+                "the players' names in turn order, e.g. as an instructor's tree names them "
+                "(null: A, B, C, D); as many as players"
+            ),
+            validator=clean_player_names,
+            json_schema={"oneOf": [
+                {"type": "null"},
+                {"type": "array", "minItems": 2, "maxItems": 4, "uniqueItems": True,
+                 "items": {"type": "string", "minLength": 1, "maxLength": MAX_PLAYER_NAME}},
+            ]},
+        ),
+        JsonParam(
             "tie_break", "first",
             gettext_noop(
                 'how a mover breaks ties: "first" (leftmost), or {"player": P, "prefer": '
@@ -72,7 +115,7 @@ class VectorKind(Kind):
             json_schema={"oneOf": [
                 {"type": "string", "enum": ["first"]},
                 {"type": "object", "properties": {
-                    "player": {"type": "string", "enum": list(PLAYER_NAMES)},
+                    "player": {"type": "string", "description": "one of the game's players"},
                     "prefer": {"type": "string", "enum": ["min", "max"]},
                 }, "required": ["player", "prefer"]},
             ]},
@@ -86,17 +129,23 @@ class VectorKind(Kind):
         ),
     )
     choice_part = "value"
-    tree_rules = TreeRules(("player",), vector=True, player_names=PLAYER_NAMES)
+    tree_rules = TreeRules(("player",), vector=True, players_of=players_of)
 
     def check_params(self, params: dict[str, Any]) -> None:
-        """Check ranges, and that the tie rule names a player of the game."""
+        """Check ranges, the player names against their count, and that the tie rule names
+        a player of the game."""
         if params["min_branching"] > params["max_branching"]:
             raise ParamError("max_branching", "must be at least min_branching")
         if params["min_value"] >= params["max_value"]:
             raise ParamError("max_value", "must be greater than min_value")
+        names = params.get("player_names")
+        if names is not None and len(names) != params["players"]:
+            raise ParamError("player_names", f"lists {len(names)} names, but players is "
+                             f"{params['players']}")
         rule = params["tie_break"]
-        if isinstance(rule, dict) and rule["player"] not in PLAYER_NAMES[: params["players"]]:
-            raise ParamError("tie_break", f"player {rule['player']} is not in this game")
+        if isinstance(rule, dict) and rule["player"] not in players_of(params):
+            raise ParamError("tie_break", f"player {rule['player']} is not in this game "
+                             f"({', '.join(players_of(params))})")
 
     def open_parts(self, params: dict[str, Any]) -> list[AnswerPart]:
         """Return the root vector and the decision."""
@@ -107,7 +156,7 @@ class VectorKind(Kind):
 
     def generate(self, rng: random.Random, params: dict[str, Any]) -> dict[str, Any]:
         """Draw a tree whose levels cycle through the players, with payoff vector leaves."""
-        players = list(PLAYER_NAMES[: params["players"]])
+        players = players_of(params)
 
         def build(name: str, depth: int) -> dict[str, Any]:
             if depth == params["depth"]:

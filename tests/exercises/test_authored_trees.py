@@ -128,6 +128,43 @@ def test_a_chance_rooted_tree_asks_no_decision_and_its_key_earns_full_marks(
     assert refused.value.field == "contrast_minimax"
 
 
+def test_a_vector_tree_may_name_its_players() -> None:
+    # The spec's trees name each mover from the problem's players: an instructor's tree
+    # with its own names poses them, in the order player_names gives.
+    kind = get_kind("vector")
+    tree = {"name": "R", "type": "player", "player": "Ann", "children": [
+        {"name": "X", "type": "player", "player": "Bo", "children": [
+            {"name": "X1", "value": [1, 5]}, {"name": "X2", "value": [4, 2]}]},
+        {"name": "Y", "type": "player", "player": "Bo", "children": [
+            {"name": "Y1", "value": [3, 3]}, {"name": "Y2", "value": [2, 3]}]}]}
+    params = kind.clean_params({"tree": tree, "players": 2, "player_names": ["Ann", "Bo"],
+                                "tie_break": {"player": "Ann", "prefer": "max"}})
+    item = generate_item("vector", params, "s")
+    assert item.problem["params"]["players"] == ["Ann", "Bo"]
+    # Bo ties at Y (3 = 3) and, preferring what is best for Ann, backs up (3, 3).
+    assert item.answer_key == {"value": [3, 3], "move": "Y"}
+    prompt = kind.render_prompt(item.prompt["args"])
+    assert "Players Ann, Bo move in turn" in prompt and "best for player Ann" in prompt
+    with pytest.raises(ParamError) as refused:
+        kind.clean_params({"players": 2, "player_names": ["Ann", "Bo", "Cy"]})
+    assert refused.value.field == "player_names"
+    random_named = generate_item("vector", kind.clean_params(
+        {"players": 2, "player_names": ["Ann", "Bo"]}), "s")
+    assert random_named.problem["tree"]["player"] == "Ann"
+    for raw, field in (
+        # The tree is checked first: its leaves then have a payoff too few.
+        ({"player_names": ["Ann", "Bo", "Cy"]}, "tree.children[0].children[0]"),
+        ({"player_names": ["Ann", "Ann"]}, "player_names[1]"),
+        ({"player_names": ["Ann", ""]}, "player_names[1]"),
+        ({"player_names": ["Ann", "Bo"], "tie_break": {"player": "A", "prefer": "min"}},
+         "tie_break"),
+        ({}, "tree"),  # named players, yet the game's are A and B
+    ):
+        with pytest.raises(ParamError) as refused:
+            kind.clean_params({"tree": tree, "players": 2, **raw})
+        assert refused.value.field.startswith(field), (raw, refused.value)
+
+
 def test_a_min_rooted_tree_is_announced_as_min() -> None:
     params = get_kind("alphabeta").clean_params({"tree": "MIN(MAX(3, 5), MAX(2, 9))",
                                                  "min_cuts": 0})
