@@ -40,10 +40,12 @@ class ApiClientTokenScheme(OpenApiAuthenticationExtension):
         return {self.name: []} if declared_scopes(auto_schema.view) else None
 
     def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
-        """Return the bearer security scheme."""
+        """Return the client token scheme: an ``Authorization`` header holding the API
+        outline's ``Token cutoff_<token>`` (OpenAPI's http schemes cannot name ``Token``)."""
         return {
-            "type": "http",
-            "scheme": "bearer",
-            "bearerFormat": "cutoff_<token>",
-            "description": "API client token with scopes (see /api/v1/api-clients/).",
+            "type": "apiKey",
+            "in": "header",
+            "name": "Authorization",
+            "description": "API client token with scopes (see /api/v1/api-clients/), sent "
+            "as `Token cutoff_<token>`; `Bearer cutoff_<token>` is accepted too.",
         }

@@ -10,9 +10,9 @@ students already in one of their courses). ``scripts/run``'s demo accounts do as
         --instructor-token <token> --student-token <token> --student-username sara
 
 People authenticate with ``Authorization: Token <key>``. An LMS can instead use an API
-client token (``Authorization: Bearer cutoff_...``, created at /api/v1/api-clients/create/)
-on the endpoints that accept its scopes. Errors always come back as
-``{"error": {"code", "message", "details"}}`` with a 4xx status.
+client token (``Authorization: Token cutoff_...``, created at /api/v1/api-clients/create/;
+``Bearer cutoff_...`` works too) on the endpoints that accept its scopes. Errors always come
+back as ``{"error": {"code", "message", "details"}}`` with a 4xx status.
 """
 
 from __future__ import annotations

@@ -766,9 +766,19 @@ class ProblemSetImportApi(APIView):
 
     @extend_schema(
         request=InputSerializer,
-        responses={201: ProblemSetOutputSerializer, 422: OpenApiResponse(
-            description="`unprocessable`: `details` names the path of the bad field, e.g. "
-            "`definition.items[1].params.depth` or `definition.policies.late_policy`")},
+        responses={
+            201: ProblemSetOutputSerializer,
+            400: OpenApiResponse(
+                description="`invalid`: an item's kind or params break the kind's rules, "
+                "as when creating a set (a broken tree included); `details` names the path, "
+                "e.g. `definition.items[0].kind`, `definition.items[1].params.depth` or "
+                "`definition.items[0].params.tree.children[1]`. Nothing is stored."),
+            422: OpenApiResponse(
+                description="`unprocessable`: the definition's shape is wrong; `details` "
+                "names the path of the bad field, e.g. `definition.format`, "
+                "`definition.items[1].points` or `definition.policies.late_policy`. "
+                "Nothing is stored."),
+        },
         tags=["problem sets"], summary="Import a problem set definition",
     )
     def post(self, request: AuthenticatedRequest) -> Response:
@@ -815,7 +825,10 @@ class ExtensionOutputSerializer(serializers.Serializer):
     """Show one student's extension on a problem set."""
 
     username = serializers.CharField(source="student.username")
-    due_at = serializers.DateTimeField(allow_null=True)
+    due_date = serializers.DateTimeField(source="due_at", allow_null=True,
+                                         help_text="null: the set's due date")
+    due_at = serializers.DateTimeField(allow_null=True,
+                                       help_text="the same as due_date (its earlier name)")
     extra_attempts = serializers.IntegerField()
     time_limit_minutes = serializers.IntegerField(allow_null=True)
     granted_by = serializers.CharField(source="granted_by.username", allow_null=True)
@@ -830,14 +843,30 @@ class ExtensionListCreateApi(APIView):
     @extend_schema_serializer(component_name="ExtensionGrant")
     class InputSerializer(serializers.Serializer):
         username = serializers.CharField(max_length=150)
-        due_at = serializers.DateTimeField(required=False, allow_null=True,
-                                           help_text="null: the set's due date")
+        due_date = serializers.DateTimeField(required=False, allow_null=True,
+                                             help_text="null: the set's due date")
+        due_at = serializers.DateTimeField(
+            required=False, allow_null=True,
+            help_text="accepted alias of due_date; when both are given they must be equal",
+        )
         extra_attempts = serializers.IntegerField(required=False, min_value=0,
                                                   max_value=MOST_ATTEMPTS)
         time_limit_minutes = serializers.IntegerField(
             required=False, allow_null=True, min_value=1, max_value=24 * 60,
             help_text="null: the set's time limit",
         )
+
+        def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+            """Return the rules with the due date under the model's name, ``due_at``;
+            refuse a ``due_at`` that contradicts ``due_date``."""
+            if "due_date" in attrs:
+                due_date = attrs.pop("due_date")
+                if attrs.get("due_at", due_date) != due_date:
+                    raise serializers.ValidationError(
+                        {"due_at": ["is an alias of due_date and must equal it when both "
+                                    "are given"]})
+                attrs["due_at"] = due_date
+            return attrs
 
     @extend_schema(responses={200: ExtensionOutputSerializer(many=True)},
                    tags=["problem sets"], summary="List a problem set's extensions")
@@ -850,11 +879,17 @@ class ExtensionListCreateApi(APIView):
 
     @extend_schema(
         request=InputSerializer,
-        responses={200: ExtensionOutputSerializer, 422: OpenApiResponse(
-            description="`unprocessable`: `username` is not a student of the course")},
+        responses={
+            200: ExtensionOutputSerializer,
+            400: OpenApiResponse(description="`invalid`: `details` names the field, e.g. "
+                                 "`extra_attempts` out of range, or `due_at` (the alias) "
+                                 "differing from `due_date`. Nothing is changed."),
+            422: OpenApiResponse(
+                description="`unprocessable`: `username` is not a student of the course"),
+        },
         tags=["problem sets"], summary="Grant a student an extension",
         examples=[OpenApiExample("two more days and one more attempt",
-                                 value={"username": "sara", "due_at": "2026-12-03T23:59:00Z",
+                                 value={"username": "sara", "due_date": "2026-12-03T23:59:00Z",
                                         "extra_attempts": 1}, request_only=True)],
     )
     def post(self, request: AuthenticatedRequest, problem_set_id: int) -> Response:

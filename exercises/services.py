@@ -648,8 +648,10 @@ def import_definition(
     """Create a draft problem set in ``course`` from a portable definition.
 
     ``definition`` is already checked for shape (:class:`exercises.apis.DefinitionSerializer`);
-    each item's params are validated by its kind here. Raise a 422 :class:`ApiError` whose
-    details name the path of the bad field (``definition.items[1].params.depth``).
+    each item's params are validated by its kind here. Raise a 400 :class:`ApiError`, as
+    creating the set directly would (a broken tree is a 400 in the problem format's
+    contract), whose details name the path of the bad field
+    (``definition.items[1].params.depth``, ``definition.items[0].params.tree.children[1]``).
     """
     try:
         return create_problem_set(
@@ -660,8 +662,9 @@ def import_definition(
     except ApiError as error:
         paths = error.details if isinstance(error.details, dict) else {}
         field = next(iter(paths), "definition")
-        raise _unprocessable(f"definition.{field}", "; ".join(paths.get(field, [error.message])))\
-            from error
+        where, message = f"definition.{field}", "; ".join(paths.get(field, [error.message]))
+        raise ApiError(f"{where}: {message}", code=error.error_code,
+                       status_code=error.status_code, details={where: [message]}) from error
 
 
 def grant_extension(

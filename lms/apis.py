@@ -23,7 +23,7 @@ from rest_framework.views import APIView
 
 from accounts.permissions import IsInstructor
 from accounts.requests import AuthenticatedRequest
-from config.api import ApiError
+from config.api import ApiError, whole_number
 from exercises.selectors import problem_sets_taught_by
 from lms import clients, exports, services
 from lms.clients.authentication import HasScope
@@ -510,9 +510,11 @@ class PassbackListApi(APIView):
         passbacks = passbacks_visible_to(request.user)
         problem_set = request.query_params.get("problem_set", "")
         if problem_set:
-            if not (problem_set.isascii() and problem_set.isdigit()) or len(problem_set) > 18:
-                raise ApiError("problem_set: must be a whole number", code="invalid")
-            passbacks = passbacks.filter(resource_link__problem_set_id=int(problem_set))
+            problem_set_id = whole_number(problem_set)
+            if problem_set_id is None:
+                raise ApiError("problem_set: must be a whole number", code="invalid",
+                               details={"problem_set": ["must be a whole number"]})
+            passbacks = passbacks.filter(resource_link__problem_set_id=problem_set_id)
         wanted_status = request.query_params.get("status", "")
         if wanted_status:
             if wanted_status not in ScorePassback.Status.values:
@@ -607,7 +609,8 @@ class ApiClientCreateApi(APIView):
 
     class OutputSerializer(ApiClientOutputSerializer):
         token = serializers.CharField(
-            help_text="send as `Authorization: Bearer <token>`; shown only once"
+            help_text="send as `Authorization: Token <token>` (`Bearer <token>` works too); "
+            "shown only once"
         )
 
     @extend_schema(

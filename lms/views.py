@@ -27,6 +27,7 @@ from pylti1p3.exception import LtiException, OIDCException
 from redis.exceptions import RedisError
 
 from accounts.models import Role, User
+from config.api import whole_number
 from config.jsonsafe import UnsafeJson
 from exercises.models import ProblemSet, Variant
 from lms import services
@@ -447,11 +448,9 @@ def deep_link_select_view(request: HttpRequest) -> HttpResponse:
     if context is None:
         return error_page(request, "This LMS course is no longer linked to Cutoff.", status=404)
     picked = set(request.POST.getlist("problem_set"))
-    problem_sets = (
-        list(problem_sets_for_deep_linking(context).filter(pk__in=picked))
-        if all(problem_set_id.isdigit() for problem_set_id in picked)
-        else []
-    )
+    # A pick that is no id finds no set, so the count check below refuses it.
+    picked_ids = {pk for text in picked if (pk := whole_number(text)) is not None}
+    problem_sets = list(problem_sets_for_deep_linking(context).filter(pk__in=picked_ids))
     if not picked or len(problem_sets) != len(picked):
         return error_page(request, "Pick one of the course's problem sets.", status=400)
     try:

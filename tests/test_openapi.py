@@ -93,11 +93,13 @@ def test_client_tokens_are_a_documented_security_scheme(schema: dict[str, Any]) 
     passbacks = schema["paths"]["/api/v1/lti/passbacks/"]["get"]
     assert {"apiClientToken": []} in passbacks["security"]
     scheme = schema["components"]["securitySchemes"]["apiClientToken"]
+    # api-outline.md names `Authorization: Token <key>` for LMS clients too.
     assert scheme == {
-        "type": "http",
-        "scheme": "bearer",
-        "bearerFormat": "cutoff_<token>",
-        "description": "API client token with scopes (see /api/v1/api-clients/).",
+        "type": "apiKey",
+        "in": "header",
+        "name": "Authorization",
+        "description": "API client token with scopes (see /api/v1/api-clients/), sent "
+        "as `Token cutoff_<token>`; `Bearer cutoff_<token>` is accepted too.",
     }
 
 
@@ -138,6 +140,27 @@ def test_course_running_paths_are_in_the_schema(schema: dict[str, Any]) -> None:
     assert "422" in patch["responses"]
     statistics = paths[ps + "/statistics/"]["get"]["responses"]["200"]
     assert statistics["content"]["application/json"]["schema"]
+
+
+def test_extensions_take_the_outlines_due_date_in_the_schema(schema: dict[str, Any]) -> None:
+    components = schema["components"]["schemas"]
+    grant = components["ExtensionGrantRequest"]["properties"]
+    assert {"username", "due_date", "due_at", "extra_attempts", "time_limit_minutes"} <= set(
+        grant)
+    assert "alias of due_date" in grant["due_at"]["description"]
+    assert {"due_date", "due_at"} <= set(components["Extension"]["properties"])
+    post = schema["paths"]["/api/v1/problem-sets/{problem_set_id}/extensions/"]["post"]
+    assert {"200", "400", "422"} <= set(post["responses"])
+    [example] = post["requestBody"]["content"]["application/json"]["examples"].values()
+    assert "due_date" in example["value"] and "due_at" not in example["value"]
+
+
+def test_an_import_documents_its_400_for_items_and_422_for_shape(
+    schema: dict[str, Any],
+) -> None:
+    responses = schema["paths"]["/api/v1/problem-sets/import/"]["post"]["responses"]
+    assert "params.tree" in responses["400"]["description"]
+    assert "definition.policies.late_policy" in responses["422"]["description"]
 
 
 def test_drafts_and_attempt_history_are_in_the_schema(schema: dict[str, Any]) -> None:

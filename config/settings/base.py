@@ -290,9 +290,11 @@ LTI_PASSBACK_RESEND_HOURS = env_int("LTI_PASSBACK_RESEND_HOURS", 24)
 # The course role an LMS teaching assistant gets: grader (reads submissions, edits nothing),
 # instructor, student, or none (the launch is refused).
 LTI_TEACHING_ASSISTANT_ROLE = env_str("LTI_TEACHING_ASSISTANT_ROLE", "grader")
-# API client tokens: `Authorization: Bearer cutoff_...` (person tokens keep `Token <key>`).
-REST_FRAMEWORK["DEFAULT_AUTHENTICATION_CLASSES"].append(
-    "lms.clients.authentication.ApiClientTokenAuthentication"
+# API client tokens: `Authorization: Token cutoff_...` (the API outline's scheme, which person
+# tokens share) or `Bearer cutoff_...`. First, so a `Token cutoff_...` reaches it rather than
+# being refused as an unknown person's key; it leaves every other credential to the rest.
+REST_FRAMEWORK["DEFAULT_AUTHENTICATION_CLASSES"].insert(
+    0, "lms.clients.authentication.ApiClientTokenAuthentication"
 )
 # Every API class nests an InputSerializer/OutputSerializer: qualify their component names.
 REST_FRAMEWORK["DEFAULT_SCHEMA_CLASS"] = "config.schema.QualifiedNameAutoSchema"

@@ -13,10 +13,8 @@ from django.utils import timezone
 
 from accounts.models import User
 from config.api import ApiError
-from lms.clients.authentication import token_digest
+from lms.clients.authentication import TOKEN_PREFIX, token_digest
 from lms.models import ApiClient
-
-TOKEN_PREFIX = "cutoff_"
 
 
 def create_api_client(*, owner: User, name: str, scopes: list[str]) -> tuple[ApiClient, str]:

@@ -1,9 +1,12 @@
-"""Authenticate API clients (``Authorization: Bearer cutoff_<token>``) and check their scopes.
+"""Authenticate API clients (``Authorization: Token cutoff_<token>``, the API outline's
+scheme, or ``Authorization: Bearer cutoff_<token>``) and check their scopes.
 
 A client acts as the instructor who created it, but only on endpoints that declare a scope
 with :class:`HasScope` and only with the scopes it was given; every other endpoint refuses
-client tokens. Person tokens keep the ``Authorization: Token <key>`` form and are unaffected
-by scopes. Use in a view::
+client tokens. Person tokens also use ``Authorization: Token <key>`` and are unaffected by
+scopes: a ``Token`` credential is a client's when it starts with ``cutoff_`` (a person's key
+is 40 hexadecimal digits), so this authentication runs before the person-token one. Use in
+a view::
 
     permission_classes = [IsInstructor, HasScope("grades:read")]
 
@@ -25,7 +28,14 @@ from rest_framework.request import Request
 from accounts.models import User
 from lms.models import ApiClient
 
-KEYWORD = b"bearer"
+SPEC_KEYWORD = b"token"
+"""The scheme the API outline names for every token, clients' included."""
+
+BEARER_KEYWORD = b"bearer"
+"""The scheme client tokens were first sent with; still accepted."""
+
+TOKEN_PREFIX = "cutoff_"
+"""How every client token starts, and no person's key (40 hexadecimal digits) does."""
 
 
 def token_digest(token: str) -> str:
@@ -66,19 +76,27 @@ def declared_scopes(view: Any) -> set[str]:
 
 
 class ApiClientTokenAuthentication(BaseAuthentication):
-    """Authenticate ``Authorization: Bearer cutoff_...`` as the client's owner.
+    """Authenticate ``Authorization: Token cutoff_...`` or ``Bearer cutoff_...`` as the
+    client's owner.
 
     ``request.auth`` is the :class:`ApiClient`, which :class:`HasScope` checks.
     """
 
     def authenticate(self, request: Request) -> tuple[User, ApiClient] | None:
-        """Return (owner, client) for a valid client token; None for other schemes."""
+        """Return (owner, client) for a valid client token; None for a person's token and
+        other schemes, left to the other authentications."""
         parts = get_authorization_header(request).split()
-        if not parts or parts[0].lower() != KEYWORD:
+        if not parts:
+            return None
+        scheme = parts[0].lower()
+        if scheme == SPEC_KEYWORD:
+            if len(parts) != 2 or not parts[1].startswith(TOKEN_PREFIX.encode()):
+                return None  # a person's token, or DRF's refusal of a malformed one
+        elif scheme != BEARER_KEYWORD:
             return None
         if len(parts) != 2:
             raise exceptions.AuthenticationFailed(
-                "malformed Authorization header; use: Bearer cutoff_<token>"
+                "malformed Authorization header; use: Token cutoff_<token>"
             )
         try:
             token = parts[1].decode()
@@ -100,5 +118,6 @@ class ApiClientTokenAuthentication(BaseAuthentication):
         return client.owner, client
 
     def authenticate_header(self, request: Request) -> str:
-        """Return the WWW-Authenticate challenge for client tokens."""
-        return 'Bearer realm="api"'
+        """Return the WWW-Authenticate challenge: the ``Token`` scheme, which people and
+        clients both use (DRF asks the first authentication, this one)."""
+        return 'Token realm="api"'

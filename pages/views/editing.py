@@ -22,7 +22,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from accounts.requests import AuthenticatedHttpRequest
 from accounts.selectors import courses_taught_by
 from config import jsonsafe
-from config.api import ApiError
+from config.api import ApiError, whole_number
 from exercises.apis import (
     DefinitionSerializer,
     ProblemSetDetailApi,
@@ -80,7 +80,8 @@ def field_label(path: str) -> str:
     "Item 1 · Cut on equality", ``due_at`` is "Due date (UTC)"."""
     if path.startswith("items["):
         index, _sep, rest = path[len("items["):].partition("]")
-        number = int(index) + 1 if index.isdigit() else index
+        zero_based = whole_number(index)
+        number = zero_based + 1 if zero_based is not None else index
         name = rest.rsplit(".", 1)[-1] or "position"
         label = _("Points") if name == "points" else param_label(name)
         return _("Item %(number)s · %(field)s") % {"number": number, "field": label}
@@ -231,11 +232,11 @@ def archive_page(request: AuthenticatedHttpRequest, problem_set_id: int) -> Http
 def copy_page(request: AuthenticatedHttpRequest, problem_set_id: int) -> HttpResponse:
     """Copy the set as a draft into one of my courses and open the copy."""
     problem_set = _taught_set(request, problem_set_id)
-    course_text = request.POST.get("course", "").strip()
+    course_id = whole_number(request.POST.get("course", "").strip())
     try:
-        if not course_text.isdigit():
+        if course_id is None:
             raise _refusal("course", _("choose one of your courses"))
-        course = taught_course(request.user, int(course_text))
+        course = taught_course(request.user, course_id)
         copy = copy_problem_set(problem_set, course=course, creator=request.user,
                                 title=request.POST.get("title", "").strip()[:200])
     except ApiError as refused:
@@ -285,11 +286,11 @@ def import_page(request: AuthenticatedHttpRequest) -> HttpResponse:
     """Show the import form; POST reads an uploaded definition into a draft in my course."""
     courses = courses_taught_by(request.user).order_by("title")
     if request.method == "POST":
-        course_text = request.POST.get("course", "").strip()
+        course_id = whole_number(request.POST.get("course", "").strip())
         try:
-            if not course_text.isdigit():
+            if course_id is None:
                 raise _refusal("course", _("choose one of your courses"))
-            course = taught_course(request.user, int(course_text))
+            course = taught_course(request.user, course_id)
             created = import_definition(course=course, creator=request.user,
                                         definition=_read_definition(request))
         except ApiError as refused:

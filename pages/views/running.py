@@ -23,7 +23,8 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from accounts.requests import AuthenticatedHttpRequest
-from config.api import ApiError
+from config.api import ApiError, whole_number
+from exercises.apis import ExtensionListCreateApi, first_error_path
 from exercises.kinds import get_kind
 from exercises.selectors import extensions_of
 from exercises.services import grant_extension
@@ -62,8 +63,8 @@ def submission_list(request: AuthenticatedHttpRequest, problem_set_id: int) -> H
     """List every submission of a set, filtered by student and item, 50 a page."""
     problem_set = _taught_set(request, problem_set_id)
     student = request.GET.get("student", "").strip() or None
-    item_text = request.GET.get("item", "").strip()
-    item = int(item_text) if item_text.isdigit() else None
+    # Anything but an item position (a number) filters nothing, as an empty choice does.
+    item = whole_number(request.GET.get("item", "").strip())
     rows = set_submissions(problem_set, student=student, item=item)
     page = Paginator(rows, SUBMISSIONS_PER_PAGE).get_page(request.GET.get("page"))
     return render(request, "pages/running/submissions.html", {
@@ -125,9 +126,9 @@ def _handle_submission_form(request: AuthenticatedHttpRequest, submission: Any) 
                        changed_by=request.user)
         messages.success(request, _("Score overridden; the LMS gets the new score."))
     elif action == "resolve":
-        regrade_request = submission.regrade_requests.filter(
-            pk=request.POST.get("request", "0") if request.POST.get("request", "").isdigit()
-            else 0).first()
+        request_id = whole_number(request.POST.get("request", ""))
+        regrade_request = (submission.regrade_requests.filter(pk=request_id).first()
+                           if request_id is not None else None)
         if regrade_request is None:
             raise Http404
         score_text = request.POST.get("score", "").strip()
@@ -164,14 +165,23 @@ def _optional_datetime(text: str) -> datetime | None:
     return parsed.replace(tzinfo=UTC) if timezone.is_naive(parsed) else parsed
 
 
-def _optional_whole(text: str, field: str) -> int | None:
-    text = text.strip()
-    if not text:
-        return None
-    if not text.isdigit():
-        raise ApiError(_("%(field)s: must be a whole number") % {"field": field},
-                       details={field: ["not a whole number"]})
-    return int(text)
+def _posted_extension(request: AuthenticatedHttpRequest) -> dict[str, Any]:
+    """Return the extension the form posts, read by the API's own input serializer (so the
+    page refuses what the API refuses, naming the field); empty inputs keep their value."""
+    posted: dict[str, Any] = {"username": request.POST.get("username", "").strip()}
+    due_at = _optional_datetime(request.POST.get("due_at", ""))
+    if due_at is not None:
+        posted["due_date"] = due_at
+    for name in ("extra_attempts", "time_limit_minutes"):
+        text = request.POST.get(name, "").strip()
+        if text:
+            posted[name] = text
+    data = ExtensionListCreateApi.InputSerializer(data=posted)
+    if not data.is_valid():
+        path, message = first_error_path(data.errors, "")
+        field = path.lstrip(".")
+        raise ApiError(f"{field}: {message}", details={field: [message]})
+    return dict(data.validated_data)
 
 
 @instructor_required
@@ -182,18 +192,8 @@ def extensions_page(request: AuthenticatedHttpRequest, problem_set_id: int) -> H
     problem_set = _taught_set(request, problem_set_id)
     if request.method == "POST":
         try:
-            rules: dict[str, Any] = {}
-            due_at = _optional_datetime(request.POST.get("due_at", ""))
-            if due_at is not None:
-                rules["due_at"] = due_at
-            extra = _optional_whole(request.POST.get("extra_attempts", ""), "extra_attempts")
-            if extra is not None:
-                rules["extra_attempts"] = extra
-            limit = _optional_whole(request.POST.get("time_limit_minutes", ""),
-                                    "time_limit_minutes")
-            if limit:
-                rules["time_limit_minutes"] = limit
-            grant_extension(problem_set, username=request.POST.get("username", "").strip(),
+            rules = _posted_extension(request)
+            grant_extension(problem_set, username=rules.pop("username"),
                             granted_by=request.user, **rules)
         except ApiError as refused:
             messages.error(request, refused.message)

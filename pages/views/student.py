@@ -22,7 +22,7 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_http_methods
 
 from accounts.requests import AuthenticatedHttpRequest
-from config.api import ApiError
+from config.api import ApiError, whole_number
 from exercises.kinds import get_kind
 from exercises.models import Variant, VariantItem
 from exercises.selectors import rules_for, variant_of, variants_of
@@ -268,9 +268,9 @@ def refusal_moment(error: ApiError | None) -> dict[str, Any] | None:
 def reopened_attempt(request: AuthenticatedHttpRequest, submissions: list[Submission]
                      ) -> Submission | None:
     """Return the earlier attempt ``?attempt=N`` asks to reopen (read-only), if any."""
-    wanted = request.GET.get("attempt", "")
-    return next((s for s in submissions if wanted.isdigit()
-                 and s.attempt_number == int(wanted)), None)
+    wanted = whole_number(request.GET.get("attempt", ""))
+    return next((s for s in submissions if wanted is not None
+                 and s.attempt_number == wanted), None)
 
 
 def answer_shown(latest: Submission | None, draft: Draft | None, viewing: Submission | None

@@ -243,10 +243,6 @@ def _definition(**changes: Any) -> dict[str, Any]:
 @pytest.mark.parametrize(
     ("definition", "path"),
     [
-        (_definition(items=[{"kind": "minimax", "params": {}},
-                            {"kind": "minimax", "params": {"depth": 99}}]),
-         "definition.items[1].params.depth"),
-        (_definition(items=[{"kind": "chess"}]), "definition.items[0].kind"),
         (_definition(policies={"late_policy": "never"}), "definition.policies.late_policy"),
         (_definition(format="cutoff-problem-set/9"), "definition.format"),
         (_definition(items=[]), "definition.items"),
@@ -255,7 +251,7 @@ def _definition(**changes: Any) -> dict[str, Any]:
         ({"title": "no format"}, "definition.format"),
     ],
 )
-def test_a_bad_definition_is_a_422_naming_the_path(
+def test_a_definition_of_the_wrong_shape_is_a_422_naming_the_path(
     instructor: Any, course: Any, definition: dict[str, Any], path: str
 ) -> None:
     response = instructor[1].post("/api/v1/problem-sets/import/",
@@ -264,6 +260,42 @@ def test_a_bad_definition_is_a_422_naming_the_path(
     assert response.status_code == 422, response.content
     error = response.json()["error"]
     assert list(error["details"]) == [path], error
+    assert not ProblemSet.objects.exists()
+
+
+DUPLICATE_NAMES = {"type": "max", "name": "R", "children": [{"name": "A", "value": 1},
+                                                             {"name": "A", "value": 2}]}
+ODDS_SHORT_OF_ONE = {"type": "chance", "name": "R", "probabilities": ["1/2", "1/3"],
+                     "children": [{"name": "A", "value": 1}, {"name": "B", "value": 2}]}
+
+
+@pytest.mark.parametrize(
+    ("item", "path", "rule"),
+    [
+        ({"kind": "minimax", "params": {"tree": DUPLICATE_NAMES}},
+         "items[0].params.tree.children[1]", 'node "A": node names must be unique'),
+        ({"kind": "expectiminimax", "params": {"tree": ODDS_SHORT_OF_ONE}},
+         "items[0].params.tree", 'node "R": chance probabilities must sum exactly to 1'),
+        ({"kind": "minimax", "params": {"depth": 99}}, "items[0].params.depth", "must be between"),
+        ({"kind": "chess"}, "items[0].kind", "chess"),
+    ],
+)
+def test_an_item_its_kind_refuses_is_a_400_naming_the_path_as_at_creation(
+    instructor: Any, course: Any, item: dict[str, Any], path: str, rule: str
+) -> None:
+    # problem-format.md: a tree that breaks a rule of its kind is refused with a 400 naming
+    # the node and the rule; an import refuses its items as creating the set would.
+    response = instructor[1].post("/api/v1/problem-sets/import/",
+                                  {"course": course.pk, "definition": _definition(items=[item])},
+                                  format="json")
+    assert response.status_code == 400, response.content
+    error = response.json()["error"]
+    assert error["code"] == "invalid"
+    assert list(error["details"]) == [f"definition.{path}"], error
+    assert error["message"].startswith(f"definition.{path}: ") and rule in error["message"]
+    created = instructor[1].post("/api/v1/problem-sets/", {
+        "course": course.pk, "title": "Direct", "items": [item]}, format="json")
+    assert created.status_code == 400 and list(created.json()["error"]["details"]) == [path]
     assert not ProblemSet.objects.exists()
 
 
@@ -293,6 +325,56 @@ def test_an_extension_moves_the_students_deadline_everywhere(
     # The classmate keeps the set's due date.
     refused = submit(other_student[1], other_variant, key_of(other_variant))
     assert refused.json()["error"]["code"] == "past_due"
+
+
+def test_an_extension_takes_the_outlines_due_date(
+    running: Any, instructor: Any, student: Any,
+) -> None:
+    problem_set, variant = running
+    path = f"/api/v1/problem-sets/{problem_set.pk}/extensions/"
+    later = (timezone.now() + timedelta(days=2)).replace(microsecond=0)
+    response = instructor[1].post(path, {"username": student[0].username,
+                                         "due_date": later.isoformat()}, format="json")
+    assert response.status_code == 200, response.content
+    granted = response.json()
+    assert granted["due_date"].startswith(later.strftime("%Y-%m-%dT%H:%M"))
+    assert granted["due_at"] == granted["due_date"]
+    assert Extension.objects.get().due_at == later
+    [listed] = instructor[1].get(path).json()
+    assert listed["due_date"] == granted["due_date"]
+    assignment = student[1].get(f"/api/v1/assignments/{variant.pk}/").json()
+    assert assignment["due_at"].startswith(later.strftime("%Y-%m-%dT%H:%M"))
+    # null gives the student back the set's due date.
+    response = instructor[1].post(path, {"username": student[0].username, "due_date": None},
+                                  format="json")
+    assert response.status_code == 200 and response.json()["due_date"] is None
+    assert Extension.objects.get().due_at is None
+
+
+def test_due_at_is_an_alias_of_due_date_that_may_not_contradict_it(
+    running: Any, instructor: Any, student: Any,
+) -> None:
+    problem_set, _ = running
+    path = f"/api/v1/problem-sets/{problem_set.pk}/extensions/"
+    later = (timezone.now() + timedelta(days=2)).replace(microsecond=0)
+    same_moment_elsewhere = later.astimezone(timezone.get_fixed_timezone(60))
+    response = instructor[1].post(path, {"username": student[0].username,
+                                         "due_date": later.isoformat(),
+                                         "due_at": same_moment_elsewhere.isoformat()},
+                                  format="json")
+    assert response.status_code == 200, response.content
+    assert Extension.objects.get().due_at == later
+    for contradicting in ((later + timedelta(days=1)).isoformat(), None):
+        refused = instructor[1].post(path, {"username": student[0].username,
+                                            "due_date": contradicting,
+                                            "due_at": later.isoformat(),
+                                            "extra_attempts": 4}, format="json")
+        assert refused.status_code == 400, refused.content
+        error = refused.json()["error"]
+        assert list(error["details"]) == ["due_at"]
+        assert error["message"].startswith("due_at: ") and "due_date" in error["message"]
+        extension = Extension.objects.get()
+        assert (extension.due_at, extension.extra_attempts) == (later, 0)
 
 
 def test_extra_attempts_and_a_longer_time_limit(running: Any, instructor: Any, student: Any,

@@ -121,6 +121,7 @@ def test_a_passback_filter_that_is_no_whole_number_is_a_400(world: World, value:
                                                    {"problem_set": value})
     assert response.status_code == 400
     assert response.json()["error"]["message"] == "problem_set: must be a whole number"
+    assert list(response.json()["error"]["details"]) == ["problem_set"]
 
 
 @pytest.mark.parametrize(("item", "field", "rule"), [

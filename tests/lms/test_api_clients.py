@@ -25,8 +25,13 @@ def create_client(client: APIClient, scopes: list[str]) -> dict[str, Any]:
 
 def bearer(token: str) -> APIClient:
     """Return an API client sending ``token`` as a bearer token."""
+    return sent_as("Bearer", token)
+
+
+def sent_as(scheme: str, token: str) -> APIClient:
+    """Return an API client sending ``Authorization: <scheme> <token>``."""
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
+    client.credentials(HTTP_AUTHORIZATION=f"{scheme} {token}")
     return client
 
 
@@ -50,6 +55,32 @@ def test_a_client_acts_as_its_owner_where_its_scope_reaches(instructor: Any) -> 
     response = bearer(token).get("/scoped/grades/")
     assert response.status_code == 200 and response.json() == {"user": user.username}
     assert ApiClient.objects.get().last_used_at is not None
+
+
+def test_the_outlines_token_scheme_carries_client_tokens_too(instructor: Any) -> None:
+    # api-outline.md: `Authorization: Token <key>` for students, instructors and LMS clients.
+    user, client = instructor
+    token = create_client(client, ["grades:read"])["token"]
+    response = sent_as("Token", token).get("/scoped/grades/")
+    assert response.status_code == 200, response.content
+    assert response.json() == {"user": user.username}
+    assert ApiClient.objects.get().last_used_at is not None
+    refused = sent_as("Token", token).get("/scoped/unscoped/")
+    assert refused.status_code == 403
+    assert "not accepted here" in refused.json()["error"]["message"]
+    # A person's token under the same scheme is read as before.
+    assert client.get("/scoped/grades/").status_code == 200
+
+
+@pytest.mark.parametrize("header", ["Token cutoff_not-a-real-token", "Token cutoff_\xff"])
+def test_a_bad_client_token_under_the_token_scheme_is_a_401(instructor: Any,
+                                                            header: str) -> None:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=header)
+    response = client.get("/scoped/grades/")
+    assert response.status_code == 401
+    assert response.json()["error"]["message"].startswith("the API client token is not valid")
+    assert response["WWW-Authenticate"] == 'Token realm="api"'
 
 
 def test_a_client_without_the_scope_is_refused(instructor: Any) -> None:

@@ -133,7 +133,8 @@ def test_only_the_courses_problem_sets_can_be_picked(
     )
     assert b"Not this course" not in picker.content
     _, fields = form_fields(picker.content.decode())
-    for bad in (elsewhere.pk, "x", ""):
+    # "²" is a digit to str.isdigit but not to int; 30 digits fit no database integer.
+    for bad in (elsewhere.pk, "x", "", "²", "9" * 30):
         response = browser.post(
             "/lti/deep-link/", {**fields, "problem_set": bad}
         )
