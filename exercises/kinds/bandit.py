@@ -63,6 +63,8 @@ class Ucb1Kind(Kind):
         IntParam("max_visits", 30, gettext_noop("most visits of a child"), minimum=1, maximum=1000),
         DecimalParam("c", "2", gettext_noop("exploration constant"),
                      convention=True, maximum=Fraction(100)),
+        # With c = 2 the default is the textbook sqrt(2 ln N/n); the engine's default for a
+        # problem without "form" is the other one, so items always pass theirs (README).
         ChoiceParam(
             "form", "sqrt(c*ln N/n)",
             gettext_noop(
