@@ -49,6 +49,22 @@ class PartField:
         return f"{FIELD_PREFIX}-{self.part.name}"
 
     @property
+    def none_box(self) -> str:
+        """Return the name of the tick box answering "none" (an empty list), or "".
+
+        A list part typed in a text box may have the empty list as its key (no cutoff, no
+        name); a blank box means "not answered", so "none" is a box of its own.
+        """
+        if self.widget == "cutoffs" or (self.widget == "names" and self.part.type is PartType.SET):
+            return f"{self.name}-none"
+        return ""
+
+    @property
+    def given_none(self) -> bool:
+        """Return whether the last given value was "none" (its tick box shows ticked)."""
+        return self.given == []
+
+    @property
     def on_tree(self) -> bool:
         """Return whether the part is answered on the tree drawing itself."""
         return self.widget.startswith("tree_")
@@ -261,6 +277,8 @@ def _read_part(part_field: PartField, data: QueryDict) -> Any:
             # A tick box cannot say "unanswered": no ticks means "nothing is pruned".
             return [leaf for leaf in data.getlist(name) if leaf]
         case "names":
+            if part_field.none_box and data.get(part_field.none_box):
+                return []
             return split_names(data.get(name, "")) or None
         case "vector":
             entries = split_vector(data.get(name, ""))
@@ -269,6 +287,8 @@ def _read_part(part_field: PartField, data: QueryDict) -> Any:
             values = {row: data.get(f"{name}-{row}", "").strip() for row in part_field.rows}
             return {row: value for row, value in values.items() if value} or None
         case "cutoffs":
+            if data.get(part_field.none_box):
+                return []
             return parse_cutoffs(data.get(name, "")) or None
         case "records":
             return _read_records(part_field, data)

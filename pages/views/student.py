@@ -339,7 +339,7 @@ def answer_script(variant: Variant, variant_item: VariantItem, fields: list[Part
     return {
         "fields": [{"part": f.part.name, "widget": f.widget, "name": f.name, "rows": f.rows,
                     "columns": list(f.columns), "node_values": f.part.type == "node_values",
-                    "label": str(f.part.label)} for f in fields],
+                    "none_box": f.none_box, "label": str(f.part.label)} for f in fields],
         "submit_url": f"{base}/submissions/",
         "draft_url": f"{base}/draft/",
         "unanswered": {

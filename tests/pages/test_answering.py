@@ -227,3 +227,40 @@ def test_submit_is_disabled_with_the_reason_past_a_refusing_due_date(
     assert "late answers are refused" in page.locator("#submit-blocked").inner_text()
     assert page.get_attribute("#submit-answer", "aria-describedby") == "submit-blocked"
     screenshot(page, "answering-past-due")
+
+
+def test_no_cutoff_is_an_answer_the_page_can_give_and_it_earns_the_part(
+    live_server: Any, celery_worker_process: Any, new_context: Callable[..., Any],
+    instructor: Any, student: Any, course: Any,
+) -> None:
+    # With the root's window never narrowed a depth-2 tree has no cutoff: the key is [],
+    # which a blank box (unanswered) cannot say; the tick box does, kept in the draft too.
+    from decimal import Decimal
+
+    from exercises.services import create_problem_set
+    from grading.models import Submission
+
+    problem_set = publish_now(create_problem_set(
+        creator=instructor[0], course=course, title="No cuts", seed="no-cuts",
+        items=[{"kind": "alphabeta", "points": Decimal(6), "params": {
+            "depth": 2, "min_cuts": 0, "root_raises_alpha": False, "ask_windows": 0}}]))
+    user = with_password(student[0])
+    variant = variant_of_user(problem_set, user)
+    assert variant.items.get().answer_key["cutoffs"] == []
+    item_url = f"{live_server.url}/assignments/{variant.pk}/items/1/"
+    page = new_context().new_page()
+    accept_dialogs(page, [])
+    log_in(page, live_server.url, user.username)
+    page.goto(item_url)
+    page.check("#answer-cutoffs-none")
+    wait_for_draft(page)
+    page.reload()
+    assert page.is_checked("#answer-cutoffs-none")
+    page.click("#submit-answer")
+    page.wait_for_selector(".feedback-part")
+    submission = Submission.objects.get(variant_item__variant=variant)
+    assert submission.answer["cutoffs"] == []
+    assert wait_until(lambda: Submission.objects.get(pk=submission.pk).status == "graded")
+    graded = Submission.objects.get(pk=submission.pk)
+    verdicts = {part["part"]: part["verdict"] for part in graded.results}
+    assert verdicts["cutoffs"] == "correct"

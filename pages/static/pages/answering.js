@@ -41,6 +41,13 @@
     return text.trim().split(NAME_SEPARATORS).filter(Boolean);
   }
 
+  // A list part's "none" tick box (PartField.none_box): ticked, the answer is the empty list.
+  function noneTicked(form, field) {
+    if (!field.none_box) return false;
+    const box = form.elements.namedItem(field.none_box);
+    return Boolean(box && box.checked);
+  }
+
   // The same reading as pages/answer_form.py's read_answer: blank parts are left out.
   function readPart(form, field) {
     const value = function (name) {
@@ -60,6 +67,7 @@
           form.querySelectorAll('input[name="' + CSS.escape(field.name) + '"]:checked'),
           function (box) { return box.value; }).filter(Boolean);
       case "names": {
+        if (noneTicked(form, field)) return [];
         const names = splitNames(value(field.name));
         return names.length ? names : null;
       }
@@ -78,6 +86,7 @@
         return Object.keys(values).length ? values : null;
       }
       case "cutoffs": {
+        if (noneTicked(form, field)) return [];
         const cutoffs = value(field.name).split("\n").filter(function (line) {
           return line.trim();
         }).map(function (line) {
