@@ -716,13 +716,15 @@ def replace_grade(submission_id: int, apply: Callable[[Submission], None],
     ``apply`` sets the new scores and results on the locked row. When the score or maximum
     changed, a :class:`ScoreChange` keeps the old ones (and the old results), and webhooks
     and the LMS hear of it; otherwise return None. A submission no longer graded is left
-    alone. Typed answers and code submissions are regraded through here alike.
+    alone, and so is one an instructor overrode since the regrade listed it (a code
+    regrade runs later, on the sandbox queue): the override stands. Typed answers and code
+    submissions are regraded through here alike.
     """
     try:
         with transaction.atomic():
             locked = Submission.objects.select_for_update().select_related(
                 "variant_item__variant").get(pk=submission_id)
-            if locked.status != Submission.Status.GRADED:
+            if locked.status != Submission.Status.GRADED or locked.overridden:
                 return None
             old = (locked.score, locked.max_score, locked.results)
             apply(locked)

@@ -92,6 +92,22 @@ def test_a_regrade_keeps_the_override(graded: Submission, instructor: Any,
     assert graded.score == 2
 
 
+def test_an_override_made_after_a_regrade_listed_the_submission_stands(
+    graded: Submission, instructor: Any,
+) -> None:
+    # A code regrade runs later on the sandbox queue, and a long typed regrade walks a
+    # cursor: the override in between must not be replaced by the machine's grade.
+    from grading.services import regrade_submission
+
+    listed = Submission.objects.get(pk=graded.pk)
+    assert override(instructor[1], graded, "2").status_code == 200
+    assert regrade_submission(listed, None) is None
+    graded.refresh_from_db()
+    assert graded.score == 2 and graded.overridden
+    assert list(ScoreChange.objects.filter(submission=graded).values_list("reason", flat=True)) \
+        == ["by hand"]
+
+
 @pytest.mark.parametrize("score", ["-1", "6.5"])
 def test_an_out_of_range_override_is_a_422_and_changes_nothing(
     graded: Submission, instructor: Any, score: str
