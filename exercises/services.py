@@ -533,7 +533,7 @@ def update_problem_set(
     a refused change (422 naming the field) alters nothing. ``archived`` archives or
     unarchives the set.
     """
-    from grading.services import request_regrade
+    from grading.services import announce_problem_set_scores, request_regrade
 
     by_position = {item.position: item for item in problem_set.items.all()}
     has_variants = problem_set.variants.exists()
@@ -580,6 +580,9 @@ def update_problem_set(
         regrade_id = None
         if key_changes and has_variants:
             regrade_id = request_regrade(locked, changed_by).pk
+        if settings.get("score_policy", problem_set.score_policy) != problem_set.score_policy:
+            # Another attempt counts now: every total may change, and the LMS must hear of it.
+            announce_problem_set_scores(locked.pk)
     return locked, (key_changes if has_variants else []), regrade_id
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
@@ -495,6 +495,17 @@ def announce_score(submission: Submission) -> None:
     )
 
 
+def announce_problem_set_scores(problem_set_id: int, *, already: Iterable[int] = ()) -> None:
+    """Tell receivers that every student's score on a problem set may have changed (its
+    score rule or an item's points changed), but the students in ``already``."""
+    told = set(already)
+    for student_id in Variant.objects.filter(problem_set_id=problem_set_id).order_by(
+            "student_id").values_list("student_id", flat=True):
+        if student_id not in told:
+            score_recorded.send(sender=Submission, problem_set_id=problem_set_id,
+                                student_id=student_id)
+
+
 def _apply_grade(submission: Submission, result: Any, key_version: str) -> None:
     """Set a submission's scores and results from a grade, applying its late penalty."""
     penalty = Fraction(str(submission.late_penalty))
@@ -597,6 +608,12 @@ def _regrade_problem_set(regrade: Regrade) -> dict[str, Any]:
         variant_item__variant__problem_set=problem_set, kind=Submission.Kind.CODE,
         status=Submission.Status.GRADED, overridden=False,
     ).order_by("pk").values_list("pk", flat=True))
+    # New points change every total's maximum, also of students whose scores did not
+    # change (or who have not answered that item): the LMS hears of every student's.
+    announce_problem_set_scores(problem_set.pk, already={
+        student_id for student_id in Submission.objects.filter(
+            pk__in=[change["submission"] for change in changes]).values_list(
+            "student_id", flat=True)})
     return {
         "overridden_kept": kept,
         "engine_version": engine_version(),

@@ -492,3 +492,50 @@ def test_grading_a_submission_through_grading_sends_the_score(
         grade_with_grading(submission.pk)
     assert Submission.objects.get().status == Submission.Status.GRADED
     assert len(simulator.scores) == 1
+
+
+@pytest.mark.django_db
+def test_a_new_score_rule_sends_every_students_new_total(
+    simulator: PlatformSimulator,
+    linked_student: Callable[..., tuple[Any, Any]],
+    celery_eager: None,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    from exercises.services import update_problem_set
+
+    problem_set, student = linked_student()
+    grade_submission(problem_set, student, "7.5")
+    grade_submission(problem_set, student, "2")
+    simulator.scores.clear()
+    # Best attempt counted so far (7.5); with the last one counted the total is 2.
+    with django_capture_on_commit_callbacks(execute=True):
+        update_problem_set(problem_set, changed_by=problem_set.created_by, score_policy="last")
+    assert [s.body["scoreGiven"] for s in simulator.scores] == [2.0]
+
+
+@pytest.mark.django_db
+def test_new_points_send_the_new_maximum_to_students_without_a_changed_score(
+    simulator: PlatformSimulator,
+    linked_student: Callable[..., tuple[Any, Any]],
+    celery_eager: None,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    # A student who has not answered keeps a score of 0, but the total's maximum changed.
+    from exercises.generation import generate_item
+    from exercises.models import Variant, VariantItem
+    from exercises.services import update_problem_set
+
+    problem_set, student = linked_student()
+    item = problem_set.items.get()
+    generated = generate_item(item.kind, item.params, "passback")
+    variant = Variant.objects.create(problem_set=problem_set, student=student, seed="v")
+    VariantItem.objects.create(
+        variant=variant, item=item, position=1, seed="s", problem=generated.problem,
+        prompt=generated.prompt, answer_key=generated.answer_key,
+        engine_version=generated.engine_version,
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        update_problem_set(problem_set, changed_by=problem_set.created_by,
+                           items=[{"position": 1, "points": "4"}])
+    assert [(s.body["userId"], s.body["scoreMaximum"]) for s in simulator.scores] == [
+        ("learner-1", 4.0)]
