@@ -590,10 +590,15 @@ def _regrade_problem_set(regrade: Regrade) -> dict[str, Any]:
             "keys_changed": resolve_item(item.pk),
         })
     changes = []
-    # An instructor's override stands: its submission is left out (and listed).
+    # An instructor's override stands: its submission is left out (and listed), its score
+    # only rescaled to new points (below).
     kept = list(Submission.objects.filter(
         variant_item__variant__problem_set=problem_set, overridden=True,
     ).order_by("pk").values_list("pk", flat=True))
+    for submission_id in kept:
+        change = rescale_override(submission_id, regrade)
+        if change is not None:
+            changes.append(score_change_entry(change.submission, change))
     submissions = Submission.objects.filter(
         variant_item__variant__problem_set=problem_set, kind=Submission.Kind.ANSWER,
         status=Submission.Status.GRADED, overridden=False,
@@ -626,6 +631,34 @@ def _regrade_problem_set(regrade: Regrade) -> dict[str, Any]:
         "code_submissions_not_sent": [],
         "code_sent_at": timezone.now().isoformat(),
     }
+
+
+def rescale_override(submission_id: int, regrade: Regrade | None) -> ScoreChange | None:
+    """Rescale an overridden score to its item's new points; return the change, if any.
+
+    The instructor gave a share of the item's points (2 of 2): after the item's points
+    change the override keeps that share (1 of 1), so no score exceeds its item's maximum.
+    """
+    with transaction.atomic():
+        locked = Submission.objects.select_for_update().select_related(
+            "variant_item__variant", "variant_item__item", "student").get(pk=submission_id)
+        points = Decimal(locked.variant_item.item.points)
+        if (not locked.overridden or locked.max_score is None or locked.score is None
+                or locked.max_score == points):
+            return None
+        old_score, old_max = locked.score, locked.max_score
+        share = Fraction(old_score) / Fraction(old_max) if old_max else Fraction(0)
+        locked.score = as_decimal(share * Fraction(points))
+        locked.max_score = points
+        locked.save(update_fields=["score", "max_score"])
+        change = ScoreChange.objects.create(
+            submission=locked, regrade=regrade, old_score=old_score, new_score=locked.score,
+            old_max_score=old_max, new_max_score=points, old_results=locked.results,
+            reason="the item's points changed; the override keeps its share",
+        )
+        queue_webhook_events(locked, "submission.regraded")
+        announce_score(locked)
+    return change
 
 
 def score_change_entry(submission: Submission, change: ScoreChange) -> dict[str, Any]:

@@ -108,6 +108,26 @@ def test_an_override_made_after_a_regrade_listed_the_submission_stands(
         == ["by hand"]
 
 
+def test_new_points_rescale_an_override_to_its_share(
+    graded: Submission, instructor: Any, django_capture_on_commit_callbacks: Any,
+) -> None:
+    # 5 of 6 stays five sixths of the item: 2.5 of 3, never 5 of an item worth 3.
+    assert override(instructor[1], graded, "5").status_code == 200
+    problem_set_id = graded.variant_item.variant.problem_set_id
+    with django_capture_on_commit_callbacks(execute=True):
+        response = instructor[1].patch(f"/api/v1/problem-sets/{problem_set_id}/", {
+            "items": [{"position": 1, "points": "3"}]}, format="json")
+    assert response.status_code == 200, response.content
+    report = instructor[1].get(f"/api/v1/regrades/{response.json()['regrade']}/").json()[
+        "report"]
+    assert report["overridden_kept"] == [graded.pk]
+    [entry] = report["scores_changed"]
+    assert (entry["old_score"], entry["new_score"]) == (5.0, 2.5)
+    graded.refresh_from_db()
+    assert (graded.score, graded.max_score, graded.overridden) == (
+        Decimal("2.5"), Decimal(3), True)
+
+
 @pytest.mark.parametrize("score", ["-1", "6.5"])
 def test_an_out_of_range_override_is_a_422_and_changes_nothing(
     graded: Submission, instructor: Any, score: str
