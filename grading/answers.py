@@ -104,14 +104,23 @@ def check_number(part: str, value: Any) -> Any:
     return value
 
 
-def check_name(part: str, value: Any, known: frozenset[str]) -> str:
-    """Refuse anything but the name of a node of this tree; return it without outer spaces."""
+def check_name(part: str, value: Any, known: frozenset[str], *, moves: bool = False) -> str:
+    """Refuse anything but the name of a node of this tree (a legal move of the position
+    with ``moves``); return it without outer spaces."""
     if not isinstance(value, str) or not value.strip() or len(value) > MAX_NAME_LENGTH:
         raise AnswerFormatError(part, _("must be a node name (a non-empty string)"))
     name = value.strip()
     if known and name not in known:
+        if moves:
+            raise AnswerFormatError(part, _('"%(name)s" is not a legal move here; the legal '
+                                            'moves are %(moves)s') % {
+                "name": name, "moves": ", ".join(sorted(known, key=_move_order))})
         raise AnswerFormatError(part, _('"%(name)s" is not a node of this tree') % {"name": name})
     return name
+
+
+def _move_order(move: str) -> tuple[int, str]:
+    return (int(move), "") if move.isascii() and move.isdigit() else (0, move)
 
 
 def check_names(part: str, value: Any, known: frozenset[str], *, unique: bool) -> list[str]:
@@ -126,15 +135,20 @@ def check_names(part: str, value: Any, known: frozenset[str], *, unique: bool) -
     return names
 
 
-def check_decision(part: str, value: Any, known: frozenset[str]) -> str | list[str]:
+def check_decision(part: str, value: Any, known: frozenset[str], *, moves: bool = False
+                   ) -> str | list[str]:
     """Refuse anything but a name, or a non-empty list of names (several equally good moves).
 
     A list is right only when every name in it is accepted (see grading.scoring), so the
-    key, which lists every equally good move, is itself a full-marks answer.
+    key, which lists every equally good move, is itself a full-marks answer. With ``moves``
+    the names are a position's legal moves.
     """
     if not isinstance(value, list):
-        return check_name(part, value, known)
-    names = check_names(part, value, known, unique=True)
+        return check_name(part, value, known, moves=moves)
+    check_list(part, value)
+    names = [check_name(part, name, known, moves=moves) for name in value]
+    if len(set(names)) != len(names):
+        raise AnswerFormatError(part, _("must list each name at most once"))
     if not names:
         raise AnswerFormatError(part, _("must be a node name or a non-empty list of names"))
     return names
@@ -281,12 +295,15 @@ def check_choice(part: AnswerPart, value: Any, problem: Mapping[str, Any]) -> st
 
 
 def validate_answer(
-    answer: Any, parts: Sequence[AnswerPart], problem: Mapping[str, Any]
+    answer: Any, parts: Sequence[AnswerPart], problem: Mapping[str, Any],
+    moves: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
     """Return the answer normalised once every part is well formed; raise AnswerFormatError if not.
 
     Parts may be left out (they score nothing), but at least one must be given and no unknown
     part may appear. Names come back stripped of surrounding spaces (see the module's doc).
+    ``moves`` are the legal moves of a pictured position (a kind without a tree): a decision
+    must be one of them.
     """
     if not isinstance(answer, Mapping) or not answer:
         raise AnswerFormatError(
@@ -304,7 +321,10 @@ def validate_answer(
         )
     names = TreeNames.of(problem)
     return {
-        name: check_part(by_name[name], value, names, problem) for name, value in answer.items()
+        name: check_decision(name, value, moves, moves=True)
+        if moves and by_name[name].type is PartType.NAME
+        else check_part(by_name[name], value, names, problem)
+        for name, value in answer.items()
     }
 
 

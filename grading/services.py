@@ -107,7 +107,8 @@ def submit_answer(
         raise ApiError(f"assignment {variant_id} has no item {position}", code="not_found",
                        status_code=404)
     variant = variant_item.variant
-    parts = get_kind(variant_item.item.kind).answer_parts(variant_item.item.params)
+    kind = get_kind(variant_item.item.kind)
+    parts = kind.answer_parts(variant_item.item.params)
     if not parts:
         raise ApiError(
             f"item {position} is answered with code: POST the Python source to "
@@ -115,7 +116,8 @@ def submit_answer(
             code="invalid", details={"item": position},
         )
     try:
-        cleaned = validate_answer(answer, parts, variant_item.problem)
+        cleaned = validate_answer(answer, parts, variant_item.problem,
+                                  kind.legal_moves(variant_item.problem))
     except AnswerFormatError as error:
         raise ApiError(
             f"{error.part}: {error.rule}", code="invalid_answer",

@@ -268,6 +268,11 @@ class Kind:
         """Return why ``problem`` breaks the quality constraints (empty: it is fine)."""
         return []
 
+    def legal_moves(self, problem: dict[str, Any]) -> frozenset[str]:
+        """Return the moves a decision part may name in a position without a tree (a board);
+        empty for kinds whose decisions name a tree's nodes."""
+        return frozenset()
+
     def misconception_answers(self, problem: dict[str, Any]) -> dict[str, dict[str, Any]]:
         """Return misconception code → the answer the engine says that mistake produces.
 

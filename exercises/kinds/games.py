@@ -170,6 +170,11 @@ class TicTacToePositionKind(Kind):
             },
         }
 
+    def legal_moves(self, problem: dict[str, Any]) -> frozenset[str]:
+        """Return the position's free squares (0-8), the moves a best move may name."""
+        state = tictactoe.parse_board(problem["board"], problem["to_move"])
+        return frozenset(str(square) for square in tictactoe.TicTacToe().actions(state))
+
     def solve(self, problem: dict[str, Any]) -> dict[str, Any]:
         """Return the engine's minimax and alpha-beta results with the node counts, or census.
 
@@ -352,6 +357,11 @@ class Connect4EvalKind(Kind):
             "to_move": state.player,
             "params": {"player": params["player"], "ask_best_move": params["ask_best_move"]},
         }
+
+    def legal_moves(self, problem: dict[str, Any]) -> frozenset[str]:
+        """Return the position's open columns (1-7), the moves a best column may name."""
+        state = connect4.parse_moves(problem["moves"])
+        return frozenset(str(column + 1) for column in connect4.Connect4().actions(state))
 
     def solve(self, problem: dict[str, Any]) -> dict[str, Any]:
         """Return the engine's window score, and its one-ply search when asked."""

@@ -264,3 +264,41 @@ def test_oversized_answers_are_refused_before_anything_is_read(alphabeta_set, st
     assert response.json()["error"]["details"] == {
         "part": "windows", "rule": "must have at most 1000 entries",
         "label": "(alpha, beta) when the named nodes are entered (exact)"}
+
+
+@pytest.mark.parametrize("kind_name", ["tictactoe_position", "connect4_eval"])
+def test_a_board_items_move_must_be_a_legal_move_and_a_typo_costs_no_attempt(
+    kind_name: str, course: Any, instructor: Any, student: Any,
+) -> None:
+    # Board kinds have no tree to name moves from: the position's legal moves are the names.
+    from exercises.generation import generate_item
+    from exercises.kinds import get_kind
+    from exercises.models import Variant, VariantItem
+    from grading.models import Submission
+    from tests.grading.conftest import make_problem_set
+
+    kind = get_kind(kind_name)
+    # Eight discs played: X moves, and the best column is asked from X's point of view.
+    params = {"ask_best_move": True, "player": "X"} if kind_name == "connect4_eval" else {}
+    problem_set = make_problem_set(course, instructor[0], [(kind_name, params, "4")])
+    item = problem_set.items.get()
+    generated = generate_item(kind_name, item.params, "legal-moves")
+    variant = Variant.objects.create(problem_set=problem_set, student=student[0], seed="v")
+    VariantItem.objects.create(
+        variant=variant, item=item, position=1, seed="s", problem=generated.problem,
+        prompt=generated.prompt, answer_key=generated.answer_key, trace=generated.trace,
+        engine_version=generated.engine_version,
+    )
+    legal = sorted(kind.legal_moves(generated.problem), key=int)
+    assert legal
+    url = f"/api/v1/assignments/{variant.pk}/items/1/submissions/"
+    for typo in ("\uff19", "42", "A"):
+        refused = student[1].post(url, {"answer": {"move": typo}}, format="json")
+        assert refused.status_code == 400, refused.content
+        error = refused.json()["error"]
+        assert error["details"]["part"] == "move"
+        assert f"the legal moves are {', '.join(legal)}" in error["details"]["rule"]
+    assert not Submission.objects.exists()
+    accepted = student[1].post(url, {"answer": {"move": f" {legal[0]} "}}, format="json")
+    assert accepted.status_code == 202, accepted.content
+    assert Submission.objects.get().answer == {"move": legal[0]}
