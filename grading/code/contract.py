@@ -111,6 +111,10 @@ Conventions
 * Decide with the first best action: a later child replaces the best only if it is strictly
   better.
 * Test ``game.is_terminal`` before anything else: a terminal state is worth its utility.
+* A decision node maximises when ``game.to_move(state)`` is the root's player and minimises
+  otherwise, whoever moved before it: a player may move twice in a row.
+* Generate a child with ``game.result`` only when you are about to search it, and keep no
+  states or values from one branch for another: the states you generate are graded.
 '''
 
 ALPHABETA_CONVENTIONS = SEARCH_CONVENTIONS + '''\

@@ -218,3 +218,14 @@ def test_a_dice_variant_stored_without_its_depth_still_has_no_min_level() -> Non
     kind = get_kind("expectiminimax")
     args = {"chance": "dice", "nodes": [], "contrast": False}
     assert "MIN never moves" in kind.render_prompt(args)
+
+
+def test_code_search_prompts_state_how_generated_states_are_counted() -> None:
+    # The generated states are graded against a search that generates a child only when it
+    # searches it, and finds the mover by to_move (a player may move twice in a row).
+    from grading.code.contract import conventions_template
+
+    for kind_name in ("code_minimax", "code_alphabeta", "code_expectimax"):
+        text = " ".join(conventions_template(kind_name, {}).split())
+        assert "Generate a child with ``game.result`` only when you are about to search it" in text
+        assert "a player may move twice in a row" in text

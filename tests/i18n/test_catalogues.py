@@ -141,7 +141,7 @@ def test_every_code_convention_is_in_every_translated_catalogue() -> None:
         for line in translated_conventions(conventions_template(name, params),
                                            {"draw_reward": "%(draw_reward)s"}).splitlines()[1:]
     }
-    assert len(bullets) == 18
+    assert len(bullets) == 20
     for lang in ("pt", "pt_BR", "ca"):
         catalogue = entries(lang)
         assert [bullet for bullet in bullets if not all(catalogue.get(bullet, [""]))] == [], lang
