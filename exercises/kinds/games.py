@@ -285,6 +285,9 @@ class TicTacToePositionKind(Kind):
                 if args["node_counting"] == "root_excluded"
                 else _("Count every position the search enters, this one included.")
             )
+            # The census counts distinct positions; the searches count visits.
+            texts.append(_("Count a position each time the search enters it: a board reached "
+                           "by two move orders counts twice."))
             texts.append(render_conventions(args))
         if asked["census"]:
             texts.append(_(
@@ -430,6 +433,9 @@ class Connect4EvalKind(Kind):
                 "Which column (1-7) should %(player)s play, looking one move ahead with this "
                 "score?"
             ) % {"player": args["player"]}
+            # The one-ply search scores a finished game by its utility, not by the table.
+            text += " " + _("A column that completes four in a row wins at once and beats any "
+                            "score; several such columns are equally good.")
             text += " " + _("If several moves are equally good, any of them is accepted.")
         return text
 

@@ -229,3 +229,28 @@ def test_code_search_prompts_state_how_generated_states_are_counted() -> None:
         text = " ".join(conventions_template(kind_name, {}).split())
         assert "Generate a child with ``game.result`` only when you are about to search it" in text
         assert "a player may move twice in a row" in text
+
+
+def test_a_connect4_best_move_prompt_says_an_immediate_win_beats_any_score() -> None:
+    # Columns 1 and 2 both win at once here (window scores 103 and 98): the key accepts both,
+    # as the prompt now says, instead of ranking them by the table.
+    from exercises.generation import generate_item
+    from exercises.kinds import get_kind
+
+    kind = get_kind("connect4_eval")
+    params = kind.clean_params({"discs": 12, "ask_best_move": True, "allow_ties": True})
+    item = generate_item("connect4_eval", params, "12-36")
+    assert item.problem["moves"] == "453713151475"
+    assert sorted(item.answer_key["move"]) == ["1", "2"]
+    assert "wins at once and beats any score" in kind.render_prompt(item.prompt["args"])
+
+
+def test_tictactoe_node_counts_say_a_board_reached_twice_counts_twice() -> None:
+    # The census beside them counts distinct positions; the searches count every entry.
+    from exercises.generation import generate_item
+    from exercises.kinds import get_kind
+
+    kind = get_kind("tictactoe_position")
+    item = generate_item("tictactoe_position", kind.clean_params({}), "twice")
+    assert "a board reached by two move orders counts twice" in kind.render_prompt(
+        item.prompt["args"])
