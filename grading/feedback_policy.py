@@ -53,7 +53,7 @@ SAFE_MESSAGES = frozenset({
     "run_memory_killed", "run_cpu_limit", "run_wall_limit", "run_crashed",
     "run_crashed_deep_recursion", "run_no_result", "run_output_limit", "run_too_many_calls",
     "run_protocol_violation", "run_game_failure", "not_run", "return_shape",
-    "value_not_number", "move_not_offered", "generated_extra", "matches_misconception",
+    "value_not_number", "move_not_offered", "matches_misconception",
     "selection_not_offered", "backprop_shape", "agent_move_not_offered",
     "agent_moves_missing", "never_lost", "agent_lost", "series_won", "series_drew",
     "series_lost",
@@ -90,7 +90,9 @@ WITHHELD_PARAMS: Mapping[str, tuple[str, tuple[str, ...]]] = {
     "node_value_chance_cut_upper": ("node_value_chance_bounded", ("node", "given")),
     "node_value_chance_cut_lower": ("node_value_chance_bounded", ("node", "given")),
     "evaluated_differs": ("evaluated_differs", ("n", "yours")),
-    "evaluated_too_many": ("evaluated_differs", ("n", "yours")),
+    # Its position is the reference's count plus one, and the extra states are the pruned.
+    "evaluated_too_many": ("evaluated_too_many", ()),
+    "generated_extra": ("generated_extra", ()),
     "evaluated_too_few": ("evaluated_too_few", ("count",)),
     "generated_missing": ("generated_missing", ()),
     "decision_differs": ("decision_differs", ("yours",)),
@@ -137,6 +139,13 @@ WITHHELD_MESSAGES: Mapping[str, Any] = {
     "evaluated_too_few_withheld": _(
         "You evaluated %(count)s states; the reference goes on to evaluate more."
     ),
+    "evaluated_too_many_withheld": _(
+        "Your search goes on evaluating states after the reference has stopped."
+    ),
+    "generated_extra_withheld": _(
+        "You generated some states the reference never generates (pruned or beyond the "
+        "depth limit)."
+    ),
     "generated_missing_withheld": _(
         "Your search never generates some states the reference generates."
     ),
@@ -155,9 +164,9 @@ RESULT_FIELDS = ("part", "type", "verdict", "points", "max_points", "misconcepti
 """What ``verdicts`` keeps of a typed part's result besides its messages (the rest, such as
 ``expected`` or anything grading adds later, waits until the answers are visible)."""
 
-TEST_FIELDS = ("test", "verdict", "score", "max_score", "checks", "misconceptions",
-               "traceback")
-"""What ``verdicts`` keeps of a code test's report besides its messages."""
+TEST_FIELDS = ("test", "verdict", "score", "max_score", "misconceptions", "traceback")
+"""What ``verdicts`` keeps of a code test's report besides its messages and its checks (only
+the true/false ones)."""
 
 
 def policy_in_force(problem_set: ProblemSet, *, answers_visible: bool, instructor: bool) -> str:
@@ -214,10 +223,17 @@ def served_tests(tests: Sequence[Mapping[str, Any]], policy: str) -> list[dict[s
     return [
         {
             **{key: test[key] for key in TEST_FIELDS if key in test},
+            **({"checks": true_or_false(test["checks"])} if "checks" in test else {}),
             "messages": withheld_messages(test.get("messages") or []),
         }
         for test in tests
     ]
+
+
+def true_or_false(checks: Mapping[str, Any]) -> dict[str, Any]:
+    """Return a test's checks without its shares: how much of the generated set or the
+    evaluation order matched is a fraction of the reference's counts."""
+    return {name: value for name, value in checks.items() if isinstance(value, bool)}
 
 FEEDBACK_POLICY_HELP = (
     "feedback students see while their answers are hidden (attempts left, before the due "

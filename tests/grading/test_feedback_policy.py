@@ -348,3 +348,28 @@ def test_listing_every_leaf_as_pruned_does_not_name_the_searched_ones_under_verd
     # At most the first wrong step is named (one leaf per attempt), never the searched ones.
     named = {str(value) for message in served for value in message["params"].values()}
     assert len(named & set(leaves)) <= 1, served
+
+
+def test_verdicts_hide_which_states_a_code_search_should_not_generate_and_the_counts() -> None:
+    # A search without pruning, graded against alpha-beta: naming the extra states names the
+    # pruned ones, the extra evaluation's position is the reference's count plus one, and
+    # the checks' shares are fractions of the reference's counts.
+    from grading.code.feedback import render_tests
+    from grading.feedback_policy import VERDICTS, served_tests
+
+    stored = [{
+        "test": "textbook tree", "verdict": "wrong", "score": 0.7, "max_score": 1.0,
+        "checks": {"decision": True, "value": True, "generated": 0.6667, "evaluated": 0.5},
+        "misconceptions": ["no_pruning"],
+        "messages": [
+            {"code": "evaluated_too_many", "params": {"count": 5, "n": 6, "yours": "C2"}},
+            {"code": "generated_extra", "params": {"states": "B2, B3, C2, C3"}},
+        ],
+    }]
+    [served] = served_tests(stored, VERDICTS)
+    assert served["checks"] == {"decision": True, "value": True}
+    assert served["messages"] == [{"code": "evaluated_too_many_withheld", "params": {}},
+                                  {"code": "generated_extra_withheld", "params": {}}]
+    text = str(render_tests([served]))
+    for leaked in ("B2", "C2", "5", "6", "0.6667"):
+        assert leaked not in text.replace("0.7", "").replace("1.0", ""), leaked
