@@ -219,7 +219,7 @@ CONTRACTS: dict[str, CodeContract] = {
              "as X and as O; a win scores 1, a draw 1/2. ``game.evaluate(state, player)`` "
              "offers a window heuristic for depth-limited searches. Every game call crosses "
              "into the grader (tens of microseconds each) and the whole series must finish "
-             "within about a minute: a depth-4 alpha-beta (about 10 s for the series) is "
+             "within 30 seconds: a depth-4 alpha-beta (about 10 s for the series) is "
              "safe, a depth-5 one (about 40 s) is not.",
         conventions="",
         public_test=('one game as X against the depth-2 searcher (the searcher is deterministic, '
