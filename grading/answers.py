@@ -123,13 +123,15 @@ def _move_order(move: str) -> tuple[int, str]:
     return (int(move), "") if move.isascii() and move.isdigit() else (0, move)
 
 
-def check_names(part: str, value: Any, known: frozenset[str], *, unique: bool) -> list[str]:
-    """Refuse anything but a list of node names (each at most once when ``unique``).
+def check_names(part: str, value: Any, known: frozenset[str], *, unique: bool,
+                moves: bool = False) -> list[str]:
+    """Refuse anything but a list of node names (each at most once when ``unique``; legal
+    moves with ``moves``).
 
     Return the names stripped; names equal once stripped count as the same name.
     """
     check_list(part, value)
-    names = [check_name(part, name, known) for name in value]
+    names = [check_name(part, name, known, moves=moves) for name in value]
     if unique and len(set(names)) != len(names):
         raise AnswerFormatError(part, _("must list each name at most once"))
     return names
@@ -145,10 +147,7 @@ def check_decision(part: str, value: Any, known: frozenset[str], *, moves: bool 
     """
     if not isinstance(value, list):
         return check_name(part, value, known, moves=moves)
-    check_list(part, value)
-    names = [check_name(part, name, known, moves=moves) for name in value]
-    if len(set(names)) != len(names):
-        raise AnswerFormatError(part, _("must list each name at most once"))
+    names = check_names(part, value, known, unique=True, moves=moves)
     if not names:
         raise AnswerFormatError(part, _("must be a node name or a non-empty list of names"))
     return names

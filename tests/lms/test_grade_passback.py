@@ -42,6 +42,21 @@ def linked_student(
     return place
 
 
+def generated_variant_item(problem_set: Any, student: Any) -> Any:
+    """Give ``student`` a variant of the set's one item, generated and keyed as publishing does."""
+    from exercises.generation import generate_item
+    from exercises.models import Variant, VariantItem
+
+    item = problem_set.items.get()
+    generated = generate_item(item.kind, item.params, "passback")
+    variant = Variant.objects.create(problem_set=problem_set, student=student, seed="v")
+    return VariantItem.objects.create(
+        variant=variant, item=item, position=1, seed="s", problem=generated.problem,
+        prompt=generated.prompt, answer_key=generated.answer_key,
+        engine_version=generated.engine_version,
+    )
+
+
 @pytest.fixture
 def eager_retries(celery_eager: None) -> Iterator[None]:
     """Run tasks inline and let Celery re-run retried ones inline (propagating would stop at
@@ -464,29 +479,16 @@ def test_grading_a_submission_through_grading_sends_the_score(
     celery_eager: None,
     django_capture_on_commit_callbacks: Any,
 ) -> None:
-    from exercises.generation import generate_item
-    from exercises.models import Variant, VariantItem
     from grading.models import Submission
     from grading.services import grade_submission as grade_with_grading
 
     problem_set, student = linked_student()
-    item = problem_set.items.get()
-    generated = generate_item("minimax", item.params, "passback")
-    variant = Variant.objects.create(problem_set=problem_set, student=student, seed="v")
-    variant_item = VariantItem.objects.create(
-        variant=variant,
-        item=item,
-        position=1,
-        seed="s",
-        problem=generated.problem,
-        prompt=generated.prompt,
-        answer_key=generated.answer_key,
-    )
+    variant_item = generated_variant_item(problem_set, student)
     submission = Submission.objects.create(
         variant_item=variant_item,
         student=student,
         attempt_number=1,
-        answer=generated.answer_key,
+        answer=variant_item.answer_key,
     )
     with django_capture_on_commit_callbacks(execute=True):
         grade_with_grading(submission.pk)
@@ -521,19 +523,10 @@ def test_new_points_send_the_new_maximum_to_students_without_a_changed_score(
     django_capture_on_commit_callbacks: Any,
 ) -> None:
     # A student who has not answered keeps a score of 0, but the total's maximum changed.
-    from exercises.generation import generate_item
-    from exercises.models import Variant, VariantItem
     from exercises.services import update_problem_set
 
     problem_set, student = linked_student()
-    item = problem_set.items.get()
-    generated = generate_item(item.kind, item.params, "passback")
-    variant = Variant.objects.create(problem_set=problem_set, student=student, seed="v")
-    VariantItem.objects.create(
-        variant=variant, item=item, position=1, seed="s", problem=generated.problem,
-        prompt=generated.prompt, answer_key=generated.answer_key,
-        engine_version=generated.engine_version,
-    )
+    generated_variant_item(problem_set, student)
     with django_capture_on_commit_callbacks(execute=True):
         update_problem_set(problem_set, changed_by=problem_set.created_by,
                            items=[{"position": 1, "points": "4"}])
