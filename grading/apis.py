@@ -153,7 +153,10 @@ class SubmissionOutputSerializer(serializers.Serializer):
     is_late = serializers.BooleanField()
     late_penalty = serializers.DecimalField(max_digits=4, decimal_places=3,
                                             coerce_to_string=False)
-    error_code = serializers.CharField()
+    error_code = serializers.CharField(help_text=(
+        "why a submission in status error was not graded (it uses no attempt): grading_failed, "
+        "results_unsavable; for code, sandbox_unavailable, sandbox_busy (the host was too busy "
+        "to time it fairly, after CUTOFF_CODE_BUSY_RETRIES runs) or sandbox_failed"))
     answer = JsonObjectField(allow_null=True)
     answers_visible = serializers.SerializerMethodField()
     feedback_policy = serializers.SerializerMethodField()

@@ -333,6 +333,10 @@ CUTOFF_CODE_BUDGET_SECONDS = env_int("CUTOFF_CODE_BUDGET_SECONDS", 30)
 CUTOFF_CODE_RUNS_PER_STUDENT = env_int("CUTOFF_CODE_RUNS_PER_STUDENT", 1)
 CUTOFF_CODE_RUNS_PER_ITEM = env_int("CUTOFF_CODE_RUNS_PER_ITEM", 8)
 CUTOFF_CODE_DEFER_SECONDS = env_int("CUTOFF_CODE_DEFER_SECONDS", 2)
+# A run the host kept too busy to time fairly (the sandbox's "host_busy") is not the student's:
+# its submission is run again this many times, this many seconds later, before it fails.
+CUTOFF_CODE_BUSY_RETRIES = env_int("CUTOFF_CODE_BUSY_RETRIES", 3)
+CUTOFF_CODE_BUSY_RETRY_SECONDS = env_int("CUTOFF_CODE_BUSY_RETRY_SECONDS", 20)
 # "Check" runs on a code item's public tests (no attempt used): (checks, per seconds) limits
 # per student, their own in-flight limit, and how much of the printed output is kept.
 CUTOFF_CODE_CHECK_RATES = [

@@ -29,13 +29,21 @@ ENV_VARS: dict[str, str] = {
     "CUTOFF_SANDBOX_WALL_SECONDS": "wall-clock seconds one sandboxed run may take (default 10)",
     "CUTOFF_SANDBOX_MEMORY_MB": "memory one sandboxed run may use, in MiB (default 256)",
     "CUTOFF_CODE_BUDGET_SECONDS": (
-        "wall-clock seconds all sandbox runs of one code submission may take together, re-runs "
-        "included (default 30; at most three quarters of the task's soft time limit)"
+        "seconds all sandbox runs of one code submission may take together, re-runs included, "
+        "counted as the wall-clock limit counts them (default 30; at most three eighths of the "
+        "task's soft time limit, as a busy host may stretch them to twice that)"
     ),
     "CUTOFF_CODE_RUNS_PER_STUDENT": "code runs of one student in flight at once (default 1)",
     "CUTOFF_CODE_RUNS_PER_ITEM": "code runs of one item in flight at once (default 8)",
     "CUTOFF_CODE_DEFER_SECONDS": (
         "seconds before a code run over those limits is tried again (default 2)"
+    ),
+    "CUTOFF_CODE_BUSY_RETRIES": (
+        "times a code submission is run again when the host was too busy to time it fairly "
+        "(default 3)"
+    ),
+    "CUTOFF_CODE_BUSY_RETRY_SECONDS": (
+        "seconds before such a submission is run again (default 20)"
     ),
     "CUTOFF_CODE_CHECKS_PER_10S": "checks of a student's code per 10 seconds (default 1)",
     "CUTOFF_CODE_CHECKS_PER_HOUR": "checks of a student's code per hour (default 20)",

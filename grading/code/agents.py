@@ -126,12 +126,16 @@ def tictactoe_reports(source: str, entry_point: str, seed: str, limits: SandboxL
         positions = [position for side in playing for position in side.frontier]
         batch = ask_agent(source, entry_point, game, positions, limits, budget, config,
                           records=records)
-        for side in playing:
-            if batch.failure is not None:
-                side.report = failed_report(side.test_name, batch.failure, source)
-            else:
-                side.advance(game, {p: m for p, m in zip(positions, batch.moves, strict=True)
-                                    if p in side.frontier})
+        if batch.failure is not None and len(playing) > 1:
+            # One run failed for both sides: each side's positions are asked alone, so a
+            # side fails only for its own positions.
+            for side in playing:
+                alone = ask_agent(source, entry_point, game, list(side.frontier), limits,
+                                  budget, config, records=records)
+                side.answer(game, list(side.frontier), alone, source)
+        else:
+            for side in playing:
+                side.answer(game, positions, batch, source)
     return [side.report or side.passed() for side in sides.values()]
 
 
@@ -149,6 +153,16 @@ class _Side:
     def test_name(self) -> str:
         """Return the name of this side's test."""
         return f"tic-tac-toe agent as {self.name}, against every opponent"
+
+    def answer(self, game: tictactoe.TicTacToe, positions: list[Any], batch: AgentBatch,
+               source: str) -> None:
+        """Play the agent's moves of ``batch`` (asked in ``positions``) in this side's
+        positions, or fail the side with the batch's failure."""
+        if batch.failure is not None:
+            self.report = failed_report(self.test_name, batch.failure, source)
+        else:
+            self.advance(game, {p: m for p, m in zip(positions, batch.moves, strict=True)
+                                if p in self.frontier})
 
     def advance(self, game: tictactoe.TicTacToe, moves: dict[Any, int]) -> None:
         """Play the agent's ``moves`` and every opponent reply; stop at the first loss."""
@@ -199,6 +213,8 @@ class Match:
     opponent: Opponent
     state: connect4.Connect4State = connect4.EMPTY_BOARD
     moves: list[int] = field(default_factory=list)
+    failure: Outcome | None = None
+    """Why the agent's run failed in this game's position, which ended the game."""
 
     def play(self, game: connect4.Connect4, move: int) -> None:
         """Play ``move`` (0-based column) for whoever is to move."""
@@ -250,9 +266,14 @@ def play_series(source: str, entry_point: str, matches: list[Match], limits: San
                 budget: Budget, config: SandboxConfig | None,
                 records: list[RunRecord] | None = None) -> list[dict[str, Any]]:
     """Play ``matches`` in lockstep; return one report per opponent, in the order they first
-    appear. Each run's record is appended to ``records``."""
+    appear. Each run's record is appended to ``records``.
+
+    A run that fails ends only the games whose positions fail it: when the run asked for
+    several games' moves, each of those positions is asked again alone, and a game whose
+    position fails alone ends there (it scores nothing; the games that went on, or had
+    finished, keep their results).
+    """
     game = connect4.Connect4()
-    failures: dict[str, dict[str, Any]] = {}
     live = list(matches)
     while live:
         for match in live:
@@ -263,30 +284,43 @@ def play_series(source: str, entry_point: str, matches: list[Match], limits: San
             break
         batch = ask_agent(source, entry_point, game, [m.state for m in waiting], limits, budget,
                           config, evaluator=connect4.window_score, records=records)
-        if batch.failure is not None:
+        if batch.failure is not None and len(waiting) > 1:
             for match in waiting:
-                failures.setdefault(match.opponent_name,
-                                    failed_report(f"Connect Four vs {match.opponent_name}",
-                                                  batch.failure, source))
-            live = [m for m in waiting if m.opponent_name not in failures]
-            continue
-        for match, move in zip(waiting, batch.moves, strict=True):
-            match.play(game, move)
-        live = [m for m in waiting if not game.is_terminal(m.state)]
-    return [failures.get(name) or _series_report(name, [m for m in matches
-                                                        if m.opponent_name == name], game)
+                alone = ask_agent(source, entry_point, game, [match.state], limits, budget,
+                                  config, evaluator=connect4.window_score, records=records)
+                match.failure = alone.failure
+                if alone.failure is None:
+                    match.play(game, alone.moves[0])
+        else:
+            for index, match in enumerate(waiting):
+                match.failure = batch.failure
+                if batch.failure is None:
+                    match.play(game, batch.moves[index])
+        live = [m for m in waiting if m.failure is None and not game.is_terminal(m.state)]
+    return [_series_report(name, [m for m in matches if m.opponent_name == name], game, source)
             for name in dict.fromkeys(match.opponent_name for match in matches)]
 
 
-def _series_report(opponent: str, matches: list[Match], game: connect4.Connect4
-                   ) -> dict[str, Any]:
+def _series_report(opponent: str, matches: list[Match], game: connect4.Connect4,
+                   source: str) -> dict[str, Any]:
     points, messages = 0.0, []
+    failures = [match.failure for match in matches if match.failure is not None]
     for match in matches:
+        if match.failure is not None:
+            stopped = message("series_stopped", side=match.agent_side, moves=match.record()) \
+                if match.moves else message("series_stopped_first", side=match.agent_side)
+            messages += [stopped, match.failure.message]
+            continue
         utility = game.utility(match.state, match.agent_side)
         code, earned = ("series_won", 1.0) if utility > 0 else ("series_lost", 0.0) \
             if utility < 0 else ("series_drew", 0.5)
         points += earned
         messages.append(message(code, side=match.agent_side, moves=match.record()))
     score = round(points / len(matches), 4)
-    return {"test": f"Connect Four vs {opponent}", "verdict": "passed" if score == 1 else "wrong",
-            "score": score, "max_score": 1.0, "messages": messages, "misconceptions": []}
+    verdict = failures[0].verdict if failures else "passed" if score == 1 else "wrong"
+    report = {"test": f"Connect Four vs {opponent}", "verdict": verdict, "score": score,
+              "max_score": 1.0, "messages": messages, "misconceptions": []}
+    traceback = student_traceback(failures[0].traceback, source) if failures else None
+    if traceback:
+        report["traceback"] = traceback
+    return report

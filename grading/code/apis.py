@@ -133,7 +133,10 @@ class CodeSubmissionOutputSerializer(serializers.Serializer):
     is_late = serializers.BooleanField()
     late_penalty = serializers.DecimalField(max_digits=4, decimal_places=3,
                                             coerce_to_string=False)
-    error_code = serializers.CharField()
+    error_code = serializers.CharField(help_text=(
+        "on error (no attempt used): sandbox_unavailable, sandbox_busy (the host was too busy "
+        "to time the code fairly, after CUTOFF_CODE_BUSY_RETRIES runs), sandbox_failed or "
+        "grading_failed"))
     # A field named like a Field attribute (DRF moves declared fields off the class).
     source = serializers.CharField()  # type: ignore[assignment]
     summary = serializers.SerializerMethodField()
@@ -365,7 +368,8 @@ class CodeCheckOutputSerializer(serializers.Serializer):
     assignment = serializers.IntegerField(source="variant_item.variant_id")
     item = serializers.IntegerField(source="variant_item.position")
     status = serializers.ChoiceField(choices=CodeCheck.Status.choices)
-    error_code = serializers.CharField(help_text="sandbox_unavailable or sandbox_failed on error")
+    error_code = serializers.CharField(
+        help_text="sandbox_unavailable, sandbox_busy or sandbox_failed on error")
     tests = CodeSubmissionOutputSerializer.TestSerializer(
         many=True, source="results", help_text="one report per public test")
     stdout = serializers.CharField(help_text="what the code printed (bounded, 8 KiB default)")

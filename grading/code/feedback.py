@@ -29,6 +29,10 @@ MESSAGES: dict[str, Any] = {
                            "bytes of memory."),
     "run_cpu_limit": _("Your code used more than its %(seconds)s s of CPU time."),
     "run_wall_limit": _("Your code ran longer than its %(seconds)s s limit."),
+    "run_time_budget": _("Your code was stopped when your submission used up the %(seconds)s s "
+                         "all its tests may take together."),
+    "run_host_busy": _("The grading machine was too busy to time your code fairly; this run "
+                       "does not count."),
     "run_crashed": _("Your code crashed with %(signal)s."),
     "run_crashed_deep_recursion": _("Your code crashed with %(signal)s (for example, recursion "
                                     "too deep)."),
@@ -75,6 +79,10 @@ MESSAGES: dict[str, Any] = {
     "series_won": _("As %(side)s your agent won: %(moves)s (1-based columns)."),
     "series_drew": _("As %(side)s your agent drew: %(moves)s (1-based columns)."),
     "series_lost": _("As %(side)s your agent lost: %(moves)s (1-based columns)."),
+    "series_stopped": _("As %(side)s your agent's game stopped after %(moves)s (1-based "
+                        "columns), when its run failed in that position:"),
+    "series_stopped_first": _("As %(side)s your agent's game stopped at its first move, when "
+                              "its run failed:"),
 }
 """Message code → its text, with ``%(name)s`` parameters."""
 

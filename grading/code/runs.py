@@ -12,12 +12,13 @@ runs again alone with the student's function as the entry point, so every test g
 verdict, its own limits and a traceback showing only the student's frames.
 
 All runs of one submission share a :class:`Budget`, so a submission looping in every test
-still ends well before the Celery task's time limit: runs are shortened to the time left,
-and tests left without time are judged ``time_limit`` without running.
+still ends well before the Celery task's time limit: a run is stopped when the budget's time
+runs out, and tests left without time are judged ``time_limit`` without running.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
@@ -36,6 +37,8 @@ from grading.sandbox import (
     StateArg,
     run_in_sandbox,
 )
+from grading.sandbox.record import RUN_ENDINGS
+from grading.sandbox.runner import WALL_STRETCH
 
 SUITE_ENTRY = "__cutoff_run_tests__"
 DRIVER = '''
@@ -53,27 +56,56 @@ MIN_RUN_SECONDS = 0.5
 
 
 class SandboxFailed(Exception):
-    """The sandbox itself failed (not the student's code): the submission cannot be graded."""
+    """The sandbox itself failed (not the student's code): the submission cannot be graded.
+
+    ``ending`` is the run's (``host_busy``: the host was too busy to time it fairly, so the
+    same code may well run normally later).
+    """
+
+    def __init__(self, detail: str, ending: str) -> None:
+        super().__init__(detail)
+        self.ending = ending
 
 
-@dataclass(frozen=True)
 class Budget:
-    """The wall-clock time all of one submission's sandbox runs may take together."""
+    """The time all of one submission's sandbox runs may take together.
 
-    deadline: float
-    seconds: float
+    ``seconds`` counts the runs' own time, as the wall-clock limit does (the time the host
+    took from them is not the student's); in real time the runs may take ``WALL_STRETCH``
+    times as long, after which the host was too busy to run them fairly.
+    """
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.real_deadline = time.monotonic() + seconds * WALL_STRETCH
+        self.used = 0.0
+        """Own seconds of the runs so far."""
 
     @classmethod
     def of(cls, seconds: float) -> Budget:
         """Return a budget of ``seconds`` from now."""
-        return cls(time.monotonic() + seconds, seconds)
+        return cls(seconds)
 
-    def limits(self, limits: SandboxLimits) -> SandboxLimits | None:
-        """Return ``limits`` cut to the time left, or None when too little is left to run."""
-        left = self.deadline - time.monotonic()
-        if left < MIN_RUN_SECONDS:
+    def allowance(self) -> tuple[float, float] | None:
+        """Return the own seconds and the real seconds left for the next run, or None when
+        too little own time is left to start one.
+
+        Raise :class:`SandboxFailed` (``host_busy``) when own time is left but real time is
+        not: the host took it.
+        """
+        own_left = self.seconds - self.used
+        if own_left < MIN_RUN_SECONDS:
             return None
-        return limits if limits.wall_seconds <= left else limits.override(wall_seconds=left)
+        real_left = self.real_deadline - time.monotonic()
+        if real_left < MIN_RUN_SECONDS:
+            raise SandboxFailed(f"the host took the real time of the submission's runs "
+                                f"({self.used:.1f} s of their {self.seconds:g} s used)",
+                                "host_busy")
+        return own_left, real_left
+
+    def spend(self, record: RunRecord) -> None:
+        """Count a finished run's own time."""
+        self.used += max(0.0, record.wall_seconds - record.host_seconds)
 
     @property
     def exhausted_message(self) -> dict[str, Any]:
@@ -215,13 +247,20 @@ def run_within(budget: Budget, source: str, entry_point: str, args: Sequence[obj
 
     Raise :class:`SandboxFailed` when the sandbox itself failed.
     """
-    limits_left = budget.limits(limits)
-    if limits_left is None:
+    allowance = budget.allowance()
+    if allowance is None:
         return None
-    record = run_in_sandbox(source, entry_point, args, game, limits_left, evaluator=evaluator,
-                            config=config)
+    own_left, real_left = allowance
+    record = run_in_sandbox(source, entry_point, args, game, limits, evaluator=evaluator,
+                            config=config, budget_left=own_left, stop_after=real_left)
+    budget.spend(record)
     if record.verdict == "sandbox_error":
-        raise SandboxFailed(record.message)
+        raise SandboxFailed(record.message, record.ending)
+    if record.ending == "time_budget":
+        # The student is told the budget all the submission's runs share, not what was left.
+        params = (("seconds", f"{budget.seconds:g}"),)
+        record = dataclasses.replace(record, ending_params=params,
+                                     message=RUN_ENDINGS["time_budget"].format(**dict(params)))
     return record
 
 

@@ -18,12 +18,13 @@ def sandbox_config() -> SandboxConfig:
 
 
 def grading_budget_seconds() -> float:
-    """Return how long all runs of one submission may take: ``CUTOFF_CODE_BUDGET_SECONDS``, so
-    one submission holds a sandbox slot that long at most, and never more than three quarters
-    of the task's soft time limit, so a submission that loops in every test is still graded,
-    not killed."""
+    """Return how long all runs of one submission may take: ``CUTOFF_CODE_BUDGET_SECONDS`` of
+    their own time, so one submission holds a sandbox slot about that long, and never more
+    than three eighths of the task's soft time limit: on a busy host the runs may take twice
+    their own time (:class:`grading.code.runs.Budget`), and a submission that loops in every
+    test must still be graded, not killed."""
     return min(float(settings.CUTOFF_CODE_BUDGET_SECONDS),
-               settings.CELERY_TASK_SOFT_TIME_LIMIT * 3 / 4)
+               settings.CELERY_TASK_SOFT_TIME_LIMIT * 3 / 8)
 
 
 def limits_for(kind_name: str, params: dict[str, Any]) -> SandboxLimits:

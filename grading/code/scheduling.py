@@ -114,7 +114,7 @@ def claim_run(submission_id: int, now: datetime | None = None) -> Claim:
             return Claim.CLAIMED
     if not full:
         return Claim.FINISHED
-    _defer(submission_id)
+    defer(submission_id, settings.CUTOFF_CODE_DEFER_SECONDS)
     return Claim.DEFERRED
 
 
@@ -123,11 +123,11 @@ def _lock(model: type[User] | type[Item], pk: int) -> None:
     list(model.objects.select_for_update().filter(pk=pk).values_list("pk", flat=True))
 
 
-def _defer(submission_id: int) -> None:
-    """Send a submission's task again after ``CUTOFF_CODE_DEFER_SECONDS``; when the broker
-    refuses, the outbox sweep sends it later (its ``enqueued_at`` is left as it was)."""
+def defer(submission_id: int, seconds: float) -> None:
+    """Send a queued submission's task again ``seconds`` from now; when the broker refuses,
+    the outbox sweep sends it later (its ``enqueued_at`` is left as it was)."""
     try:
-        send_code_task(submission_id, countdown=settings.CUTOFF_CODE_DEFER_SECONDS)
+        send_code_task(submission_id, countdown=seconds)
     except Exception:  # kombu raises transport-specific errors; every one means "not sent"
         logger.warning("broker unavailable; deferred code submission %s stays queued",
                        submission_id, exc_info=True)

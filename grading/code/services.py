@@ -29,7 +29,13 @@ from grading.code.contract import CONTRACTS, starter_source
 from grading.code.grader import CodeGrade, check_code, grade_code
 from grading.code.runs import Budget, SandboxFailed
 from grading.code.sandboxing import grading_budget_seconds, limits_for, sandbox_config
-from grading.code.scheduling import REGRADE_PRIORITY, Claim, claim_run, in_flight_window
+from grading.code.scheduling import (
+    REGRADE_PRIORITY,
+    Claim,
+    claim_run,
+    defer,
+    in_flight_window,
+)
 from grading.finished import announce_finished
 from grading.models import CodeCheck, Regrade, ScoreChange, Submission
 from grading.sandbox import SandboxUnavailable
@@ -163,8 +169,10 @@ def grade_code_submission(submission_id: int) -> Submission | None:
     submission is left alone, and of two concurrent runs only the first records the grade
     (each transition is one conditional UPDATE). While its student or item has too many runs
     in flight it stays queued and its task is sent again later
-    (:func:`grading.code.scheduling.claim_run`). A sandbox that cannot run marks it
-    ``error`` (``sandbox_unavailable`` or ``sandbox_failed``), which uses no attempt.
+    (:func:`grading.code.scheduling.claim_run`). A host too busy to time its runs fairly
+    queues it again (``CUTOFF_CODE_BUSY_RETRIES`` times); a sandbox that cannot run marks it
+    ``error`` (``sandbox_unavailable``, ``sandbox_busy`` or ``sandbox_failed``), which uses
+    no attempt.
     """
     if claim_run(submission_id) is not Claim.CLAIMED:
         # Graded already, or deferred: its student or item has too many runs in flight.
@@ -178,9 +186,13 @@ def grade_code_submission(submission_id: int) -> Submission | None:
                            limits=limits_for(item.kind, item.params),
                            budget_seconds=grading_budget_seconds(), config=sandbox_config())
     except (SandboxUnavailable, SandboxFailed) as error:
+        busy = isinstance(error, SandboxFailed) and error.ending == "host_busy"
+        if busy and submission.grading_runs <= settings.CUTOFF_CODE_BUSY_RETRIES:
+            logger.warning("host too busy to time code submission %s fairly (%s); it runs "
+                           "again later", submission_id, error)
+            return _run_again_later(submission_id)
         logger.error("sandbox could not run code submission %s: %s", submission_id, error)
-        code = "sandbox_unavailable" if isinstance(error, SandboxUnavailable) else "sandbox_failed"
-        return _fail(submission_id, code)
+        return _fail(submission_id, _error_code(error))
     except Exception:
         logger.exception("grading code submission %s failed", submission_id)
         return _fail(submission_id, "grading_failed")
@@ -236,6 +248,23 @@ def regrade_code_submission(submission_id: int, regrade_id: int | None) -> Score
     if regrade_id is not None:
         finish_code_regrade(regrade_id, submission_id, change)
     return change
+
+
+def _error_code(error: SandboxUnavailable | SandboxFailed) -> str:
+    """Return the error code of a run the sandbox could not do: ``sandbox_unavailable`` (the
+    host cannot run a sandbox), ``sandbox_busy`` (too busy to time it fairly) or
+    ``sandbox_failed``."""
+    if isinstance(error, SandboxUnavailable):
+        return "sandbox_unavailable"
+    return "sandbox_busy" if error.ending == "host_busy" else "sandbox_failed"
+
+
+def _run_again_later(submission_id: int) -> Submission:
+    """Queue a running submission again, ``CUTOFF_CODE_BUSY_RETRY_SECONDS`` from now."""
+    Submission.objects.filter(pk=submission_id, status=Submission.Status.RUNNING).update(
+        status=Submission.Status.QUEUED)
+    defer(submission_id, settings.CUTOFF_CODE_BUSY_RETRY_SECONDS)
+    return Submission.objects.get(pk=submission_id)
 
 
 def _fail(submission_id: int, error_code: str) -> Submission:
@@ -315,8 +344,8 @@ def run_code_check(check_id: int) -> CodeCheck | None:
                              budget=budget, config=sandbox_config())
     except (SandboxUnavailable, SandboxFailed) as error:
         logger.error("sandbox could not run code check %s: %s", check_id, error)
-        code = "sandbox_unavailable" if isinstance(error, SandboxUnavailable) else "sandbox_failed"
-        return _finish_check(check_id, status=CodeCheck.Status.ERROR, error_code=code)
+        return _finish_check(check_id, status=CodeCheck.Status.ERROR,
+                             error_code=_error_code(error))
     outputs = checked.records
     cap = settings.CUTOFF_CODE_CHECK_OUTPUT_BYTES
     stdout, stdout_cut = _bounded("".join(r.stdout for r in outputs), cap)

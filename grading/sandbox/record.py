@@ -21,6 +21,9 @@ RUN_ENDINGS: dict[str, str] = {
     "memory_killed": "killed for exceeding the memory limit of {limit_bytes} bytes",
     "cpu_limit": "CPU limit of {seconds} s exceeded",
     "wall_limit": "wall-clock limit of {seconds} s exceeded",
+    "time_budget": "stopped when the {seconds} s left of the time its submission's runs share "
+                   "ran out",
+    "host_busy": "not timed fairly: the host took {host_seconds} s of its {elapsed} s",
     "crashed": "crashed with {signal}",
     "crashed_deep_recursion": "crashed with {signal} (for example recursion too deep)",
     "no_result": "exited with status {status} without returning a result",
@@ -84,6 +87,10 @@ class RunRecord:
     ending: str = "returned"
     """Why the run ended: a key of :data:`RUN_ENDINGS`, with ``ending_params``."""
     ending_params: tuple[tuple[str, str | int | float], ...] = ()
+    host_seconds: float = 0.0
+    """Of ``wall_seconds``, the time the host took (the grader answering calls, waits for a
+    CPU), which the wall-clock limit does not count; measured when the run returned or raised,
+    or reached its limit."""
 
     @property
     def ok(self) -> bool:

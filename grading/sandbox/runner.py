@@ -26,6 +26,7 @@ import dataclasses
 import fcntl
 import functools
 import logging
+import math
 import os
 import secrets
 import select
@@ -72,6 +73,12 @@ CPU_MEASURE_SLACK = 0.5
 """Fraction of the CPU limit the measured time must reach for a SIGKILL to count as the CPU
 limit. The kernel's RLIMIT_CPU clock runs up to a third ahead of rusage/cpuacct on a loaded
 host, so this only rules out a kill that cannot have been the CPU limit."""
+WALL_STRETCH = 2.0
+"""A run kept waiting by the host may run up to this many times its wall-clock limit, so that
+its own time (the wall clock less the host's, see ``_Session.host_seconds``) can reach it."""
+OTHER_CPU_SLACK = 0.2
+"""CPU seconds the run's other processes and threads may use before its main thread's waits
+for a CPU stop being excused: a student's own children compete with it too."""
 
 
 def check_host(config: SandboxConfig) -> dict[str, str]:
@@ -113,13 +120,22 @@ def run_in_sandbox(source: str, entry_point: str, args: Sequence[object], game: 
                    evaluator: Evaluator[Any] | None = None,
                    players: Sequence[str] | None = None,
                    recorder: Callable[[CallEvent], None] | None = None,
-                   config: SandboxConfig | None = None) -> RunRecord:
+                   config: SandboxConfig | None = None,
+                   budget_left: float | None = None,
+                   stop_after: float | None = None) -> RunRecord:
     """Run ``entry_point(game, *args)`` from the student's ``source`` and record what it did.
 
     ``args`` holds JSON scalars/lists and :class:`StateArg` states; ``game`` is the reference
     game the grader answers from, ``evaluator`` backs ``game.evaluate`` at a cutoff, and
     ``recorder`` sees each :class:`CallEvent` as it happens. Raises SandboxUnavailable when the
     host lacks bubblewrap, setpriv or prlimit; every failure of the student's code is a verdict.
+
+    The wall-clock limit counts the run's own time: the time the grader spent answering its
+    game calls and the time its process waited for a CPU held by other work do not count.
+    ``budget_left`` (own seconds) stops it sooner, ending ``time_budget``: what is left of the
+    time all of a submission's runs share. A run whose own time has not reached its limit
+    after ``WALL_STRETCH`` times that limit of real time, or after ``stop_after`` seconds, is
+    stopped as ``host_busy``: a sandbox error, the host's failure and not the student's.
     """
     config = config or SandboxConfig()
     tools = check_host(config)
@@ -139,7 +155,8 @@ def run_in_sandbox(source: str, entry_point: str, args: Sequence[object], game: 
                 cgroup = cgroups.create_run_cgroup(f"{cgroups.RUN_CGROUP_PREFIX}{run_id}",
                                                     limits, config.cgroup_parent)
             session = _Session(server, start, limits,
-                               cgroup if isinstance(cgroup, cgroups.RunCgroup) else None)
+                               cgroup if isinstance(cgroup, cgroups.RunCgroup) else None,
+                               budget_left, stop_after)
             session.run(_command(tools, config, limits, cgroup),
                         {"solution.py": source.encode("utf-8"),
                          BOOTSTRAP_PYC: _compiled_bootstrap(config.python)})
@@ -318,8 +335,11 @@ class _Session:
     """Drive one sandboxed process: feed its channel, capture output, enforce the wall clock."""
 
     def __init__(self, server: GameServer, start: dict[str, Any], limits: SandboxLimits,
-                 cgroup: cgroups.RunCgroup | None) -> None:
+                 cgroup: cgroups.RunCgroup | None, budget_left: float | None = None,
+                 stop_after: float | None = None) -> None:
         self.server = server
+        self.budget_left = budget_left
+        self.stop_after = stop_after
         self.start = start
         self.limits = limits
         self.cgroup = cgroup
@@ -328,6 +348,7 @@ class _Session:
         self.stderr = _Stream(limits.max_output_bytes)
         self.outbox = bytearray()
         self.channel_w = -1
+        self.proc: subprocess.Popen[bytes] | None = None
         self.said_hello = False
         self.result: dict[str, Any] | None = None
         self.killed_for: Verdict | None = None
@@ -336,6 +357,11 @@ class _Session:
         self.cpu_seconds = 0.0
         self.max_rss = 0
         self.wall_seconds = 0.0
+        self.host_seconds = 0.0
+        """Time the host took from the run: the grader answering its calls (and waiting for a
+        CPU to do so), its only process waiting for a CPU. Not counted against the wall limit."""
+        self.serving_seconds = 0.0
+        self.grader_delay_at_start = _run_delay(Path("/proc/thread-self/schedstat"))
         self.out_of_memory = False
         """Whether a process the student forked reported a MemoryError on the note pipe."""
         self.orphans: list[int] = []
@@ -386,6 +412,7 @@ class _Session:
         streams = {proc.stdout.fileno(): self.stdout, proc.stderr.fileno(): self.stderr}
         readers = {channel_r, note_r, *streams}
         self.channel_w = channel_w
+        self.proc = proc
         for fd in (channel_r, channel_w, note_r, *streams):
             os.set_blocking(fd, False)
         # poll, not select: a long-lived worker's descriptors can be numbered past 1024.
@@ -394,15 +421,33 @@ class _Session:
             poller.register(fd, select.POLLIN)
         pidfd = os.pidfd_open(proc.pid)
         poller.register(pidfd, select.POLLIN)
-        deadline = began + self.limits.wall_seconds
+        wall = self.limits.wall_seconds
+        own_limit = wall if self.budget_left is None else min(wall, self.budget_left)
+        stop_at = began + min(own_limit * WALL_STRETCH,
+                              math.inf if self.stop_after is None else self.stop_after)
+        deadline = min(began + own_limit, stop_at)
         exited_at: float | None = None
         try:
             while readers:
                 now = time.monotonic()
                 if exited_at is None and now >= deadline:
-                    self._stop(proc, "time_limit", "wall_limit",
-                               seconds=f"{self.limits.wall_seconds:g}")
-                    return
+                    self.host_seconds = self._host_seconds(proc)
+                    if now - began - self.host_seconds >= own_limit:
+                        if own_limit < wall:
+                            self._stop(proc, "time_limit", "time_budget",
+                                       seconds=f"{own_limit:.1f}")
+                        else:
+                            self._stop(proc, "time_limit", "wall_limit", seconds=f"{wall:g}")
+                        return
+                    if now >= stop_at:
+                        self._stop(proc, "sandbox_error", "host_busy",
+                                   elapsed=f"{now - began:.1f}",
+                                   host_seconds=f"{self.host_seconds:.1f}")
+                        return
+                    # The host's time does not count: the run's own time has not reached its
+                    # limit yet.
+                    deadline = min(began + own_limit + self.host_seconds, stop_at)
+                    continue
                 if exited_at is not None and now >= exited_at + DRAIN_SECONDS:
                     return
                 timeout = (deadline if exited_at is None else exited_at + DRAIN_SECONDS) - now
@@ -425,7 +470,9 @@ class _Session:
                         readers.discard(fd)
                         poller.unregister(fd)
                     elif fd == channel_r:
+                        serving_began = time.monotonic()
                         self._on_channel(proc, chunk)
+                        self.serving_seconds += time.monotonic() - serving_began
                     elif fd == note_r:
                         self.out_of_memory = True
                     else:
@@ -438,6 +485,28 @@ class _Session:
                         return
         finally:
             os.close(pidfd)
+
+    def _host_seconds(self, proc: subprocess.Popen[bytes]) -> float:
+        """Return the time the host has taken from the run so far.
+
+        The grader's share is the time it spent answering game calls plus the time its own
+        thread waited for a CPU. The student's process's waits for a CPU count only while the
+        run is that one process: a student's own children and threads compete with it too, so
+        once they used more than ``OTHER_CPU_SLACK`` of CPU, the process's waits are its own.
+        """
+        grader = self.serving_seconds + max(
+            0.0, _run_delay(Path("/proc/thread-self/schedstat")) - self.grader_delay_at_start)
+        children = _children(proc.pid)
+        if len(children) != 1 or _children(children[0]):
+            return grader
+        stats = _schedstat(Path(f"/proc/{children[0]}/schedstat"))
+        if stats is None:
+            return grader
+        on_cpu, waited = stats
+        run_cpu = self.cgroup.cpu_seconds() if self.cgroup is not None else None
+        if run_cpu is not None and run_cpu - on_cpu > OTHER_CPU_SLACK:
+            return grader
+        return grader + waited
 
     def _flush(self, channel_w: int) -> None:
         try:
@@ -488,6 +557,9 @@ class _Session:
             self.result = message
         else:
             raise ProtocolViolation(f"unexpected message {op!r}")
+        if self.result is not None and self.proc is not None:
+            # Measured while the student's process still lives: a budget counts own time.
+            self.host_seconds = self._host_seconds(self.proc)
 
     def _stop(self, proc: subprocess.Popen[bytes], verdict: Verdict, ending: str,
               **params: str | int | float) -> None:
@@ -550,6 +622,7 @@ class _Session:
             stdout=self.stdout.text(), stderr=self.stderr.text(),
             stdout_truncated=self.stdout.truncated, stderr_truncated=self.stderr.truncated,
             wall_seconds=self.wall_seconds, cpu_seconds=self.cpu_seconds,
+            host_seconds=self.host_seconds,
             peak_memory_bytes=usage.peak_memory if usage.peak_memory is not None
             else self.max_rss or None,
             cgroup=cgroup, exit_status=self.exit_status, limits=self.limits)
@@ -611,6 +684,22 @@ def _children(pid: int) -> list[int]:
         with contextlib.suppress(OSError):
             children += [int(child) for child in (task / "children").read_text().split()]
     return children
+
+
+def _schedstat(path: Path) -> tuple[float, float] | None:
+    """Return a task's time on a CPU and time waiting for one, in seconds, from its
+    ``schedstat``; None when it is gone or the kernel keeps no scheduler statistics."""
+    try:
+        on_cpu, waited, _slices = path.read_text().split()
+        return int(on_cpu) / 1e9, int(waited) / 1e9
+    except (OSError, ValueError):
+        return None
+
+
+def _run_delay(path: Path) -> float:
+    """Return a task's time waiting for a CPU, in seconds (0 when not known)."""
+    stats = _schedstat(path)
+    return 0.0 if stats is None else stats[1]
 
 
 def _memory_file(name: str, content: bytes) -> int:

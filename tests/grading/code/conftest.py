@@ -15,6 +15,7 @@ from django.conf import settings
 from exercises.generation import generate_item, item_seed, variant_seed
 from exercises.kinds import get_kind
 from exercises.models import Item, ProblemSet, Variant, VariantItem
+from grading.code.tasks import run_code_submission
 from grading.sandbox import SandboxConfig, SandboxLimits, SandboxUnavailable, check_host
 from tests.conftest import require
 
@@ -60,6 +61,15 @@ def code_assignment(course: Any, instructor: Any, student: Any, kind: str,
         engine_version=generated.engine_version,
     )
     return variant
+
+
+@pytest.fixture
+def sent(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
+    """Record the code tasks published instead of sending them to a broker."""
+    published: list[dict[str, Any]] = []
+    monkeypatch.setattr(run_code_submission, "apply_async",
+                        lambda **options: published.append(options))
+    return published
 
 
 @pytest.fixture

@@ -51,6 +51,43 @@ def test_an_agent_crash_shows_only_the_students_frames(sandbox_config: SandboxCo
     )
 
 
+def test_an_agent_failing_only_as_o_keeps_its_result_as_x(sandbox_config: SandboxConfig) -> None:
+    source = ("def choose_move(game, state):\n    if game.to_move(state) == 'O':\n"
+              "        raise ValueError('playing O')\n    return game.actions(state)[0]\n")
+    result = grade_code("code_tictactoe_agent", {}, "seed", source, limits=AGENT_LIMITS,
+                        config=sandbox_config)
+
+    as_x, as_o = result.tests
+    # One run asked for both sides' first moves; the O positions alone make it fail.
+    assert as_x["verdict"] == "wrong"
+    assert as_x["messages"] == [message("agent_lost", moves="0, 1, 2, 4, 3, 7",
+                                        board="XOX/XO_/_O_")]
+    assert as_o["verdict"] == "runtime_error"
+    assert as_o["messages"] == [message("run_raised", exception="ValueError")]
+
+
+def test_a_series_game_that_fails_ends_alone(sandbox_config: SandboxConfig) -> None:
+    source = solutions.GREEDY_CONNECT4.replace(
+        "    me = game.to_move(state)\n",
+        "    me = game.to_move(state)\n    if me == 'O':\n        raise ValueError('playing O')\n")
+    result = grade_code("code_connect4_agent", {}, "seed", source, limits=AGENT_LIMITS,
+                        config=sandbox_config)
+
+    versus_random, versus_searcher = result.tests
+    # As X the agent beats the random player (as the greedy agent does); its games as O end
+    # at its first move there, and score nothing.
+    assert versus_random["score"] == 0.5 and versus_random["verdict"] == "runtime_error"
+    won, stopped, raised = versus_random["messages"]
+    assert won["code"] == "series_won" and won["params"]["side"] == "X"
+    assert stopped["code"] == "series_stopped" and stopped["params"]["side"] == "O"
+    assert len(stopped["params"]["moves"]) == 1
+    assert raised == message("run_raised", exception="ValueError")
+    assert "ValueError: playing O" in versus_random["traceback"]
+    assert [m["code"] for m in versus_searcher["messages"]][1:] == ["series_stopped",
+                                                                    "run_raised"]
+    assert versus_searcher["score"] in (0, 0.5)
+
+
 def test_an_agent_playing_a_move_it_was_not_offered_is_illegal(
         sandbox_config: SandboxConfig) -> None:
     source = "def choose_move(game, state):\n    return 4\n"

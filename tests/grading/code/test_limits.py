@@ -31,7 +31,7 @@ def test_an_unknown_or_negative_limit_is_refused_when_the_item_is_created() -> N
 
 @override_settings(CELERY_TASK_SOFT_TIME_LIMIT=120, CUTOFF_CODE_BUDGET_SECONDS=300)
 def test_all_runs_of_a_submission_end_before_the_tasks_soft_time_limit() -> None:
-    assert grading_budget_seconds() == 90
+    assert grading_budget_seconds() == 45
 
 
 @override_settings(CELERY_TASK_SOFT_TIME_LIMIT=120, CUTOFF_CODE_BUDGET_SECONDS=30)

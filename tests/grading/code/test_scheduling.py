@@ -15,21 +15,11 @@ from accounts.models import User
 from exercises.models import Variant
 from grading.code import scheduling
 from grading.code.scheduling import PRIORITY_STEPS, REGRADE_PRIORITY, Claim, claim_run
-from grading.code.tasks import run_code_submission
 from grading.models import Submission
 from tests.conftest import make_account
 from tests.grading.code.conftest import code_assignment
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def sent(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
-    """Record the code tasks published instead of sending them to a broker."""
-    published: list[dict[str, Any]] = []
-    monkeypatch.setattr(run_code_submission, "apply_async",
-                        lambda **options: published.append(options))
-    return published
 
 
 def code_submission(variant: Variant, status: str = Submission.Status.QUEUED,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 from unittest.mock import Mock
 
@@ -9,6 +10,7 @@ import pytest
 
 from grading.code.feedback import message, render_message
 from grading.code.grader import CodeGrade, grade_code
+from grading.code.runs import Budget, SandboxFailed
 from grading.sandbox import SandboxConfig
 from tests.grading.code import solutions
 from tests.grading.code.conftest import LIMITS
@@ -123,6 +125,31 @@ def test_tests_left_without_time_are_not_run(sandbox_config: SandboxConfig) -> N
     assert {test["verdict"] for test in result.tests} == {"time_limit"}
     assert [render_message(m) for m in result.tests[-1]["messages"]] == [
         "Not run: your submission used up the 2 s all its tests may take together."]
+
+
+def test_a_test_cut_short_by_the_budget_says_so_not_that_its_limit_was_shorter(
+        sandbox_config: SandboxConfig) -> None:
+    sleeper = "import time\n\ndef alphabeta_decision(game, state, depth):\n    time.sleep(600)\n"
+    # The batched run ends at the 4 s wall limit; the first test's re-run has 2 s left.
+    result = grade_code("code_alphabeta", {}, SEED, sleeper, limits=LIMITS, budget_seconds=6,
+                        config=sandbox_config)
+
+    first, *rest = result.tests
+    assert [render_message(m) for m in first["messages"]] == [
+        "Your code was stopped when your submission used up the 6 s all its tests may take "
+        "together."]
+    assert first["verdict"] == "time_limit"
+    assert {render_message(m) for test in rest for m in test["messages"]} == {
+        "Not run: your submission used up the 6 s all its tests may take together."}
+
+
+def test_a_submission_whose_runs_the_host_kept_waiting_is_not_graded() -> None:
+    budget = Budget.of(30)
+    budget.real_deadline = time.monotonic()  # twice the budget went by, all of it the host's
+
+    with pytest.raises(SandboxFailed) as failed:
+        budget.allowance()
+    assert failed.value.ending == "host_busy"
 
 
 def test_item_conventions_change_the_reference(sandbox_config: SandboxConfig) -> None:

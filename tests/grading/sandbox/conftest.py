@@ -7,9 +7,11 @@ skipping them.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from fractions import Fraction
@@ -61,6 +63,24 @@ def sandbox_host() -> Iterator[SandboxConfig]:
             f"bubblewrap cannot create namespaces unprivileged here: {probe.stderr.strip()}")
     yield config
     shutil.rmtree(TEST_BASE, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def one_cpu_shared_with(competitors: int) -> Iterator[None]:
+    """Confine this process (so the runs it starts) to one CPU that ``competitors`` spinning
+    processes also use."""
+    saved = os.sched_getaffinity(0)
+    cpu = min(saved)
+    os.sched_setaffinity(0, {cpu})
+    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+                for _ in range(competitors)]
+    try:
+        yield
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+            spinner.wait()
+        os.sched_setaffinity(0, saved)
 
 
 class TreeGame:
