@@ -333,8 +333,9 @@ CUTOFF_CODE_BUDGET_SECONDS = env_int("CUTOFF_CODE_BUDGET_SECONDS", 30)
 CUTOFF_CODE_RUNS_PER_STUDENT = env_int("CUTOFF_CODE_RUNS_PER_STUDENT", 1)
 CUTOFF_CODE_RUNS_PER_ITEM = env_int("CUTOFF_CODE_RUNS_PER_ITEM", 8)
 CUTOFF_CODE_DEFER_SECONDS = env_int("CUTOFF_CODE_DEFER_SECONDS", 2)
-# A run the host kept too busy to time fairly (the sandbox's "host_busy") is not the student's:
-# its submission is run again this many times, this many seconds later, before it fails.
+# A run the host kept too busy to time fairly ("host_busy") or killed from outside (its OOM
+# killer: "killed_by_host") failed for the host, not the student: its submission is run again
+# this many times, this many seconds later, before it fails.
 CUTOFF_CODE_BUSY_RETRIES = env_int("CUTOFF_CODE_BUSY_RETRIES", 3)
 CUTOFF_CODE_BUSY_RETRY_SECONDS = env_int("CUTOFF_CODE_BUSY_RETRY_SECONDS", 20)
 # "Check" runs on a code item's public tests (no attempt used): (checks, per seconds) limits

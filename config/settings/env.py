@@ -40,7 +40,7 @@ ENV_VARS: dict[str, str] = {
     ),
     "CUTOFF_CODE_BUSY_RETRIES": (
         "times a code submission is run again when the host was too busy to time it fairly "
-        "(default 3)"
+        "or killed its run from outside (default 3)"
     ),
     "CUTOFF_CODE_BUSY_RETRY_SECONDS": (
         "seconds before such a submission is run again (default 20)"

@@ -35,6 +35,7 @@ from grading.code.contract import (
     conventions_template,
     fill_placeholders,
 )
+from grading.code.sandboxing import grading_budget_seconds
 from grading.sandbox.limits import DEFAULT_LIMITS, MIB
 
 CODE_FORMAT = "code/1"
@@ -66,6 +67,12 @@ def clean_limits(name: str, value: Any) -> dict[str, Any]:
         if limit in value and value[limit] > most:
             raise ParamError(f"{name}.{limit}", f"must be at most {most} (what the sandbox "
                                                 f"serves), got {value[limit]}")
+    budget = grading_budget_seconds()
+    if value.get("wall_seconds", 0) > budget:
+        # A run never gets more than the time all runs of its submission share.
+        raise ParamError(f"{name}.wall_seconds",
+                         f"must be at most {budget:g}, the seconds all runs of one submission "
+                         f"share (CUTOFF_CODE_BUDGET_SECONDS), got {value['wall_seconds']}")
     return dict(value)
 
 

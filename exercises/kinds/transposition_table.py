@@ -330,8 +330,9 @@ class TranspositionTableKind(Kind):
         text += " " + _(
             "Probe: when an inner node is entered, the table is looked up by its position "
             "before any child is searched. An exact entry is returned at once. A lower bound "
-            "raises alpha to its value, an upper bound lowers beta to its value; if the window "
-            "is then closed (by the cutoff rule above) the entry's value is returned at once, "
+            "raises alpha to its value if that is higher, an upper bound lowers beta to its "
+            "value if that is lower; if the window is then closed (by the cutoff rule above) "
+            "the entry's value is returned at once, "
             "otherwise the node searches its children with the narrowed window. A node settled "
             "by the table stores nothing."
         )

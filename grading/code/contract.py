@@ -9,6 +9,7 @@ reference traces are computed with.
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -217,10 +218,10 @@ CONTRACTS: dict[str, CodeContract] = {
         returns="action: the column to play in ``state``",
         task="Play Connect Four against a random player and a depth-2 alpha-beta searcher, "
              "as X and as O; a win scores 1, a draw 1/2. ``game.evaluate(state, player)`` "
-             "offers a window heuristic for depth-limited searches. Every game call crosses "
-             "into the grader (tens of microseconds each) and the whole series must finish "
-             "within 30 seconds: a depth-4 alpha-beta (about 10 s for the series) is "
-             "safe, a depth-5 one (about 40 s) is not.",
+             "offers a window heuristic for depth-limited searches. The whole series must "
+             "finish within the time all runs of one submission share (stated with the "
+             "limits; 30 s unless the site sets another): a depth-4 alpha-beta (about 10 s "
+             "for the series) is safe, a depth-5 one (about 40 s) is not.",
         conventions="",
         public_test=('one game as X against the depth-2 searcher (the searcher is deterministic, '
                      'so it is the same game as in the hidden test "Connect Four vs depth-2 '
@@ -241,7 +242,18 @@ item's param of the same name replaces the default."""
 
 CHECK_NOTE = ('The public example test is {test}: the page\'s "Check" button runs your code on '
               'it alone, with no attempt used, grades it as the hidden tests are graded, and '
-              'shows what your code printed. The graded tests include it.')
+              'shows what your code printed. {graded}')
+CHECK_GRADED = "The graded tests include it."
+CHECK_NOT_GRADED = ("This item's graded tests leave the fixed trees out, so they do not include "
+                    "it.")
+
+
+LIMITS_NOTE = ("Limits: each run of your code may use {cpu} s of CPU time, {wall} s of "
+               "wall-clock time (the time the grader takes to answer your game calls does not "
+               "count) and {memory} MiB of memory; all the runs of one submission share {budget} "
+               "s.")
+"""The starter file's statement of an item's limits (``grading.code.sandboxing.stated_limits``
+fills it); the code item page states them in the reader's language."""
 
 
 def conventions_template(kind_name: str, params: dict[str, Any]) -> str:
@@ -282,8 +294,10 @@ def conventions_text(kind_name: str, params: dict[str, Any]) -> str:
     return fill_placeholders(conventions_template(kind_name, params), convention_values(params))
 
 
-def starter_source(kind_name: str, params: dict[str, Any]) -> str:
-    """Return the starter file of an item: the contract as a docstring and a function stub."""
+def starter_source(kind_name: str, params: dict[str, Any],
+                   limits: Mapping[str, str] | None = None) -> str:
+    """Return the starter file of an item: the contract as a docstring and a function stub,
+    with the item's ``limits`` (:data:`LIMITS_NOTE`'s fields) when given."""
     contract = contract_for(kind_name)
     docstring = "\n\n".join(
         part for part in (
@@ -293,7 +307,10 @@ def starter_source(kind_name: str, params: dict[str, Any]) -> str:
             conventions_text(kind_name, params).rstrip(),
             GAME_INTERFACE.rstrip(),
             contract.grading.rstrip(),
-            textwrap.fill(CHECK_NOTE.format(test=contract.public_test), width=TEXT_WIDTH),
+            textwrap.fill(CHECK_NOTE.format(test=contract.public_test,
+                                            graded=_public_test_graded(params)),
+                          width=TEXT_WIDTH),
+            textwrap.fill(LIMITS_NOTE.format(**limits), width=TEXT_WIDTH) if limits else "",
         ) if part
     )
     return (
@@ -303,3 +320,12 @@ def starter_source(kind_name: str, params: dict[str, Any]) -> str:
         f'    """Return {contract.returns}."""\n'
         "    raise NotImplementedError\n"
     )
+
+
+def _public_test_graded(params: dict[str, Any]) -> str:
+    """Return whether the graded tests include the public one, a fixed tree's test: not when
+    the item's ``test_sets`` leave the fixed trees out."""
+    test_sets = params.get("test_sets")
+    if test_sets is not None and "fixed_trees" not in test_sets:
+        return CHECK_NOT_GRADED
+    return CHECK_GRADED

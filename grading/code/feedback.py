@@ -33,6 +33,8 @@ MESSAGES: dict[str, Any] = {
                          "all its tests may take together."),
     "run_host_busy": _("The grading machine was too busy to time your code fairly; this run "
                        "does not count."),
+    "run_killed_by_host": _("Your code was stopped by the grading machine (%(signal)s), not by "
+                            "one of its limits; this run does not count."),
     "run_crashed": _("Your code crashed with %(signal)s."),
     "run_crashed_deep_recursion": _("Your code crashed with %(signal)s (for example, recursion "
                                     "too deep)."),

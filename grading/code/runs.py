@@ -55,11 +55,15 @@ MIN_RUN_SECONDS = 0.5
 """A run is not started with less time than this left in the budget."""
 
 
+HOST_FAILURES = ("host_busy", "killed_by_host")
+"""Endings of runs the host failed, not the sandbox's set-up: worth running again later."""
+
+
 class SandboxFailed(Exception):
     """The sandbox itself failed (not the student's code): the submission cannot be graded.
 
-    ``ending`` is the run's (``host_busy``: the host was too busy to time it fairly, so the
-    same code may well run normally later).
+    ``ending`` is the run's; the host's own failures (:data:`HOST_FAILURES`: too busy to time
+    the run fairly, or killing it from outside) may well not happen again later.
     """
 
     def __init__(self, detail: str, ending: str) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 from django.conf import settings
 
 from grading.sandbox import SandboxConfig, SandboxLimits
+from grading.sandbox.limits import MIB
 
 
 def sandbox_config() -> SandboxConfig:
@@ -32,3 +33,11 @@ def limits_for(kind_name: str, params: dict[str, Any]) -> SandboxLimits:
     limits = SandboxLimits().override(settings.CUTOFF_SANDBOX_LIMITS)
     limits = limits.override(settings.CUTOFF_SANDBOX_KIND_LIMITS.get(kind_name, {}))
     return limits.override(params.get("limits") or {})
+
+
+def stated_limits(kind_name: str, params: dict[str, Any]) -> dict[str, str]:
+    """Return an item's limits as its starter file and page state them: ``cpu`` and ``wall``
+    seconds and ``memory`` MiB of one run, and the ``budget`` seconds all runs share."""
+    limits = limits_for(kind_name, params)
+    return {"cpu": f"{limits.cpu_seconds:g}", "wall": f"{limits.wall_seconds:g}",
+            "memory": f"{limits.memory_bytes / MIB:g}", "budget": f"{grading_budget_seconds():g}"}

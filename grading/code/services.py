@@ -27,8 +27,13 @@ from exercises.selectors import rules_for, variant_of
 from exercises.services import open_variant
 from grading.code.contract import CONTRACTS, starter_source
 from grading.code.grader import CodeGrade, check_code, grade_code
-from grading.code.runs import Budget, SandboxFailed
-from grading.code.sandboxing import grading_budget_seconds, limits_for, sandbox_config
+from grading.code.runs import HOST_FAILURES, Budget, SandboxFailed
+from grading.code.sandboxing import (
+    grading_budget_seconds,
+    limits_for,
+    sandbox_config,
+    stated_limits,
+)
 from grading.code.scheduling import (
     REGRADE_PRIORITY,
     Claim,
@@ -86,7 +91,8 @@ def starter_file(student: User, variant_id: int, position: int) -> str:
     """
     variant_item = code_item_of(student, variant_id, position)
     open_variant(variant_item.variant, timezone.now())
-    return starter_source(variant_item.item.kind, variant_item.item.params)
+    item = variant_item.item
+    return starter_source(item.kind, item.params, stated_limits(item.kind, item.params))
 
 
 def check_source(source: str) -> None:
@@ -186,10 +192,10 @@ def grade_code_submission(submission_id: int) -> Submission | None:
                            limits=limits_for(item.kind, item.params),
                            budget_seconds=grading_budget_seconds(), config=sandbox_config())
     except (SandboxUnavailable, SandboxFailed) as error:
-        busy = isinstance(error, SandboxFailed) and error.ending == "host_busy"
-        if busy and submission.grading_runs <= settings.CUTOFF_CODE_BUSY_RETRIES:
-            logger.warning("host too busy to time code submission %s fairly (%s); it runs "
-                           "again later", submission_id, error)
+        host_failed = isinstance(error, SandboxFailed) and error.ending in HOST_FAILURES
+        if host_failed and submission.grading_runs <= settings.CUTOFF_CODE_BUSY_RETRIES:
+            logger.warning("the host failed a run of code submission %s (%s); it runs again "
+                           "later", submission_id, error)
             return _run_again_later(submission_id)
         logger.error("sandbox could not run code submission %s: %s", submission_id, error)
         return _fail(submission_id, _error_code(error))

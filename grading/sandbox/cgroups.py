@@ -57,6 +57,12 @@ def _own_paths(proc_cgroup: str) -> dict[str, str]:
     return paths
 
 
+def _counters(text: str) -> dict[str, int]:
+    """Return the ``name value`` lines of a cgroup file (``memory.events``) as a dict."""
+    return {name: int(value) for name, value in
+            (line.split() for line in text.splitlines() if len(line.split()) == 2)}
+
+
 def _host_dir(mount: _Mount, cgroup_path: str) -> Path:
     # Inside a container the mount may expose only a subtree: strip the mount's own root.
     relative = cgroup_path
@@ -120,19 +126,30 @@ class RunCgroup:
         return None
 
     def memory_limit_reached(self) -> bool:
-        """Return whether the run's memory use reached its limit (an allocation was refused or
-        the OOM killer fired), in any of its processes."""
+        """Return whether the run's memory limit refused an allocation or fired the OOM killer,
+        in any of its processes.
+
+        Reaching the limit is not enough: the kernel then reclaims (the page cache of files
+        the run read, for one) and the run goes on, so v2's ``max`` event and v1's
+        ``failcnt`` count runs that never ran short. v2's ``oom`` counts refused allocations
+        and ``oom_kill`` kills; v1 reports kills in ``memory.oom_control`` (``failcnt`` only
+        on kernels before 4.13, which lack that line).
+        """
         memory = self.dirs.get("memory")
         if memory is None:
             return False
         try:
             if self.version == 1:
+                control = memory / "memory.oom_control"
+                kills = _counters(control.read_text()).get("oom_kill") \
+                    if control.exists() else None
+                if kills is not None:
+                    return kills > 0
                 return int((memory / "memory.failcnt").read_text()) > 0
-            text = (memory / "memory.events").read_text()
+            events = _counters((memory / "memory.events").read_text())
         except (OSError, ValueError):
             return False
-        counters = dict(line.split() for line in text.splitlines() if len(line.split()) == 2)
-        return any(int(counters.get(name, "0")) > 0 for name in ("max", "oom", "oom_kill"))
+        return events.get("oom", 0) > 0 or events.get("oom_kill", 0) > 0
 
     def kill_all(self) -> None:
         """SIGKILL every process left in the cgroup (even ones that escaped the process group)."""

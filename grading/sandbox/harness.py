@@ -162,6 +162,10 @@ class GameServer:
             if method == "is_terminal":
                 return bool(game.is_terminal(state))
             if method == "utility":
+                # The contract refuses it: the games score a position still in play as 0.
+                if not game.is_terminal(state):
+                    raise _Refused("the state is not terminal: only a terminal state has a "
+                                   "utility")
                 return game.utility(state, str(player))
             if method == "chance_outcomes":
                 return [(a, Fraction(p)) for a, p in game.chance_outcomes(state)]

@@ -24,6 +24,7 @@ RUN_ENDINGS: dict[str, str] = {
     "time_budget": "stopped when the {seconds} s left of the time its submission's runs share "
                    "ran out",
     "host_busy": "not timed fairly: the host took {host_seconds} s of its {elapsed} s",
+    "killed_by_host": "killed from outside the sandbox ({signal}), not by a limit of the run",
     "crashed": "crashed with {signal}",
     "crashed_deep_recursion": "crashed with {signal} (for example recursion too deep)",
     "no_result": "exited with status {status} without returning a result",

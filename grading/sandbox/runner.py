@@ -652,20 +652,24 @@ class _Session:
 
     def _verdict_from_exit(self) -> tuple[Verdict, _Ending, str | None]:
         status = self.exit_status
+        if status is not None and status < 0:
+            # bwrap itself died of a signal, and only this grader's kills (which set
+            # killed_for) come from inside the run's reach: something on the host killed it.
+            return "sandbox_error", _Ending("killed_by_host",
+                                            {"signal": _signal_name(-status)}), None
         # bwrap reports a child killed by signal N as exit status 128 + N.
         signum = status - 128 if status is not None and status > 128 else None
         # Nothing inside the sandbox can SIGKILL its pid 1, so a SIGKILL that was not the OOM
-        # killer is RLIMIT_CPU's, provided the measured time agrees.
+        # killer of the run's memory limit (out_of_memory, decided before) is RLIMIT_CPU's when
+        # the measured time agrees, and otherwise the host's (its OOM killer, an operator).
         if signum == signal.SIGXCPU or (signum == signal.SIGKILL and self.cpu_seconds
                                         >= self.limits.cpu_seconds * CPU_MEASURE_SLACK):
             return "time_limit", _Ending("cpu_limit", {"seconds": self.limits.cpu_seconds}), None
+        if signum == signal.SIGKILL:
+            return "sandbox_error", _Ending("killed_by_host", {"signal": "SIGKILL"}), None
         if signum is not None and signum < signal.NSIG:
-            try:
-                name = signal.Signals(signum).name
-            except ValueError:
-                name = f"signal {signum}"
             ending = "crashed_deep_recursion" if signum == signal.SIGSEGV else "crashed"
-            return "runtime_error", _Ending(ending, {"signal": name}), None
+            return "runtime_error", _Ending(ending, {"signal": _signal_name(signum)}), None
         return "runtime_error", _Ending("no_result", {"status": str(status)}), None
 
 
@@ -677,10 +681,22 @@ class _Ending:
     params: dict[str, str | int | float]
 
 
+def _signal_name(signum: int) -> str:
+    """Return a signal's name, e.g. ``SIGSEGV``."""
+    try:
+        return signal.Signals(signum).name
+    except ValueError:
+        return f"signal {signum}"
+
+
 def _children(pid: int) -> list[int]:
     """Return the pids of the children of every thread of ``pid`` (none once it has exited)."""
-    children = []
-    for task in Path(f"/proc/{pid}/task").glob("*"):
+    children: list[int] = []
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except OSError:  # it has exited (and been reaped) meanwhile
+        return children
+    for task in tasks:
         with contextlib.suppress(OSError):
             children += [int(child) for child in (task / "children").read_text().split()]
     return children

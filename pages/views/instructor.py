@@ -35,6 +35,7 @@ from exercises.selectors import problem_sets_taught_by
 from exercises.services import create_problem_set, publish_problem_set
 from exercises.tree_text import print_tree_text
 from grading.code.contract import CONTRACTS, starter_source
+from grading.code.sandboxing import stated_limits
 from grading.selectors import problem_set_taught_by
 from lms.selectors import passbacks_to_look_at
 from lms.services import resend_score_passback
@@ -269,7 +270,8 @@ def preview(request: HttpRequest) -> HttpResponse:
         "other_fields": [f for f in student_fields if not f.on_tree],
         "widget_help": WIDGET_HELP,
         "parts": part_fields(parts, problem, drawing, item.answer_key),
-        "starter": starter_source(kind.name, params) if kind.name in CONTRACTS else "",
+        "starter": starter_source(kind.name, params, stated_limits(kind.name, params))
+        if kind.name in CONTRACTS else "",
         "authored": _authored_forms(params),
     }
     return render(request, "pages/preview.html", context)

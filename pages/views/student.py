@@ -31,6 +31,7 @@ from grading.apis import WaitQuerySerializer, suggest_retry_if_unfinished
 from grading.code.contract import CONTRACTS
 from grading.code.feedback import render_tests
 from grading.code.grader import summarise
+from grading.code.sandboxing import stated_limits
 from grading.code.services import starter_file, submit_code
 from grading.feedback_policy import FULL, SCORE_ONLY, served_tests
 from grading.models import Draft, Submission
@@ -417,6 +418,7 @@ def code_item_page(request: AuthenticatedHttpRequest, variant: Variant, variant_
         "due_at": rules_for(variant).due_at,
         "kind": kind,
         "prompt": kind.render_prompt(variant_item.prompt["args"]),
+        "limits": stated_limits(variant_item.item.kind, variant_item.item.params),
         "source": source,
         "submissions": submissions,
         "latest": latest,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.test import Client, override_settings
 
 from exercises.models import ProblemSet, Variant
 from grading.code import services
@@ -33,6 +34,7 @@ def test_the_starter_file_states_the_contract(student: Any, alphabeta_code: Vari
     for convention in ("Depth counts plies from 0", "Cut on equality", "The root raises alpha",
                        "first best action", "game.evaluate(state, player)"):
         assert convention in source
+    assert "The graded tests include it." in " ".join(source.split())
 
 
 def test_the_starter_file_follows_the_items_conventions(course: Any, instructor: Any,
@@ -43,6 +45,35 @@ def test_the_starter_file_follows_the_items_conventions(course: Any, instructor:
     source = student[1].get(f"/api/v1/assignments/{variant.pk}/items/1/starter.py").content
 
     assert b"only when alpha > beta" in source
+
+
+@override_settings(CUTOFF_CODE_BUDGET_SECONDS=24)
+def test_the_starter_file_and_the_page_state_the_items_limits(course: Any, instructor: Any,
+                                                              student: Any) -> None:
+    variant = code_assignment(course, instructor[0], student[0], "code_alphabeta",
+                              {"limits": {"cpu_seconds": 3, "wall_seconds": 7.5}})
+
+    source = student[1].get(f"/api/v1/assignments/{variant.pk}/items/1/starter.py").content
+    browser = Client()
+    browser.force_login(student[0])
+    page = browser.get(f"/assignments/{variant.pk}/items/1/").content.decode()
+
+    stated = ("each run of your code may use 3 s of CPU time, 7.5 s of wall-clock time (the "
+              "time the grader takes to answer your game calls does not count) and 256 MiB of "
+              "memory; all the runs of one submission share 24 s.")
+    assert stated in " ".join(source.decode().replace("#", "").split())
+    assert stated in " ".join(page.split())
+
+
+def test_the_starter_file_says_whether_the_graded_tests_include_the_public_one(
+        course: Any, instructor: Any, student: Any) -> None:
+    without_fixed = code_assignment(course, instructor[0], student[0], "code_minimax",
+                                    {"test_sets": ["generated_trees", "tictactoe"]})
+    source = student[1].get(f"/api/v1/assignments/{without_fixed.pk}/items/1/starter.py")
+    text = " ".join(source.content.decode().split())
+
+    assert "The graded tests include it." not in text
+    assert "This item's graded tests leave the fixed trees out, so they do not include it." in text
 
 
 def test_someone_elses_starter_file_is_not_found(other_student: Any,

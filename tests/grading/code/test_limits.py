@@ -37,3 +37,14 @@ def test_all_runs_of_a_submission_end_before_the_tasks_soft_time_limit() -> None
 @override_settings(CELERY_TASK_SOFT_TIME_LIMIT=120, CUTOFF_CODE_BUDGET_SECONDS=30)
 def test_the_budget_of_a_submission_is_the_sites() -> None:
     assert grading_budget_seconds() == 30
+
+
+@override_settings(CELERY_TASK_SOFT_TIME_LIMIT=120, CUTOFF_CODE_BUDGET_SECONDS=30)
+def test_an_item_cannot_ask_for_a_wall_limit_its_submissions_budget_cuts() -> None:
+    kind = get_kind("code_alphabeta")
+
+    with pytest.raises(ParamError) as refused:
+        kind.clean_params({"limits": {"wall_seconds": 100}})
+    assert refused.value.field == "limits.wall_seconds"
+    assert "at most 30" in str(refused.value)
+    assert kind.clean_params({"limits": {"wall_seconds": 30}})["limits"] == {"wall_seconds": 30}

@@ -30,7 +30,7 @@ from grading.sandbox import (
     check_host,
     run_in_sandbox,
 )
-from tests.conftest import require
+from tests.conftest import require, wait_until
 
 REPO = Path(__file__).resolve().parents[3]
 TEST_BASE = Path(f"/tmp/cutoff-sandbox-tests-{os.getpid()}")
@@ -72,15 +72,26 @@ def one_cpu_shared_with(competitors: int) -> Iterator[None]:
     saved = os.sched_getaffinity(0)
     cpu = min(saved)
     os.sched_setaffinity(0, {cpu})
-    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
-                for _ in range(competitors)]
+    # Each in a session of its own, as the sandbox is: with autogroup scheduling, a CPU is
+    # shared between sessions first.
+    spinners = [subprocess.Popen([sys.executable, "-c", "while True: pass"],
+                                 start_new_session=True) for _ in range(competitors)]
     try:
+        # Spinning already (a loaded host starts them slowly), so the run competes from the
+        # start.
+        assert wait_until(lambda: all(_cpu_seconds(spinner.pid) > 0.1 for spinner in spinners),
+                          60)
         yield
     finally:
         for spinner in spinners:
             spinner.kill()
             spinner.wait()
         os.sched_setaffinity(0, saved)
+
+
+def _cpu_seconds(pid: int) -> float:
+    """Return the CPU time a process has had so far (its main thread's)."""
+    return int(Path(f"/proc/{pid}/schedstat").read_text().split()[0]) / 1e9
 
 
 class TreeGame:

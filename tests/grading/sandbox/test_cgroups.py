@@ -36,13 +36,20 @@ def test_v2_with_delegated_controllers(monkeypatch: pytest.MonkeyPatch, tmp_path
     assert cgroup.procs_files == [worker / "run-1" / "cgroup.procs"]
     assert (worker / "run-1" / "memory.max").read_text() == str(64 * 1024 * 1024)
     assert (worker / "run-1" / "pids.max").read_text() == str(8 + cgroups.HARNESS_TASKS)
-    (worker / "run-1" / "memory.events").write_text("low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\n")
+    events = worker / "run-1" / "memory.events"
+    events.write_text("low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\n")
+    assert not cgroup.memory_limit_reached()
+    # Reaching the limit only made the kernel reclaim (the page cache of files read): the
+    # run did not run short, so a failure of its own is not blamed on memory.
+    events.write_text("low 0\nhigh 0\nmax 4\noom 0\noom_kill 0\n")
     assert not cgroup.memory_limit_reached()
     # An allocation refused at the limit counts, even when nothing was OOM-killed.
-    (worker / "run-1" / "memory.events").write_text("low 0\nhigh 0\nmax 4\noom 0\noom_kill 0\n")
+    events.write_text("low 0\nhigh 0\nmax 4\noom 1\noom_kill 0\n")
     (worker / "run-1" / "memory.peak").write_text("1234\n")
     (worker / "run-1" / "cpu.stat").write_text("usage_usec 250000\nuser_usec 200000\n")
     assert cgroup.memory_limit_reached() and cgroup.peak_memory() == 1234
+    events.write_text("low 0\nhigh 0\nmax 4\noom 1\noom_kill 1\n")
+    assert cgroup.memory_limit_reached()
     assert cgroup.cpu_seconds() == 0.25
 
 
@@ -65,9 +72,15 @@ def test_v2_without_controllers_falls_back_to_v1(monkeypatch: pytest.MonkeyPatch
     assert (run / "memory.limit_in_bytes").read_text() == str(64 * 1024 * 1024)
     assert not (run / "memory.memsw.limit_in_bytes").exists()
     assert (tmp_path / "pids" / "worker" / "run-2" / "pids.max").read_text() == "11"
+    # A kernel before 4.13 reports no OOM kills: a charge that failed at the limit counts.
     (run / "memory.failcnt").write_text("0\n")
     assert not cgroup.memory_limit_reached()
     (run / "memory.failcnt").write_text("3\n")
+    assert cgroup.memory_limit_reached()
+    # Later kernels do: charges that failed and were met by reclaiming do not count.
+    (run / "memory.oom_control").write_text("oom_kill_disable 0\nunder_oom 0\noom_kill 0\n")
+    assert not cgroup.memory_limit_reached()
+    (run / "memory.oom_control").write_text("oom_kill_disable 0\nunder_oom 0\noom_kill 1\n")
     assert cgroup.memory_limit_reached()
     assert cgroup.cpu_seconds() is None
 

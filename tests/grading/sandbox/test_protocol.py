@@ -101,7 +101,8 @@ def test_game_server_issues_handles_and_records_calls() -> None:
         "value": [{"a": 1, "label": "l"}, {"a": 2, "label": "r"}]}
     assert server.serve(call("result", {"s": 1}, {"a": 2})) == {"value": {"s": 2}}
     assert server.serve(call("to_move", {"s": 2})) == {"value": "MIN"}
-    assert server.serve(call("utility", {"s": 2}, "MAX")) == {"error": "C is not terminal"}
+    assert server.serve(call("utility", {"s": 2}, "MAX")) == {
+        "error": "the state is not terminal: only a terminal state has a utility"}
     assert server.serve(call("players")) == {"value": ["MAX", "MIN"]}
     assert [event.kind for event in server.calls] == ["actions", "result", "to_move", "utility",
                                                       "players"]

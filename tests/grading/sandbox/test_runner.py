@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from engine.games import connect4
 from grading.sandbox import (
     DEFAULT_LIMITS,
     VERDICTS,
@@ -201,10 +202,21 @@ def solve(game, state):
         return [refused, str(exc)]
 ''')
     assert record.verdict == "ok", record.traceback
-    assert record.return_value == ["A is not terminal", "action 'r' is not legal in this state"]
+    assert record.return_value == ["the state is not terminal: only a terminal state has a "
+                                   "utility", "action 'r' is not legal in this state"]
     errors = [event for event in record.calls if event.error]
     assert [event.kind for event in errors] == ["utility", "result"]
     assert record.generated_states() == ["B", "D"]
+
+
+def test_the_utility_of_a_position_still_in_play_is_refused(run: Runner) -> None:
+    # Connect Four scores a position still in play as 0; the contract says the call raises.
+    record = run("def solve(game, state):\n    try:\n        return game.utility(state, 'X')\n"
+                 "    except game.GameError as exc:\n        return str(exc)\n",
+                 args=[StateArg(connect4.EMPTY_BOARD)], game=connect4.Connect4())
+    assert record.verdict == "ok", record.traceback
+    assert record.return_value == "the state is not terminal: only a terminal state has a utility"
+    assert record.evaluated_states() == []
 
 
 def test_proxy_type_checks_raise_type_error_locally(run: Runner) -> None:

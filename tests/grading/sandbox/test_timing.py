@@ -58,7 +58,8 @@ def test_a_run_starved_of_cpu_by_other_work_is_the_hosts_failure_not_a_time_limi
     with one_cpu_shared_with(competitors=3):
         record = run(SPINNING, limits=ONE_SECOND)
 
-    assert ending(record) == ("sandbox_error", "host_busy")
+    assert ending(record) == ("sandbox_error", "host_busy"), (
+        record.wall_seconds, record.cpu_seconds, record.host_seconds)
     assert record.host_seconds > 0.5
 
 
