@@ -6,10 +6,11 @@ DRF's own errors (validation, authentication, permission, not found, throttling)
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.core.exceptions import PermissionDenied
-from django.http import Http404
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from rest_framework import exceptions, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -91,3 +92,23 @@ def represented(field: serializers.Field, value: Any) -> Any:
     For the hot paths' written-out outputs, held equal to their serializers by tests.
     """
     return None if value is None else field.to_representation(value)
+
+
+class RefuseNulInQueryMiddleware:
+    """Answer a request whose query string holds a NUL character with a 400 naming the
+    parameter: PostgreSQL text cannot hold one, so a filter on it would be a 500."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        """Refuse the request when a query parameter's name or value holds a NUL."""
+        if "%00" in request.META.get("QUERY_STRING", ""):
+            for name, value in request.GET.lists():
+                if "\x00" in name or any("\x00" in v for v in value):
+                    shown = name.replace("\x00", "\\0")
+                    body = {"error": {"code": "invalid",
+                                      "message": f"{shown}: may not contain NUL characters",
+                                      "details": {shown: ["contains a NUL character"]}}}
+                    return JsonResponse(body, status=status.HTTP_400_BAD_REQUEST)
+        return self.get_response(request)

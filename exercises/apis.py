@@ -14,6 +14,7 @@ from typing import Any, cast
 
 from django.conf import settings
 from django.http import Http404
+from django.urls import reverse
 from django.utils import timezone, translation
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
@@ -39,9 +40,10 @@ from exercises.generation import GenerationError, derive_seed, generate_item
 from exercises.kinds import all_kinds, get_kind
 from exercises.kinds.base import AnswerPart, Kind
 from exercises.kinds.params import ParamError
-from exercises.models import MOST_ATTEMPTS, Item, ProblemSet, Variant, VariantItem
+from exercises.models import MOST_ATTEMPTS, Extension, Item, ProblemSet, Variant, VariantItem
 from exercises.selectors import (
     extensions_of,
+    items_closed_by_seen_keys,
     problem_set_with_answers,
     problem_sets_listed_for,
     problem_sets_taught_by,
@@ -57,9 +59,9 @@ from exercises.services import (
     export_definition,
     grant_extension,
     import_definition,
+    note_keys_seen,
     open_variant,
     publish_problem_set,
-    update_item,
     update_problem_set,
     validate_item,
 )
@@ -395,6 +397,8 @@ class ProblemSetOutputSerializer(serializers.Serializer):
     )
     time_limit_minutes = serializers.IntegerField(allow_null=True)
     published_at = serializers.DateTimeField(allow_null=True)
+    archived_at = serializers.DateTimeField(
+        allow_null=True, help_text="set when archived: hidden from its students")
     items = ItemOutputSerializer(many=True)
     variants = VariantKeysSerializer(many=True)
 
@@ -574,6 +578,10 @@ class ProblemSetDetailApi(APIView):
 
         title = serializers.CharField(max_length=200, required=False)
         due_at = serializers.DateTimeField(required=False, allow_null=True)
+        due_date = serializers.DateTimeField(
+            required=False, allow_null=True,
+            help_text="the API outline's name of due_at (as in extensions); when both are "
+            "given they must be equal")
         max_attempts = serializers.IntegerField(
             required=False, allow_null=True, min_value=1, max_value=MOST_ATTEMPTS
         )
@@ -597,6 +605,20 @@ class ProblemSetDetailApi(APIView):
         )
         # many=True hands max_length to the ListSerializer (drf-stubs leaves it out).
         items = ItemChangeSerializer(many=True, required=False, max_length=50)  # type: ignore[call-arg]
+
+        def validate_items(self, value: list[dict[str, Any]]) -> list[dict[str, Any]]:
+            """Refuse two changes of one item (which one would hold?)."""
+            seen: set[int] = set()
+            for index, change in enumerate(value):
+                if change["position"] in seen:
+                    raise serializers.ValidationError(
+                        {f"{index}.position": [f"item {change['position']} is changed twice"]})
+                seen.add(change["position"])
+            return value
+
+        def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+            """Return the changes with the due date under the model's name, ``due_at``."""
+            return due_date_as_due_at(attrs)
 
     @extend_schema_serializer(component_name="ProblemSetUpdateResult")
     class UpdateOutputSerializer(serializers.Serializer):
@@ -821,6 +843,18 @@ def first_error_path(errors: Any, path: str) -> tuple[str, str]:
 
 
 @extend_schema_serializer(component_name="Extension")
+def due_date_as_due_at(attrs: dict[str, Any]) -> dict[str, Any]:
+    """Return validated input with the API outline's ``due_date`` under the model's name,
+    ``due_at``; refuse a ``due_at`` that contradicts ``due_date``."""
+    if "due_date" in attrs:
+        due_date = attrs.pop("due_date")
+        if attrs.get("due_at", due_date) != due_date:
+            raise serializers.ValidationError(
+                {"due_at": ["is an alias of due_date and must equal it when both are given"]})
+        attrs["due_at"] = due_date
+    return attrs
+
+
 class ExtensionOutputSerializer(serializers.Serializer):
     """Show one student's extension on a problem set."""
 
@@ -833,6 +867,13 @@ class ExtensionOutputSerializer(serializers.Serializer):
     time_limit_minutes = serializers.IntegerField(allow_null=True)
     granted_by = serializers.CharField(source="granted_by.username", allow_null=True)
     updated_at = serializers.DateTimeField()
+    closed_items = serializers.SerializerMethodField(
+        help_text="positions of the items whose answer key (or replay) the student was shown "
+        "already: they take no more of the student's attempts, whatever the extension allows")
+
+    def get_closed_items(self, extension: Extension) -> list[int]:
+        """Return the positions of the student's items closed by a key they saw."""
+        return list(self.context["closed_items"].get(extension.student_id, []))
 
 
 class ExtensionListCreateApi(APIView):
@@ -857,16 +898,8 @@ class ExtensionListCreateApi(APIView):
         )
 
         def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-            """Return the rules with the due date under the model's name, ``due_at``;
-            refuse a ``due_at`` that contradicts ``due_date``."""
-            if "due_date" in attrs:
-                due_date = attrs.pop("due_date")
-                if attrs.get("due_at", due_date) != due_date:
-                    raise serializers.ValidationError(
-                        {"due_at": ["is an alias of due_date and must equal it when both "
-                                    "are given"]})
-                attrs["due_at"] = due_date
-            return attrs
+            """Return the rules with the due date under the model's name, ``due_at``."""
+            return due_date_as_due_at(attrs)
 
     @extend_schema(responses={200: ExtensionOutputSerializer(many=True)},
                    tags=["problem sets"], summary="List a problem set's extensions")
@@ -875,7 +908,10 @@ class ExtensionListCreateApi(APIView):
         problem_set = problem_sets_taught_by(request.user).filter(pk=problem_set_id).first()
         if problem_set is None:
             raise Http404
-        return Response(ExtensionOutputSerializer(extensions_of(problem_set), many=True).data)
+        extensions = list(extensions_of(problem_set))
+        closed = items_closed_by_seen_keys(problem_set, [e.student_id for e in extensions])
+        return Response(ExtensionOutputSerializer(
+            extensions, many=True, context={"closed_items": closed}).data)
 
     @extend_schema(
         request=InputSerializer,
@@ -902,7 +938,9 @@ class ExtensionListCreateApi(APIView):
         rules = dict(data.validated_data)
         extension = grant_extension(problem_set, username=rules.pop("username"),
                                     granted_by=request.user, **rules)
-        return Response(ExtensionOutputSerializer(extension).data)
+        closed = items_closed_by_seen_keys(problem_set, [extension.student_id])
+        return Response(ExtensionOutputSerializer(
+            extension, context={"closed_items": closed}).data)
 
 
 class ProblemSetPublishApi(APIView):
@@ -959,20 +997,44 @@ class ItemUpdateApi(APIView):
             return value
 
     @extend_schema(
-        request=InputSerializer, responses={200: ItemOutputSerializer}, tags=["problem sets"],
-        summary="Update an item's params or points",
+        request=InputSerializer,
+        responses={200: ItemOutputSerializer, 422: OpenApiResponse(
+            description="`unprocessable`: `details` names the param that may not change once "
+            "variants exist, e.g. `params.depth`")},
+        tags=["problem sets"], summary="Update an item's params or points",
     )
     def patch(self, request: AuthenticatedRequest, problem_set_id: int, position: int) -> Response:
-        """Update the item; once variants exist only conventions and points may change
-        (only points for a multiple-choice item, whose options follow its conventions)."""
+        """Update the item as ``PATCH /problem-sets/{id}/`` with this one item would: once
+        variants exist only conventions and points may change (only points for a
+        multiple-choice item, whose options follow its conventions), and a change that
+        alters keys or scores queues a regrade (its URL in ``Location``). A refused change
+        is a 422 naming ``params.<name>``."""
         problem_set = problem_sets_taught_by(request.user).filter(pk=problem_set_id).first()
         item = problem_set.items.filter(position=position).first() if problem_set else None
-        if item is None:
+        if problem_set is None or item is None:
             raise Http404
         data = self.InputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        item = update_item(item, **data.validated_data)
-        return Response(ItemOutputSerializer(item).data)
+        try:
+            _, _, regrade_id = update_problem_set(
+                problem_set, changed_by=request.user,
+                items=[{"position": position, **data.validated_data}])
+        except ApiError as refused:
+            raise _about_this_item(refused) from refused
+        item.refresh_from_db()
+        response = Response(ItemOutputSerializer(item).data)
+        if regrade_id is not None:
+            response["Location"] = reverse("regrade-detail", args=[regrade_id])
+        return response
+
+
+def _about_this_item(refused: ApiError) -> ApiError:
+    """Return the set update's refusal of ``items[0]`` as this item's (``params.depth``)."""
+    prefix = "items[0]."
+    details = {field.removeprefix(prefix): reasons for field, reasons in
+               (refused.details.items() if isinstance(refused.details, dict) else [])}
+    return ApiError(refused.message.removeprefix(prefix), code=refused.error_code,
+                    status_code=refused.status_code, details=details)
 
 
 # --- assignments --------------------------------------------------------------------------
@@ -1120,6 +1182,9 @@ class AssignmentDetailApi(APIView):
         visible = answers_visible(variant, now)
         with translation.override(requested_language(request)):
             body = assignment_output(variant, visible)
+        if visible:
+            note_keys_seen((item.pk for item in variant.items.all() if item.keys_seen_at is None),
+                           now)
         return Response(body)
 
 

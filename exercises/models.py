@@ -128,6 +128,10 @@ class VariantItem(models.Model):
         default=0, help_text="0-based attempt whose problem met the kind's quality constraints"
     )
     generated_at = models.DateTimeField(null=True, blank=True)
+    keys_seen_at = models.DateTimeField(
+        null=True, blank=True, help_text="when its student was first shown its answer key or "
+        "its replay: from then on it takes no more of their attempts, whatever an extension "
+        "or a change of the set's rules allows")
 
     class Meta:
         ordering = ["position"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
@@ -200,9 +201,26 @@ def _variant_items_read() -> tuple[JoinedRead, str]:
 def answers_visible(variant: Variant, now: datetime) -> bool:
     """Return whether the student may see the answer keys of ``variant`` at ``now``.
 
-    Keys show once the due date (the student's own, with an extension) has passed. Grading
-    extends this with "the last attempt has been used", which needs submissions (see
-    grading.selectors).
+    Keys show once the due date (the student's own, with an extension) has passed and late
+    answers are refused: while a late penalty takes them, a key shown would be copied into
+    one. Grading extends this with "the last attempt has been used", which needs
+    submissions (see grading.selectors).
     """
     due_at = rules_for(variant).due_at
-    return due_at is not None and now >= due_at
+    return (due_at is not None and now >= due_at
+            and variant.problem_set.late_policy == ProblemSet.LatePolicy.REFUSE)
+
+
+def items_closed_by_seen_keys(problem_set: ProblemSet, student_ids: Sequence[int]
+                              ) -> dict[int, list[int]]:
+    """Return, per student of ``student_ids``, the positions of their items of
+    ``problem_set`` whose answer key (or replay) they were shown: those take no more of
+    their attempts (``VariantItem.keys_seen_at``)."""
+    closed: dict[int, list[int]] = {}
+    rows = VariantItem.objects.filter(
+        variant__problem_set=problem_set, variant__student_id__in=list(student_ids),
+        keys_seen_at__isnull=False,
+    ).order_by("position").values_list("variant__student_id", "position")
+    for student_id, position in rows:
+        closed.setdefault(student_id, []).append(position)
+    return closed

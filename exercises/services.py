@@ -13,7 +13,7 @@ from fractions import Fraction
 from typing import Any
 
 from django.db import OperationalError, transaction
-from django.db.models import Count, Max
+from django.db.models import Count
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerError
 from rest_framework import status
@@ -146,7 +146,8 @@ def publish_problem_set(problem_set: ProblemSet) -> ProblemSet:
     one task per chunk of students is queued once the transaction commits; with nobody
     missing it is ``ready`` at once. Raise a 409 :class:`ApiError` while generation runs,
     unless it has made no progress for :data:`STALE_GENERATION` (its tasks were lost), and a
-    422 (see :func:`check_generation`) when the first missing variant cannot be generated.
+    422 (see :func:`check_generation`) when the first missing variant cannot be generated,
+    or when the set is archived.
     """
     check_generation(problem_set)
     with transaction.atomic():
@@ -162,6 +163,10 @@ def publish_problem_set(problem_set: ProblemSet) -> ProblemSet:
         if not locked.items.exists():
             raise ApiError("items: a problem set needs at least one item to be published",
                            details={"items": ["at least one item is required"]})
+        if locked.archived_at is not None:
+            # Its students cannot see it: variants made now would wait unseen.
+            raise _unprocessable("archived", "an archived set is not published; unarchive it "
+                                 "first (PATCH {\"archived\": false})")
         missing = students_missing_variants(locked)
         done = locked.variants.count()
         locked.progress_done = done
@@ -402,6 +407,14 @@ FROZEN_CHOICE = ("the options of this multiple-choice item were drawn under its 
                  "item for other conventions)")
 
 
+def note_keys_seen(variant_item_ids: Iterable[int], now: datetime) -> None:
+    """Record that the student was shown these items' answer keys (or replays), the first
+    time only: from then on grading refuses their attempts at them, whatever an extension or
+    a change of the set's rules reopens (``VariantItem.keys_seen_at``)."""
+    VariantItem.objects.filter(pk__in=list(variant_item_ids), keys_seen_at__isnull=True) \
+        .update(keys_seen_at=now)
+
+
 def frozen_changes(
     kind_name: str, params: dict[str, Any], changed: Iterable[str]
 ) -> list[tuple[str, str]]:
@@ -416,38 +429,6 @@ def frozen_changes(
     conventions = kind.convention_names()
     return [(name, FROZEN_SHAPE if name not in conventions else FROZEN_CHOICE)
             for name in sorted(changed) if choice or name not in conventions]
-
-
-def update_item(
-    item: Item, *, params: dict[str, Any] | None = None, points: Decimal | None = None
-) -> Item:
-    """Change an item's params and/or points; return the item.
-
-    Params are merged over the stored ones and validated. Once variants exist only the
-    kind's conventions may change (they change keys, not problems): each variant's problem
-    takes the new conventions and its key is recomputed by the engine on a worker.
-    Grading builds regrading on top of this.
-    """
-    from exercises.tasks import resolve_item_task
-
-    changed: set[str] = set()
-    if params is not None:
-        merged = validate_item(item.kind, {**item.params, **params})
-        changed = {name for name in merged if merged[name] != item.params.get(name)}
-        frozen = frozen_changes(item.kind, merged, changed)
-        if frozen and item.variant_items.exists():
-            name, rule = frozen[0]
-            raise ApiError(f"params.{name}: {rule}", code="invalid",
-                           details={f"params.{name}": [rule]})
-        item.params = merged
-    if points is not None:
-        item.points = points
-    item.part_points = split_points(item.kind, item.params, Decimal(item.points))
-    with transaction.atomic():
-        item.save(update_fields=["params", "points", "part_points"])
-        if changed and item.variant_items.exists():
-            transaction.on_commit(lambda: resolve_item_task.delay(item.pk))
-    return item
 
 
 def resolve_item(item_id: int) -> int:
@@ -558,13 +539,15 @@ def update_problem_set(
         if points != item.points:
             key_changes.append(f"{where}.points")
         planned.append((item, params, points))
-    limit = settings.get("max_attempts", problem_set.max_attempts)
-    if "max_attempts" in settings and limit:
+    limit: int | None = settings.get("max_attempts", problem_set.max_attempts)
+    if "max_attempts" in settings and limit and (
+            problem_set.max_attempts is None or limit < problem_set.max_attempts):
+        # Only a lower limit can fall below what a student already used.
         most_used = _most_attempts_used(problem_set)
         if most_used > limit:
             raise _unprocessable(
-                "max_attempts", f"a student already used {most_used} attempts at an item; "
-                f"the limit cannot go below that",
+                "max_attempts", f"a student already used {most_used} attempts at an item "
+                f"beyond their extra attempts; the limit cannot go below that",
             )
     with transaction.atomic():
         locked = ProblemSet.objects.select_for_update().get(pk=problem_set.pk)
@@ -587,15 +570,17 @@ def update_problem_set(
 
 
 def _most_attempts_used(problem_set: ProblemSet) -> int:
-    """Return the most attempts any student used at one item of ``problem_set``."""
+    """Return the most attempts any student used at one item of ``problem_set``, less the
+    student's extra attempts (an extension's): what the set's own limit must still allow."""
     from grading.models import Submission  # grading builds on exercises, not the reverse
 
+    extra = dict(problem_set.extensions.values_list("student_id", "extra_attempts"))
     counts = (
         Submission.objects.filter(variant_item__variant__problem_set=problem_set)
         .exclude(status=Submission.Status.ERROR)
-        .values("variant_item").annotate(used=Count("pk")).aggregate(most=Max("used"))
+        .values("variant_item", "student_id").annotate(used=Count("pk"))
     )
-    return int(counts["most"] or 0)
+    return max((row["used"] - extra.get(row["student_id"], 0) for row in counts), default=0)
 
 
 def archive_problem_set(problem_set: ProblemSet) -> ProblemSet:

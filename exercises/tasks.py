@@ -12,8 +12,3 @@ def generate_variants_task(problem_set_id: int, student_ids: list[int]) -> int:
     """Generate the missing variants of ``student_ids`` for a problem set."""
     return services.generate_variants(problem_set_id, student_ids)
 
-
-@shared_task(name="exercises.resolve_item")
-def resolve_item_task(item_id: int) -> int:
-    """Recompute the answer keys of an item's variants with the engine."""
-    return services.resolve_item(item_id)

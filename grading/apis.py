@@ -29,6 +29,7 @@ from accounts.requests import AuthenticatedRequest
 from config.api import ApiError, represented, whole_number
 from exercises.kinds import get_kind
 from exercises.models import ProblemSet, VariantItem
+from exercises.services import note_keys_seen
 from grading import services, webhooks
 from grading.code.apis import CodeSubmissionOutputSerializer, code_submission_output
 from grading.feedback import render_results
@@ -212,10 +213,14 @@ def submission_output(submission: Submission, viewer: User, just_created: bool =
         # Code submissions carry per-test reports, not per-part results.
         return code_submission_output(submission, viewer)
     item = submission.variant_item.item
-    view = feedback_view(submission, viewer, timezone.now())
+    now = timezone.now()
+    view = feedback_view(submission, viewer, now)
     labels = {part.name: str(part.label) for part in get_kind(item.kind).answer_parts(item.params)}
     results = render_results(served_results(submission.results, view.policy), labels=labels,
                              show_expected=view.answers_visible)
+    if view.answers_visible and viewer.pk == submission.student_id \
+            and submission.variant_item.keys_seen_at is None:
+        note_keys_seen([submission.variant_item_id], now)
     regrade_requests = ([] if submission.status != Submission.Status.GRADED or just_created
                         else regrade_requests_shown(submission))
     return {

@@ -50,13 +50,14 @@ SAFE_MESSAGES = frozenset({
     # Code tests (grading.code.feedback): how the student's own run went, what it returned,
     # the misconception it matches, and games played against the grader's opponents.
     "run_ended", "run_returned", "run_not_started", "run_out_of_memory", "run_raised",
-    "run_memory_killed", "run_cpu_limit", "run_wall_limit", "run_crashed",
+    "run_memory_killed", "run_cpu_limit", "run_wall_limit", "run_time_budget",
+    "run_host_busy", "run_killed_by_host", "run_crashed",
     "run_crashed_deep_recursion", "run_no_result", "run_output_limit", "run_too_many_calls",
     "run_protocol_violation", "run_game_failure", "not_run", "return_shape",
     "value_not_number", "move_not_offered", "matches_misconception",
     "selection_not_offered", "backprop_shape", "agent_move_not_offered",
     "agent_moves_missing", "never_lost", "agent_lost", "series_won", "series_drew",
-    "series_lost",
+    "series_lost", "series_stopped", "series_stopped_first",
 })
 """Message codes whose parameters never carry a value of the key: served as they are."""
 

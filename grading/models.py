@@ -69,6 +69,9 @@ class Submission(models.Model):
     grading_runs = models.PositiveIntegerField(
         default=0, help_text="times a worker started grading it (more than 1: a task was "
         "delivered again, e.g. after its worker was lost)")
+    host_retries = models.PositiveIntegerField(
+        default=0, help_text="times a code submission was queued again because the host "
+        "failed its run (too busy to time it fairly, or killed it): CUTOFF_CODE_BUSY_RETRIES")
     grades_recorded = models.PositiveIntegerField(
         default=0, help_text="times a first grade was recorded: 1 once graded, never more "
         "(regrades replace the grade in place and do not count)")

@@ -229,6 +229,14 @@ def _store(
                     f"all {limit} attempts at this item are used", code="attempts_exhausted",
                     status_code=403, details={"max_attempts": limit, "used": used},
                 )
+            if variant_item.keys_seen_at is not None:
+                # Keys show only once no attempt is left; an extension or a change of the
+                # set's rules since then must not let the student submit the key.
+                seen = variant_item.keys_seen_at.isoformat()
+                raise ApiError(
+                    f"you were shown this item's answer key at {seen}: it takes no more "
+                    "attempts", code="answers_seen", status_code=403,
+                    details={"keys_seen_at": seen})
         except ApiError:
             # A retry of a request that was stored gets its submission, whatever the
             # deadlines and attempts say now.
@@ -849,11 +857,14 @@ def request_score_review(submission: Submission, *, student: User, message: str
                          ) -> RegradeRequest:
     """Record a student's regrade request on their graded submission; return it.
 
-    Raise 422 naming ``submission`` when it is not graded yet, and 409 while an earlier
-    request on it is still open.
+    Raise 422 naming ``submission`` when it is not graded yet or its problem set is archived
+    (hidden from its students, so closed to their requests), and 409 while an earlier request
+    on it is still open.
     """
     if submission.status != Submission.Status.GRADED:
         raise _refused("submission", "only a graded submission can be reviewed")
+    if submission.variant_item.variant.problem_set.archived_at is not None:
+        raise _refused("submission", "its problem set is archived: regrade requests are closed")
     try:
         with transaction.atomic():
             return RegradeRequest.objects.create(submission=submission, student=student,

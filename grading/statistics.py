@@ -135,8 +135,7 @@ def item_statistics(
             t.attempt_number for t in by_student[a.student_id])]
         stats.right_at_first_attempt = sum(1 for a in firsts if a.score >= a.max_score > 0)
         stats.misconceptions = dict(sorted(Counter(
-            code for a in tries for code in {r.get("misconception") for r in a.results} if code
-        ).items()))
+            code for a in tries for code in _misconceptions_of(a)).items()))
         if multiple_choice:
             stats.options = dict(sorted(Counter(a.choice for a in tries if a.choice).items()))
         rest = [totals[sid] - item_score(position, sid) for sid in students]
@@ -155,6 +154,17 @@ def item_statistics(
         ]
         out.append(stats)
     return out
+
+
+def _misconceptions_of(attempt: Attempt) -> set[str]:
+    """Return the misconceptions an attempt's results name, each once: a typed answer's parts
+    name one each (``misconception``), a code submission's tests a list (``misconceptions``)."""
+    codes: set[str] = set()
+    for result in attempt.results:
+        if result.get("misconception"):
+            codes.add(str(result["misconception"]))
+        codes.update(str(code) for code in result.get("misconceptions") or [])
+    return codes
 
 
 def _part_result(attempt: Attempt | None, name: str) -> dict[str, Any] | None:

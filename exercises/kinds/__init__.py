@@ -17,7 +17,8 @@ item and one student's generated copy of it (``Item``, ``VariantItem``):
   or the fallback it came from: ``kind.near_misses`` such as ``other_convention``, or
   ``near_key``); ``kind.max_options(params)`` caps the ``options`` param.
 * ``kind.convention_names()`` are the params that change keys but not problems;
-  ``exercises.services.update_item`` and ``resolve_item`` recompute keys when they change.
+  ``exercises.services.update_problem_set`` lets them change once variants exist, and the
+  regrade it queues recomputes the keys (``resolve_item``).
 """
 
 from __future__ import annotations

@@ -122,18 +122,23 @@ def tictactoe_reports(source: str, entry_point: str, seed: str, limits: SandboxL
               for square in game.actions(tictactoe.EMPTY_BOARD)},
     }
     sides = {name: _Side(name, openings[name]) for name in playing_as}
+    # Once a run for both sides failed, each side is asked in a run of its own: a side then
+    # fails only for its own positions, and a run too big for its limit is not tried again.
+    apart = False
     while playing := [side for side in sides.values() if side.report is None and side.frontier]:
-        positions = [position for side in playing for position in side.frontier]
-        batch = ask_agent(source, entry_point, game, positions, limits, budget, config,
-                          records=records)
-        if batch.failure is not None and len(playing) > 1:
-            # One run failed for both sides: each side's positions are asked alone, so a
-            # side fails only for its own positions.
+        batch = None
+        if not apart or len(playing) == 1:
+            positions = [position for side in playing for position in side.frontier]
+            batch = ask_agent(source, entry_point, game, positions, limits, budget, config,
+                              records=records)
+            apart = batch.failure is not None and len(playing) > 1
+        if apart:
             for side in playing:
                 alone = ask_agent(source, entry_point, game, list(side.frontier), limits,
                                   budget, config, records=records)
                 side.answer(game, list(side.frontier), alone, source)
         else:
+            assert batch is not None
             for side in playing:
                 side.answer(game, positions, batch, source)
     return [side.report or side.passed() for side in sides.values()]
@@ -275,6 +280,9 @@ def play_series(source: str, entry_point: str, matches: list[Match], limits: San
     """
     game = connect4.Connect4()
     live = list(matches)
+    # Once a batched run failed, each game's position is asked in a run of its own: a run too
+    # big for its limit is not tried again every round.
+    apart = False
     while live:
         for match in live:
             if match.state.player != match.agent_side and not game.is_terminal(match.state):
@@ -282,9 +290,12 @@ def play_series(source: str, entry_point: str, matches: list[Match], limits: San
         waiting = [m for m in live if not game.is_terminal(m.state)]
         if not waiting:
             break
-        batch = ask_agent(source, entry_point, game, [m.state for m in waiting], limits, budget,
-                          config, evaluator=connect4.window_score, records=records)
-        if batch.failure is not None and len(waiting) > 1:
+        batch = None
+        if not apart or len(waiting) == 1:
+            batch = ask_agent(source, entry_point, game, [m.state for m in waiting], limits,
+                              budget, config, evaluator=connect4.window_score, records=records)
+            apart = batch.failure is not None and len(waiting) > 1
+        if apart:
             for match in waiting:
                 alone = ask_agent(source, entry_point, game, [match.state], limits, budget,
                                   config, evaluator=connect4.window_score, records=records)
@@ -292,6 +303,7 @@ def play_series(source: str, entry_point: str, matches: list[Match], limits: San
                 if alone.failure is None:
                     match.play(game, alone.moves[0])
         else:
+            assert batch is not None
             for index, match in enumerate(waiting):
                 match.failure = batch.failure
                 if batch.failure is None:

@@ -220,8 +220,9 @@ CONTRACTS: dict[str, CodeContract] = {
              "as X and as O; a win scores 1, a draw 1/2. ``game.evaluate(state, player)`` "
              "offers a window heuristic for depth-limited searches. The whole series must "
              "finish within the time all runs of one submission share (stated with the "
-             "limits; 30 s unless the site sets another): a depth-4 alpha-beta (about 10 s "
-             "for the series) is safe, a depth-5 one (about 40 s) is not.",
+             "limits; 30 s unless the site sets another; the grader's time answering your "
+             "game calls does not count): a depth-5 alpha-beta (about 10 s for the series) is "
+             "safe, a depth-6 one is not.",
         conventions="",
         public_test=('one game as X against the depth-2 searcher (the searcher is deterministic, '
                      'so it is the same game as in the hidden test "Connect Four vs depth-2 '

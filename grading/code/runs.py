@@ -81,9 +81,12 @@ class Budget:
 
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
-        self.real_deadline = time.monotonic() + seconds * WALL_STRETCH
+        self.started = time.monotonic()
+        self.real_deadline = self.started + seconds * WALL_STRETCH
         self.used = 0.0
         """Own seconds of the runs so far."""
+        self.waited = 0.0
+        """Seconds the runs so far waited for a CPU held by other work: the host's load."""
 
     @classmethod
     def of(cls, seconds: float) -> Budget:
@@ -94,22 +97,27 @@ class Budget:
         """Return the own seconds and the real seconds left for the next run, or None when
         too little own time is left to start one.
 
-        Raise :class:`SandboxFailed` (``host_busy``) when own time is left but real time is
-        not: the host took it.
+        Once the real time is used up, the runs' own calls (the grader answering them) count
+        as theirs again: too little left is then the student's when the time the runs did not
+        wait for a CPU reached the budget, and otherwise the host's, raised as
+        :class:`SandboxFailed` (``host_busy``).
         """
         own_left = self.seconds - self.used
         if own_left < MIN_RUN_SECONDS:
             return None
-        real_left = self.real_deadline - time.monotonic()
+        now = time.monotonic()
+        real_left = self.real_deadline - now
         if real_left < MIN_RUN_SECONDS:
+            if now - self.started - self.waited >= self.seconds - MIN_RUN_SECONDS:
+                return None
             raise SandboxFailed(f"the host took the real time of the submission's runs "
-                                f"({self.used:.1f} s of their {self.seconds:g} s used)",
-                                "host_busy")
+                                f"({self.waited:.1f} s waiting for a CPU)", "host_busy")
         return own_left, real_left
 
     def spend(self, record: RunRecord) -> None:
         """Count a finished run's own time."""
         self.used += max(0.0, record.wall_seconds - record.host_seconds)
+        self.waited += record.waited_seconds
 
     @property
     def exhausted_message(self) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from fractions import Fraction
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Max
+from django.db.models import F, Max
 from django.utils import timezone
 
 from accounts.models import User
@@ -193,7 +193,7 @@ def grade_code_submission(submission_id: int) -> Submission | None:
                            budget_seconds=grading_budget_seconds(), config=sandbox_config())
     except (SandboxUnavailable, SandboxFailed) as error:
         host_failed = isinstance(error, SandboxFailed) and error.ending in HOST_FAILURES
-        if host_failed and submission.grading_runs <= settings.CUTOFF_CODE_BUSY_RETRIES:
+        if host_failed and submission.host_retries < settings.CUTOFF_CODE_BUSY_RETRIES:
             logger.warning("the host failed a run of code submission %s (%s); it runs again "
                            "later", submission_id, error)
             return _run_again_later(submission_id)
@@ -268,7 +268,7 @@ def _error_code(error: SandboxUnavailable | SandboxFailed) -> str:
 def _run_again_later(submission_id: int) -> Submission:
     """Queue a running submission again, ``CUTOFF_CODE_BUSY_RETRY_SECONDS`` from now."""
     Submission.objects.filter(pk=submission_id, status=Submission.Status.RUNNING).update(
-        status=Submission.Status.QUEUED)
+        status=Submission.Status.QUEUED, host_retries=F("host_retries") + 1)
     defer(submission_id, settings.CUTOFF_CODE_BUSY_RETRY_SECONDS)
     return Submission.objects.get(pk=submission_id)
 

@@ -131,25 +131,26 @@ class RunCgroup:
 
         Reaching the limit is not enough: the kernel then reclaims (the page cache of files
         the run read, for one) and the run goes on, so v2's ``max`` event and v1's
-        ``failcnt`` count runs that never ran short. v2's ``oom`` counts refused allocations
-        and ``oom_kill`` kills; v1 reports kills in ``memory.oom_control`` (``failcnt`` only
-        on kernels before 4.13, which lack that line).
+        ``failcnt`` count runs that never ran short. Nor is a kill: the cgroup's ``oom_kill``
+        counts the host's OOM killer's kills too. v2's ``oom`` counts the allocations the
+        cgroup's own limit was about to refuse; v1 has no such counter, so a kill counts when
+        the limit was also reached (``memory.oom_control``'s ``oom_kill`` and ``failcnt``;
+        ``failcnt`` alone on kernels before 4.13, which lack that line).
         """
         memory = self.dirs.get("memory")
         if memory is None:
             return False
         try:
             if self.version == 1:
+                reached = int((memory / "memory.failcnt").read_text()) > 0
                 control = memory / "memory.oom_control"
                 kills = _counters(control.read_text()).get("oom_kill") \
                     if control.exists() else None
-                if kills is not None:
-                    return kills > 0
-                return int((memory / "memory.failcnt").read_text()) > 0
+                return reached and (kills is None or kills > 0)
             events = _counters((memory / "memory.events").read_text())
         except (OSError, ValueError):
             return False
-        return events.get("oom", 0) > 0 or events.get("oom_kill", 0) > 0
+        return events.get("oom", 0) > 0
 
     def kill_all(self) -> None:
         """SIGKILL every process left in the cgroup (even ones that escaped the process group)."""

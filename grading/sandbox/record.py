@@ -89,9 +89,12 @@ class RunRecord:
     """Why the run ended: a key of :data:`RUN_ENDINGS`, with ``ending_params``."""
     ending_params: tuple[tuple[str, str | int | float], ...] = ()
     host_seconds: float = 0.0
-    """Of ``wall_seconds``, the time the host took (the grader answering calls, waits for a
-    CPU), which the wall-clock limit does not count; measured when the run returned or raised,
-    or reached its limit."""
+    """Of ``wall_seconds``, the time the host took (the grader's CPU time answering calls, and
+    ``waited_seconds``), which the wall-clock limit does not count; the waits are measured
+    when the run returned or raised, or reached its limit."""
+    waited_seconds: float = 0.0
+    """Of ``host_seconds``, the time the run and the grader waited for a CPU held by other
+    work: the host's load."""
 
     @property
     def ok(self) -> bool:

@@ -74,8 +74,8 @@ CPU_MEASURE_SLACK = 0.5
 limit. The kernel's RLIMIT_CPU clock runs up to a third ahead of rusage/cpuacct on a loaded
 host, so this only rules out a kill that cannot have been the CPU limit."""
 WALL_STRETCH = 2.0
-"""A run kept waiting by the host may run up to this many times its wall-clock limit, so that
-its own time (the wall clock less the host's, see ``_Session.host_seconds``) can reach it."""
+"""A run may take up to this many times its wall-clock limit of real time, so that its own
+time (the wall clock less the host's, see ``_Session.host_seconds``) can reach the limit."""
 OTHER_CPU_SLACK = 0.2
 """CPU seconds the run's other processes and threads may use before its main thread's waits
 for a CPU stop being excused: a student's own children compete with it too."""
@@ -130,12 +130,14 @@ def run_in_sandbox(source: str, entry_point: str, args: Sequence[object], game: 
     ``recorder`` sees each :class:`CallEvent` as it happens. Raises SandboxUnavailable when the
     host lacks bubblewrap, setpriv or prlimit; every failure of the student's code is a verdict.
 
-    The wall-clock limit counts the run's own time: the time the grader spent answering its
-    game calls and the time its process waited for a CPU held by other work do not count.
-    ``budget_left`` (own seconds) stops it sooner, ending ``time_budget``: what is left of the
-    time all of a submission's runs share. A run whose own time has not reached its limit
-    after ``WALL_STRETCH`` times that limit of real time, or after ``stop_after`` seconds, is
-    stopped as ``host_busy``: a sandbox error, the host's failure and not the student's.
+    The wall-clock limit counts the run's own time: the CPU time the grader spent answering
+    its game calls and the time the run (and the grader answering it) waited for a CPU held
+    by other work do not count. ``budget_left`` (own seconds) stops it sooner, ending
+    ``time_budget``: what is left of the time all of a submission's runs share. After
+    ``WALL_STRETCH`` times that limit of real time (or ``stop_after`` seconds) a run is
+    stopped: its time limit when the time it did not wait for a CPU reached the limit (its
+    own calls took it), otherwise ``host_busy``, a sandbox error, the host's failure and not
+    the student's.
     """
     config = config or SandboxConfig()
     tools = check_host(config)
@@ -358,10 +360,14 @@ class _Session:
         self.max_rss = 0
         self.wall_seconds = 0.0
         self.host_seconds = 0.0
-        """Time the host took from the run: the grader answering its calls (and waiting for a
-        CPU to do so), its only process waiting for a CPU. Not counted against the wall limit."""
+        """Time the host took from the run, not counted against the wall limit: the grader's
+        CPU time answering its calls and ``waited_seconds``."""
+        self.waited_seconds = 0.0
+        """Of ``host_seconds``, the time the run and the grader waited for a CPU held by other
+        work: the host's load, which only it can cause."""
         self.serving_seconds = 0.0
         self.grader_delay_at_start = _run_delay(Path("/proc/thread-self/schedstat"))
+        self.host_oom_kills_at_start = _host_oom_kills()
         self.out_of_memory = False
         """Whether a process the student forked reported a MemoryError on the note pipe."""
         self.orphans: list[int] = []
@@ -431,8 +437,13 @@ class _Session:
             while readers:
                 now = time.monotonic()
                 if exited_at is None and now >= deadline:
-                    self.host_seconds = self._host_seconds(proc)
-                    if now - began - self.host_seconds >= own_limit:
+                    self._measure_host(proc)
+                    elapsed = now - began
+                    # At the last stop, the grader's time answering the run's own calls is
+                    # the run's again: only the host's load can make it the host's failure.
+                    spent = elapsed - (self.waited_seconds if now >= stop_at
+                                       else self.host_seconds)
+                    if spent >= own_limit:
                         if own_limit < wall:
                             self._stop(proc, "time_limit", "time_budget",
                                        seconds=f"{own_limit:.1f}")
@@ -441,8 +452,8 @@ class _Session:
                         return
                     if now >= stop_at:
                         self._stop(proc, "sandbox_error", "host_busy",
-                                   elapsed=f"{now - began:.1f}",
-                                   host_seconds=f"{self.host_seconds:.1f}")
+                                   elapsed=f"{elapsed:.1f}",
+                                   host_seconds=f"{self.waited_seconds:.1f}")
                         return
                     # The host's time does not count: the run's own time has not reached its
                     # limit yet.
@@ -470,9 +481,10 @@ class _Session:
                         readers.discard(fd)
                         poller.unregister(fd)
                     elif fd == channel_r:
-                        serving_began = time.monotonic()
+                        # CPU time: the grader's own waits for a CPU are in its run delay.
+                        serving_began = time.thread_time()
                         self._on_channel(proc, chunk)
-                        self.serving_seconds += time.monotonic() - serving_began
+                        self.serving_seconds += time.thread_time() - serving_began
                     elif fd == note_r:
                         self.out_of_memory = True
                     else:
@@ -486,27 +498,31 @@ class _Session:
         finally:
             os.close(pidfd)
 
-    def _host_seconds(self, proc: subprocess.Popen[bytes]) -> float:
-        """Return the time the host has taken from the run so far.
+    def _measure_host(self, proc: subprocess.Popen[bytes] | None) -> None:
+        """Measure the time the host has taken from the run so far (``host_seconds``).
 
-        The grader's share is the time it spent answering game calls plus the time its own
-        thread waited for a CPU. The student's process's waits for a CPU count only while the
-        run is that one process: a student's own children and threads compete with it too, so
-        once they used more than ``OTHER_CPU_SLACK`` of CPU, the process's waits are its own.
+        Waits for a CPU (the grader's thread's and the student's process's) are the host's
+        only while the run is that one process and its cgroup shows the CPU time of all of
+        it: a student's own children and threads compete with it, and with the grader, too,
+        so once they used more than ``OTHER_CPU_SLACK`` of CPU (or nothing can tell) every
+        wait is the run's own.
         """
-        grader = self.serving_seconds + max(
-            0.0, _run_delay(Path("/proc/thread-self/schedstat")) - self.grader_delay_at_start)
+        self.waited_seconds = self._waits(proc) if proc is not None else 0.0
+        self.host_seconds = self.serving_seconds + self.waited_seconds
+
+    def _waits(self, proc: subprocess.Popen[bytes]) -> float:
+        run_cpu = self.cgroup.cpu_seconds() if self.cgroup is not None else None
         children = _children(proc.pid)
-        if len(children) != 1 or _children(children[0]):
-            return grader
+        if run_cpu is None or len(children) != 1 or _children(children[0]):
+            return 0.0
         stats = _schedstat(Path(f"/proc/{children[0]}/schedstat"))
         if stats is None:
-            return grader
+            return 0.0
         on_cpu, waited = stats
-        run_cpu = self.cgroup.cpu_seconds() if self.cgroup is not None else None
-        if run_cpu is not None and run_cpu - on_cpu > OTHER_CPU_SLACK:
-            return grader
-        return grader + waited
+        if run_cpu - on_cpu > OTHER_CPU_SLACK:
+            return 0.0
+        grader = _run_delay(Path("/proc/thread-self/schedstat")) - self.grader_delay_at_start
+        return waited + max(0.0, grader)
 
     def _flush(self, channel_w: int) -> None:
         try:
@@ -557,9 +573,9 @@ class _Session:
             self.result = message
         else:
             raise ProtocolViolation(f"unexpected message {op!r}")
-        if self.result is not None and self.proc is not None:
+        if self.result is not None:
             # Measured while the student's process still lives: a budget counts own time.
-            self.host_seconds = self._host_seconds(self.proc)
+            self._measure_host(self.proc)
 
     def _stop(self, proc: subprocess.Popen[bytes], verdict: Verdict, ending: str,
               **params: str | int | float) -> None:
@@ -622,7 +638,8 @@ class _Session:
             stdout=self.stdout.text(), stderr=self.stderr.text(),
             stdout_truncated=self.stdout.truncated, stderr_truncated=self.stderr.truncated,
             wall_seconds=self.wall_seconds, cpu_seconds=self.cpu_seconds,
-            host_seconds=self.host_seconds,
+            host_seconds=max(self.host_seconds, self.serving_seconds),
+            waited_seconds=self.waited_seconds,
             peak_memory_bytes=usage.peak_memory if usage.peak_memory is not None
             else self.max_rss or None,
             cgroup=cgroup, exit_status=self.exit_status, limits=self.limits)
@@ -650,6 +667,12 @@ class _Session:
             return "runtime_error", _Ending("raised", {"exception": self.result["type"]}), traceback
         return self._verdict_from_exit()
 
+    def _host_oom_killed(self) -> bool:
+        """Return whether the host's OOM killer killed some process since the run started."""
+        now = _host_oom_kills()
+        return None not in (now, self.host_oom_kills_at_start) \
+            and now != self.host_oom_kills_at_start
+
     def _verdict_from_exit(self) -> tuple[Verdict, _Ending, str | None]:
         status = self.exit_status
         if status is not None and status < 0:
@@ -659,13 +682,15 @@ class _Session:
                                             {"signal": _signal_name(-status)}), None
         # bwrap reports a child killed by signal N as exit status 128 + N.
         signum = status - 128 if status is not None and status > 128 else None
-        # Nothing inside the sandbox can SIGKILL its pid 1, so a SIGKILL that was not the OOM
-        # killer of the run's memory limit (out_of_memory, decided before) is RLIMIT_CPU's when
-        # the measured time agrees, and otherwise the host's (its OOM killer, an operator).
+        # No process inside the sandbox can SIGKILL its pid 1, so a SIGKILL that was not the
+        # OOM killer of the run's memory limit (out_of_memory, decided before) is RLIMIT_CPU's
+        # when the measured time agrees. Below that it is the host's only when the host's OOM
+        # killer fired meanwhile: the student may lower its own RLIMIT_CPU, whose kill then
+        # comes early and is the student's doing.
         if signum == signal.SIGXCPU or (signum == signal.SIGKILL and self.cpu_seconds
                                         >= self.limits.cpu_seconds * CPU_MEASURE_SLACK):
             return "time_limit", _Ending("cpu_limit", {"seconds": self.limits.cpu_seconds}), None
-        if signum == signal.SIGKILL:
+        if signum == signal.SIGKILL and self._host_oom_killed():
             return "sandbox_error", _Ending("killed_by_host", {"signal": "SIGKILL"}), None
         if signum is not None and signum < signal.NSIG:
             ending = "crashed_deep_recursion" if signum == signal.SIGSEGV else "crashed"
@@ -710,6 +735,16 @@ def _schedstat(path: Path) -> tuple[float, float] | None:
         return int(on_cpu) / 1e9, int(waited) / 1e9
     except (OSError, ValueError):
         return None
+
+
+def _host_oom_kills() -> int | None:
+    """Return how many processes the host's OOM killers killed since boot (``/proc/vmstat``),
+    or None when the kernel does not say."""
+    try:
+        lines = Path("/proc/vmstat").read_text().splitlines()
+    except OSError:
+        return None
+    return next((int(line.split()[1]) for line in lines if line.startswith("oom_kill ")), None)
 
 
 def _run_delay(path: Path) -> float:

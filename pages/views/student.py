@@ -26,7 +26,7 @@ from config.api import ApiError, whole_number
 from exercises.kinds import get_kind
 from exercises.models import Variant, VariantItem
 from exercises.selectors import rules_for, variant_of, variants_of
-from exercises.services import open_variant
+from exercises.services import note_keys_seen, open_variant
 from grading.apis import WaitQuerySerializer, suggest_retry_if_unfinished
 from grading.code.contract import CONTRACTS
 from grading.code.feedback import render_tests
@@ -93,6 +93,15 @@ class AssignmentRow:
         return sum((row.points for row in self.items), Decimal(0))
 
 
+def attempts_left(variant: Variant, variant_item: VariantItem, used: int) -> int | None:
+    """Return the attempts the student has left at an item (None: unlimited); none once they
+    were shown its key (grading refuses them, whatever the rules allow)."""
+    if variant_item.keys_seen_at is not None:
+        return 0
+    limit = rules_for(variant).max_attempts
+    return max(0, limit - used) if limit else None
+
+
 def item_rows(variant: Variant) -> list[ItemRow]:
     """Return the listed rows of a variant's items, from the student's submissions."""
     problem_set = variant.problem_set
@@ -106,9 +115,7 @@ def item_rows(variant: Variant) -> list[ItemRow]:
                 variant_item=variant_item,
                 title=str(get_kind(variant_item.item.kind).title),
                 attempts_used=used,
-                attempts_left=(
-                    max(0, limit - used) if (limit := rules_for(variant).max_attempts) else None
-                ),
+                attempts_left=attempts_left(variant, variant_item, used),
                 score=counted.score if counted else None,
                 points=variant_item.item.points,
                 status=submissions[-1].status if submissions else "",
@@ -204,6 +211,8 @@ def item_page(request: AuthenticatedHttpRequest, variant_id: int, position: int)
     problem_set = variant.problem_set
     used = sum(1 for s in submissions if s.status != Submission.Status.ERROR)
     replay_shown = steps is not None and replay_open(variant, used, now)
+    if (visible or replay_shown) and variant_item.keys_seen_at is None:
+        note_keys_seen([variant_item.pk], now)
     context: dict[str, Any] = {
         "variant": variant,
         "variant_item": variant_item,
@@ -221,9 +230,7 @@ def item_page(request: AuthenticatedHttpRequest, variant_id: int, position: int)
         "results": results,
         "error": error,
         "attempts_used": used,
-        "attempts_left": (
-            max(0, limit - used) if (limit := rules_for(variant).max_attempts) else None
-        ),
+        "attempts_left": attempts_left(variant, variant_item, used),
         "answers_visible": visible,
         "regrade_requests": (
             regrade_requests_on(latest)
@@ -436,9 +443,7 @@ def code_item_page(request: AuthenticatedHttpRequest, variant: Variant, variant_
         ),
         "error": error,
         "attempts_used": used,
-        "attempts_left": (
-            max(0, limit - used) if (limit := rules_for(variant).max_attempts) else None
-        ),
+        "attempts_left": attempts_left(variant, variant_item, used),
         "idempotency_key": uuid.uuid4().hex,
         "viewing": viewing,
         # graded implies there is a latest submission.

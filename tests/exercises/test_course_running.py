@@ -133,6 +133,53 @@ def test_changes_that_cannot_apply_are_a_422_and_change_nothing(
     assert Item.objects.get().params["depth"] != 4 and not Regrade.objects.exists()
 
 
+def test_the_attempt_limit_counts_extensions_and_is_checked_only_when_lowered(
+        running: Any, instructor: Any, student: Any, submit: Any) -> None:
+    problem_set, variant = running
+    path = f"/api/v1/problem-sets/{problem_set.pk}/"
+    granted = instructor[1].post(path + "extensions/", {"username": student[0].username,
+                                                        "extra_attempts": 2}, format="json")
+    assert granted.status_code == 200
+    wrong = {**key_of(variant), **NO_CUT}
+    for _ in range(3):
+        assert submit(student[1], variant, wrong).status_code == 202
+    # Three used of the student's four (the set's 2 + 2): the set's own limit is not beyond.
+    kept = instructor[1].patch(path, {"max_attempts": 2, "title": "Renamed"}, format="json")
+    assert kept.status_code == 200, kept.content
+    lowered = instructor[1].patch(path, {"max_attempts": 1}, format="json")
+    assert lowered.status_code == 200, lowered.content
+    ProblemSet.objects.filter(pk=problem_set.pk).update(max_attempts=2)
+    Extension.objects.update(extra_attempts=0)
+    refused = instructor[1].patch(path, {"max_attempts": 1}, format="json")
+    assert refused.status_code == 422 and "max_attempts" in refused.json()["error"]["details"]
+
+
+def test_the_outlines_due_date_is_taken_by_patch_too(running: Any, instructor: Any) -> None:
+    problem_set, _ = running
+    due = (timezone.now() + timedelta(days=2)).replace(microsecond=0)
+    url = f"/api/v1/problem-sets/{problem_set.pk}/"
+    response = instructor[1].patch(url, {"due_date": due.isoformat()}, format="json")
+    assert response.status_code == 200, response.content
+    problem_set.refresh_from_db()
+    assert problem_set.due_at == due
+    contradicting = instructor[1].patch(url, {"due_date": due.isoformat(),
+                                              "due_at": timezone.now().isoformat()},
+                                        format="json")
+    assert contradicting.status_code == 400
+    assert "due_at" in contradicting.json()["error"]["details"]
+
+
+def test_one_item_changed_twice_is_a_400_naming_the_second(running: Any,
+                                                          instructor: Any) -> None:
+    problem_set, _ = running
+    response = instructor[1].patch(f"/api/v1/problem-sets/{problem_set.pk}/", {"items": [
+        {"position": 1, "points": "2"}, {"position": 1, "points": "3"}]}, format="json")
+    assert response.status_code == 400, response.content
+    error = response.json()["error"]
+    assert error["message"] == "items: 1.position: item 1 is changed twice", error
+    assert Item.objects.get().points == 6
+
+
 def test_a_malformed_patch_is_a_400_naming_the_field(running: Any, instructor: Any) -> None:
     response = instructor[1].patch(f"/api/v1/problem-sets/{running[0].pk}/",
                                    {"late_policy": "never"}, format="json")
@@ -159,6 +206,13 @@ def test_archiving_hides_the_set_from_students_and_keeps_grades(
     grades = instructor[1].get(f"/api/v1/problem-sets/{problem_set.pk}/grades.csv")
     [row] = list(csv.DictReader(io.StringIO(grades.content.decode())))
     assert Decimal(row["item_1"]) == 6
+    assert instructor[1].get(path).json()["archived_at"] is not None
+    published = instructor[1].post(path + "publish/")
+    assert published.status_code == 422 and "archived" in published.json()["error"]["details"]
+    [submission] = Submission.objects.all()
+    review = student[1].post(f"/api/v1/submissions/{submission.pk}/regrade-request/",
+                             {"message": "please"}, format="json")
+    assert review.status_code == 422 and "submission" in review.json()["error"]["details"]
     # Unarchiving brings it back.
     response = instructor[1].patch(path, {"archived": False}, format="json")
     assert response.status_code == 200 and response.json()["archived_at"] is None
@@ -382,12 +436,13 @@ def test_extra_attempts_and_a_longer_time_limit(running: Any, instructor: Any, s
     problem_set, variant = running
     ProblemSet.objects.filter(pk=problem_set.pk).update(time_limit_minutes=10)
     wrong = {**key_of(variant), **NO_CUT}
-    for _ in range(2):
-        assert submit(student[1], variant, wrong).status_code == 202
-    assert submit(student[1], variant, wrong).json()["error"]["code"] == "attempts_exhausted"
+    # One attempt of two used: no key has been shown yet.
+    assert submit(student[1], variant, wrong).status_code == 202
     path = f"/api/v1/problem-sets/{problem_set.pk}/extensions/"
-    assert instructor[1].post(path, {"username": student[0].username, "extra_attempts": 1},
-                              format="json").status_code == 200
+    granted = instructor[1].post(path, {"username": student[0].username, "extra_attempts": 1},
+                                 format="json")
+    assert granted.status_code == 200 and granted.json()["closed_items"] == []
+    assert submit(student[1], variant, wrong).status_code == 202
     assert instructor[1].post(path, {"username": student[0].username,
                                      "time_limit_minutes": 90}, format="json").status_code == 200
     extension = Extension.objects.get()
@@ -401,6 +456,44 @@ def test_extra_attempts_and_a_longer_time_limit(running: Any, instructor: Any, s
     assert submit(student[1], variant, wrong).json()["error"]["code"] == "attempts_exhausted"
     [listed] = instructor[1].get(path).json()
     assert listed["username"] == student[0].username and listed["extra_attempts"] == 1
+
+
+def test_an_item_whose_key_the_student_was_shown_takes_no_more_attempts(
+        running: Any, instructor: Any, student: Any, submit: Any) -> None:
+    problem_set, variant = running
+    wrong = {**key_of(variant), **NO_CUT}
+    assert submit(student[1], variant, wrong).status_code == 202
+    last = submit(student[1], variant, wrong).json()
+    # The last attempt's feedback shows the key, and so does the assignment.
+    assert last["answers_visible"] is True
+    assert student[1].get(f"/api/v1/assignments/{variant.pk}/").json()["items"][0]["answer_key"]
+    path = f"/api/v1/problem-sets/{problem_set.pk}/extensions/"
+    granted = instructor[1].post(path, {"username": student[0].username, "extra_attempts": 2,
+                                        "due_date": None}, format="json")
+    assert granted.status_code == 200 and granted.json()["closed_items"] == [1]
+    assert instructor[1].get(path).json()[0]["closed_items"] == [1]
+    # Nor does a change of the set's own rules reopen it.
+    assert instructor[1].patch(f"/api/v1/problem-sets/{problem_set.pk}/", {"max_attempts": 5},
+                               format="json").status_code == 200
+    refused = submit(student[1], variant, key_of(variant))
+    assert refused.status_code == 403, refused.content
+    assert refused.json()["error"]["code"] == "answers_seen"
+    assert Submission.objects.filter(variant_item__variant=variant).count() == 2
+
+
+def test_under_a_late_penalty_the_due_date_shows_no_key(running: Any, student: Any,
+                                                        submit: Any) -> None:
+    problem_set, variant = running
+    ProblemSet.objects.filter(pk=problem_set.pk).update(
+        due_at=timezone.now() - timedelta(hours=1), late_policy="penalty", late_penalty="0.5")
+    # Late answers are still taken: a key shown now would be copied into one.
+    assignment = student[1].get(f"/api/v1/assignments/{variant.pk}/").json()
+    assert assignment["answers_visible"] is False
+    assert assignment["items"][0]["answer_key"] is None
+    late = submit(student[1], variant, key_of(variant)).json()
+    assert late["is_late"] is True and late["answers_visible"] is False
+    assert ProblemSet.objects.filter(pk=problem_set.pk).update(late_policy="refuse") == 1
+    assert student[1].get(f"/api/v1/assignments/{variant.pk}/").json()["answers_visible"]
 
 
 def test_an_extension_for_someone_not_in_the_course_is_a_422(

@@ -242,8 +242,9 @@ def test_patch_item_changes_conventions_and_recomputes_keys(
     ]
     assert stored.item.part_points["value"] and stored.item.points == 5
     frozen = client.patch(url, {"params": {"depth": 2}}, format="json")
-    assert frozen.status_code == 400
+    assert frozen.status_code == 422
     assert frozen.json()["error"]["message"].startswith("params.depth")
+    assert list(frozen.json()["error"]["details"]) == ["params.depth"]
     invalid = client.patch(url, {"params": {"min_cuts": -1}}, format="json")
     assert invalid.status_code == 400
     assert invalid.json()["error"]["message"].startswith("params.min_cuts")
@@ -270,8 +271,10 @@ def test_a_multiple_choice_items_conventions_are_frozen_once_generated(
         refused = client.patch(url, {"params": {"cut_on_equality": False}}, format="json")
         whole_set = client.patch(f"/api/v1/problem-sets/{problem_set['id']}/", {
             "items": [{"position": 1, "params": {"cut_on_equality": False}}]}, format="json")
-    assert refused.status_code == 400, refused.content
+    # The item's endpoint refuses it as the set's does, naming the param on its own.
+    assert refused.status_code == 422, refused.content
     assert refused.json()["error"]["message"].startswith("params.cut_on_equality: the options")
+    assert "params.cut_on_equality" in refused.json()["error"]["details"]
     assert whole_set.status_code == 422, whole_set.content
     assert "items[0].params.cut_on_equality" in whole_set.json()["error"]["details"]
     after = VariantItem.objects.get(pk=before.pk)

@@ -13,8 +13,7 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
-from exercises.models import Item, VariantItem
-from exercises.services import update_item
+from exercises.models import VariantItem
 from grading.models import Regrade, ScoreChange, Submission
 from tests.grading.conftest import (
     ALPHABETA_PROBLEM,
@@ -59,11 +58,11 @@ def test_changing_a_convention_then_regrading_keeps_the_score_history(
     before = submit_inline(student[1], variant, no_cut)
     assert before["score"] < 6
     # ...until the instructor changes the convention and regrades.
-    item = Item.objects.get(problem_set=problem_set)
     with django_capture_on_commit_callbacks(execute=True):
-        update_item(item, params={"cut_on_equality": False})
-        response = instructor[1].post(f"/api/v1/problem-sets/{problem_set.pk}/regrade/")
-    assert response.status_code == 202, response.content
+        response = instructor[1].patch(f"/api/v1/problem-sets/{problem_set.pk}/items/1/",
+                                       {"params": {"cut_on_equality": False}}, format="json")
+    assert response.status_code == 200, response.content
+    assert response.json()["params"]["cut_on_equality"] is False
     regrade = instructor[1].get(response["Location"]).json()
     assert regrade["status"] == "done"
     report = regrade["report"]
@@ -80,11 +79,15 @@ def test_changing_a_convention_then_regrading_keeps_the_score_history(
 
 
 def test_changing_points_regrades_to_the_new_total(alphabeta_set, student, instructor,
-                                                   submit_inline) -> None:
+                                                   submit_inline,
+                                                   django_capture_on_commit_callbacks) -> None:
     problem_set, variant = alphabeta_set
     submit_inline(student[1], variant, correct_answer(VariantItem.objects.get(variant=variant)))
-    update_item(Item.objects.get(problem_set=problem_set), points=Decimal("10"))
-    call_command("regrade", "--problem-set", str(problem_set.pk), stdout=io.StringIO())
+    with django_capture_on_commit_callbacks(execute=True):
+        response = instructor[1].patch(f"/api/v1/problem-sets/{problem_set.pk}/items/1/",
+                                       {"points": "10"}, format="json")
+    assert response.status_code == 200, response.content
+    assert instructor[1].get(response["Location"]).json()["status"] == "done"
     submission = Submission.objects.get()
     assert submission.score == submission.max_score == 10
     assert ScoreChange.objects.get().old_score == 6

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from exercises.models import ProblemSet
+from exercises.models import ProblemSet, Variant, VariantItem
 from grading.models import Submission
 from grading.statistics import point_biserial
 from tests.conftest import make_account
@@ -134,6 +134,26 @@ def test_one_item_sets_have_no_rest_to_correlate_with(course: Any, instructor: A
                                ).json()["items"]
     assert item["students"] == 0 and item["mean"] is None
     assert item["discrimination"] == {"value": None, "reason": "no_rest_of_set"}
+
+
+def test_a_code_items_misconceptions_are_counted_from_its_tests(course: Any,
+                                                                instructor: Any) -> None:
+    from tests.grading.conftest import make_problem_set
+
+    problem_set = make_problem_set(course, instructor[0], [("code_minimax", {}, "3")])
+    for number, codes in enumerate([["no_pruning"], ["no_pruning", "min_max_swapped"], []]):
+        student, _ = make_account(f"c{number}", "student", course)
+        variant = Variant.objects.create(problem_set=problem_set, student=student, seed="v")
+        variant_item = VariantItem.objects.create(
+            variant=variant, item=problem_set.items.get(), position=1, seed="test",
+            problem={"format": "code/1"})
+        # Two tests naming the same misconception count it once for the attempt.
+        tests = [{"test": f"tree {n}", "verdict": "wrong", "score": 0.0, "max_score": 1.0,
+                  "messages": [], "misconceptions": codes} for n in range(2)]
+        graded(variant_item, 1, "0", tests)
+    [item] = instructor[1].get(f"/api/v1/problem-sets/{problem_set.pk}/statistics/"
+                               ).json()["items"]
+    assert item["misconceptions"] == {"min_max_swapped": 1, "no_pruning": 2}
 
 
 def test_statistics_queries_do_not_grow_with_the_class(

@@ -219,3 +219,20 @@ def test_an_idempotency_key_with_a_nul_is_a_400(world: World) -> None:
     assert response.json()["error"]["message"] == (
         "Idempotency-Key: may not contain NUL characters")
     assert Submission.objects.count() == before
+
+
+@pytest.mark.parametrize(("path", "query"), [
+    ("/api/v1/problem-sets/{problem_set}/submissions/", "student=%00"),
+    ("/api/v1/problem-sets/{problem_set}/submissions/", "student=sa%00ra&item=1"),
+    ("/api/v1/problem-sets/", "archived=%00"),
+])
+def test_a_nul_in_a_query_string_is_a_400_naming_the_parameter(world: World, path: str,
+                                                                query: str) -> None:
+    url = path.format(problem_set=world.ids["problem_set_id"]) + "?" + query
+    response = as_persona(world, "instructor").get(url)
+
+    assert response.status_code == 400, response.content
+    error = response.json()["error"]
+    name = query.split("=")[0]
+    assert error["message"] == f"{name}: may not contain NUL characters"
+    assert list(error["details"]) == [name]

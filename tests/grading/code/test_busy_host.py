@@ -48,6 +48,7 @@ def test_a_run_the_host_starved_is_run_again_then_fails_as_the_hosts(
         grade_code_submission(submission.pk)
         submission.refresh_from_db()
         assert (submission.status, submission.error_code) == ("queued", "")
+        assert submission.host_retries == 1
         (options,) = sent
         assert options["args"] == [submission.pk] and options["countdown"] == 20
 

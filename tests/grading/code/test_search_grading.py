@@ -145,11 +145,17 @@ def test_a_test_cut_short_by_the_budget_says_so_not_that_its_limit_was_shorter(
 
 def test_a_submission_whose_runs_the_host_kept_waiting_is_not_graded() -> None:
     budget = Budget.of(30)
-    budget.real_deadline = time.monotonic()  # twice the budget went by, all of it the host's
+    # Twice the budget went by (in a test: made to), two thirds of it waiting for a CPU.
+    budget.real_deadline = time.monotonic()
+    budget.started = budget.real_deadline - 60
+    budget.waited = 40
 
     with pytest.raises(SandboxFailed) as failed:
         budget.allowance()
     assert failed.value.ending == "host_busy"
+    # Had they waited little, the grader answering their calls took it: the student's time.
+    budget.waited = 1
+    assert budget.allowance() is None
 
 
 def test_item_conventions_change_the_reference(sandbox_config: SandboxConfig) -> None:

@@ -50,6 +50,9 @@ def test_v2_with_delegated_controllers(monkeypatch: pytest.MonkeyPatch, tmp_path
     assert cgroup.memory_limit_reached() and cgroup.peak_memory() == 1234
     events.write_text("low 0\nhigh 0\nmax 4\noom 1\noom_kill 1\n")
     assert cgroup.memory_limit_reached()
+    # A kill by the host's OOM killer, the run's own limit not reached, is not the run's.
+    events.write_text("low 0\nhigh 0\nmax 0\noom 0\noom_kill 1\n")
+    assert not cgroup.memory_limit_reached()
     assert cgroup.cpu_seconds() == 0.25
 
 
@@ -82,6 +85,9 @@ def test_v2_without_controllers_falls_back_to_v1(monkeypatch: pytest.MonkeyPatch
     assert not cgroup.memory_limit_reached()
     (run / "memory.oom_control").write_text("oom_kill_disable 0\nunder_oom 0\noom_kill 1\n")
     assert cgroup.memory_limit_reached()
+    # A kill with the limit never reached was the host's OOM killer's.
+    (run / "memory.failcnt").write_text("0\n")
+    assert not cgroup.memory_limit_reached()
     assert cgroup.cpu_seconds() is None
 
 
