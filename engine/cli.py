@@ -100,6 +100,9 @@ def _run_misconceptions(args: argparse.Namespace, out: TextIO, stdin: TextIO) ->
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status (2 for bad input, never a traceback)."""
+    # Exact values of deep chance trees may pass Python's 4300 digits for printing an int;
+    # every number read is capped (engine.tree.MAX_DIGITS), so lifting the limit is safe here.
+    sys.set_int_max_str_digits(0)
     args = build_parser().parse_args(argv)
     if hasattr(args, "func"):
         # The game subcommands (engine.games.cli) report their own errors and exit status.

@@ -419,9 +419,15 @@ def _solve_vector(
     return answer
 
 
+MAX_COUNT = 10**18
+"""Largest visit count read: past any real search, and small enough for UCB1's logarithms."""
+
+
 def _count(raw: object, field: str) -> int:
     if isinstance(raw, bool) or not isinstance(raw, int) or raw < 0:
         raise ProblemError(f'field "{field}": must be an integer >= 0, got {raw!r}', field=field)
+    if raw > MAX_COUNT:
+        raise ProblemError(f'field "{field}": must be at most 10^18', field=field)
     return raw
 
 

@@ -24,6 +24,10 @@ MAX_DEPTH = 200
 MAX_EXPONENT = 1000
 """Largest decimal exponent read: well past floats ("1e400" is fine), while "1e999999999" would
 build a gigantic exact number."""
+MAX_DIGITS = 1000
+"""Most digits a number read may have (a fraction's numerator and denominator each): exact
+sums and products of such numbers still print (Python refuses ints past 4300 digits)."""
+_TOO_MANY_DIGITS = 10**MAX_DIGITS
 
 
 def _exponent_too_large(text: str) -> bool:
@@ -53,6 +57,9 @@ def parse_number(raw: object, *, what: str, node: str | None = None, field: str 
     if isinstance(raw, str) and _exponent_too_large(raw):
         raise ProblemError(f"{where}: {what} must be at most 1e{MAX_EXPONENT} in size, got {raw!r}",
                            node=node, field=field)
+    if isinstance(raw, str) and len(raw) > 2 * MAX_DIGITS + 1:
+        raise ProblemError(f"{where}: {what} may have at most {MAX_DIGITS} digits, got "
+                           f"{len(raw)} characters", node=node, field=field)
     try:
         # str() of a float is its shortest round-trip decimal, so 0.1 means exactly 1/10.
         number = Fraction(raw if isinstance(raw, int) else str(raw))
@@ -61,6 +68,10 @@ def parse_number(raw: object, *, what: str, node: str | None = None, field: str 
             f"{where}: {what} must be a number or a fraction string like \"7/2\", got {raw!r}",
             node=node, field=field,
         ) from None
+    # Compared as numbers: no huge number is ever printed here.
+    if abs(number.numerator) >= _TOO_MANY_DIGITS or number.denominator >= _TOO_MANY_DIGITS:
+        raise ProblemError(f"{where}: {what} may have at most {MAX_DIGITS} digits",
+                           node=node, field=field)
     return as_utility(number)
 
 

@@ -115,8 +115,7 @@ class _Parser:
         self.positions.append((name, start))
         kind, text, _position = self.peek()
         if kind == "number":
-            self.index += 1
-            return {"name": name, "value": number(text)}
+            return {"name": name, "value": self.number("a leaf is a number")}
         if text == "(" and kind == "punct":
             self.index += 1
             values = [self.number("a payoff vector lists numbers")]
@@ -164,19 +163,29 @@ class _Parser:
         return node
 
     def number(self, rule: str) -> Any:
-        kind, text, _position = self.peek()
+        kind, text, position = self.peek()
         if kind != "number":
             raise self.error(rule)
         self.index += 1
+        if len(text) > MAX_NUMBER_CHARACTERS:
+            raise TreeTextError(self.text, position, f"a number may have at most "
+                                f"{MAX_NUMBER_CHARACTERS} characters")
         return number(text)
 
 
+MAX_NUMBER_CHARACTERS = 64
+"""Longest number token: far past what a tree's values need (checked again in digits)."""
+
+
 def number(text: str) -> Any:
-    """Return a number token as JSON: an int, a float for decimals, a string for fractions."""
+    """Return a number token as JSON: an int, a float for a decimal a float holds exactly as
+    written, a string otherwise (the engine reads "0.30000000000000001" exactly), a string
+    for fractions."""
     if "/" in text:
         return text
     if "." in text:
-        return float(text)
+        as_float = float(text)
+        return as_float if Fraction(str(as_float)) == Fraction(text) else text
     return int(text)
 
 

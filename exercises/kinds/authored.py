@@ -14,8 +14,11 @@ types and probabilities stay and each student's leaves get fresh values, drawn b
 from __future__ import annotations
 
 import copy
+import json
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from django.utils.translation import gettext_noop
@@ -95,14 +98,23 @@ def is_fixed(params: dict[str, Any]) -> bool:
     return is_authored(params) and not params.get("randomize_values")
 
 
+MAX_NUMBER_BITS = 100
+"""Most bits of a value or probability of an instructor's tree (about 30 digits; a fraction's
+numerator and denominator each): the exact values of its deepest chance paths still print."""
+NAME_SEPARATORS = frozenset(",;:")
+"""Characters the answer page reads between names (with whitespace): no name may hold them."""
+
+
 def _paths(raw: dict[str, Any]) -> tuple[dict[str, str], list[tuple[str, dict[str, Any]]]]:
     """Return name → JSON path of each named node, and (path, node) for every node in order.
 
     Raise :class:`ParamError` on a node that is not an object, children that are not a list,
-    a name used twice (at its second use) and a tree of more than :data:`MAX_NODES` nodes,
-    before the engine looks at it.
+    a name holding a separator of the answer page, a name used twice (at its second use, the
+    same after Unicode normalisation) and a tree of more than :data:`MAX_NODES` nodes, before
+    the engine looks at it.
     """
     by_name: dict[str, str] = {}
+    first_of: dict[str, str] = {}
     ordered: list[tuple[str, dict[str, Any]]] = []
     stack: list[tuple[str, Any]] = [("tree", raw)]
     while stack:
@@ -113,17 +125,42 @@ def _paths(raw: dict[str, Any]) -> tuple[dict[str, str], list[tuple[str, dict[st
         if len(ordered) > MAX_NODES:
             raise ParamError("tree", f"a tree may have at most {MAX_NODES} nodes, to fit on a page")
         name = node.get("name")
-        if isinstance(name, str) and name in by_name:
-            raise ParamError(path, f'node "{name}": node names must be unique within a tree '
-                                   f"(the first is at {by_name[name]})")
         if isinstance(name, str):
-            by_name[name] = path
+            if any(character.isspace() or character in NAME_SEPARATORS for character in name):
+                raise ParamError(path, f"node {json.dumps(name)}: a name may not hold spaces, "
+                                       "commas, semicolons or colons: the answer page "
+                                       "separates names with them")
+            # Names that look the same on a page (é written two ways) are the same name.
+            same = unicodedata.normalize("NFC", name)
+            if same in first_of:
+                raise ParamError(path, f'node "{name}": node names must be unique within a '
+                                       f"tree (the first is at {first_of[same]})")
+            first_of[same] = by_name[name] = path
+        _check_number_sizes(path, node)
         children = node.get("children", [])
         if not isinstance(children, list):
             raise ParamError(f"{path}.children", "children must be a list of nodes")
         stack.extend((f"{path}.children[{i}]", child) for i, child in reversed(
             list(enumerate(children))))
     return by_name, ordered
+
+
+def _check_number_sizes(path: str, node: dict[str, Any]) -> None:
+    """Refuse a value or probability of more than :data:`MAX_NUMBER_BITS` (the engine reads
+    the rest of what it holds)."""
+    value, probabilities = node.get("value"), node.get("probabilities")
+    numbers = [*(value if isinstance(value, list) else [value]),
+               *(probabilities if isinstance(probabilities, list) else [])]
+    for raw in numbers:
+        if isinstance(raw, bool) or not isinstance(raw, int | str):
+            continue
+        try:
+            exact = Fraction(raw)
+        except (ValueError, ZeroDivisionError):
+            continue  # not a number: the engine says so, naming the rule
+        if max(exact.numerator.bit_length(), exact.denominator.bit_length()) > MAX_NUMBER_BITS:
+            raise ParamError(path, f"a value or probability may have at most about 30 digits "
+                                   f"(numerator and denominator each), got {str(raw)[:40]}...")
 
 
 def check_tree(rules: TreeRules, kind_name: str, raw: dict[str, Any], params: dict[str, Any]

@@ -211,6 +211,11 @@ BAD_INPUTS = {
                 children=[{"name": "a", "wins": 1, "visits": 2}]),
         'field "params.c": must be at most',
     ),
+    "visit counts beyond any search": (
+        problem("ucb1", parent_visits=10**400, c=2,
+                children=[{"name": "a", "wins": 1, "visits": 10**400}]),
+        'must be at most 10^18',
+    ),
     "wrong vector length": (
         problem("vector", node("player", "r", leaf("Short", [1, 2]), player="A"),
                 players=["A", "B", "C"]),
@@ -228,6 +233,20 @@ def test_cli_rejects_bad_input_without_a_traceback(case: str, tmp_path: Path) ->
     assert result.returncode == 2
     assert needle in result.stderr
     assert "Traceback" not in result.stderr and result.stdout == ""
+
+
+def test_cli_refuses_numbers_too_long_to_compute_with(tmp_path: Path) -> None:
+    # Written as text: this process cannot print an int of more than 4300 digits.
+    tree = ('{"name": "R", "type": "max", "children": [{"name": "a", "value": %s}, '
+            '{"name": "b", "value": "1/%s"}]}')
+    for long, short in (("9" * 4301, "3"), ("1", "7" * 1001)):
+        path = tmp_path / "long.json"
+        path.write_text('{"format": "gametree/1", "kind": "minimax", "tree": %s}'
+                        % (tree % (long, short)))
+        result = run_cli("solve", str(path))
+        assert result.returncode == 2, result.stderr
+        assert "may have at most 1000 digits" in result.stderr
+        assert "Traceback" not in result.stderr and result.stdout == ""
 
 
 def test_cli_rejects_unreadable_and_invalid_json(

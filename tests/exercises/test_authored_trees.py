@@ -266,6 +266,26 @@ def big_tree(count: int) -> dict[str, Any]:
         ("minimax", 7, "tree", "gametree/1 tree"),
         ("minimax", {"name": "r", "type": "max", "children": "A"}, "tree.children",
          "must be a list"),
+        # Names the answer page could not read back: it separates names with these.
+        ("alphabeta", {"name": "r", "type": "max", "children": [
+            {"name": " B ", "value": 1}, {"name": "C", "value": 2}]}, "tree.children[0]",
+         "may not hold spaces"),
+        ("alphabeta", 'MAX("a 1": 3, B: 4)', "tree.children[0]", "may not hold spaces"),
+        ("minimax", {"name": "r", "type": "max", "children": [
+            {"name": "D:x", "value": 1}, {"name": "C,", "value": 2}]}, "tree.children[0]",
+         "colons"),
+        ("minimax", "MAX(A: 3, B: " + "9" * 4400 + ")", "tree", "at most 64 characters"),
+        ("minimax", {"name": "r", "type": "max", "children": [
+            {"name": "a", "value": 10**40}, {"name": "b", "value": 1}]}, "tree.children[0]",
+         "at most about 30 digits"),
+        ("expectimax", {"name": "r", "type": "max", "children": [
+            {"name": "c", "type": "chance", "probabilities": ["1/" + "3" * 40, "1"],
+             "children": [{"name": "a", "value": 1}, {"name": "b", "value": 2}]},
+            {"name": "d", "value": 0}]}, "tree.children[0]", "at most about 30 digits"),
+        # The same name to the eye: é as one character and as e with an accent.
+        ("minimax", {"name": "r", "type": "max", "children": [
+            {"name": "\u00e9", "value": 1}, {"name": "e\u0301", "value": 2}]},
+         "tree.children[1]", "unique"),
     ],
 )
 def test_a_tree_breaking_a_rule_is_refused_naming_the_node_and_the_rule(

@@ -163,3 +163,9 @@ def test_every_generated_tree_prints_and_reads_back(kind_name: str) -> None:
     for seed in range(30):
         tree = kind.generate(random.Random(seed), params)["tree"]
         assert parse_tree_text(print_tree_text(tree)) == tree
+
+
+def test_a_decimal_a_float_cannot_hold_stays_exact() -> None:
+    tree = parse_tree_text("MAX(A: 0.30000000000000001, B: 0.3, C: 2.5)")
+    assert [child["value"] for child in tree["children"]] == [
+        "0.30000000000000001", 0.3, 2.5]
