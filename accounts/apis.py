@@ -13,7 +13,12 @@ from accounts.models import Role
 from accounts.permissions import IsInstructor
 from accounts.requests import AuthenticatedRequest
 from accounts.selectors import courses_taught_by
-from accounts.services import NOT_ENROLLED_REASON, create_course, enroll_usernames
+from accounts.services import (
+    NOT_A_TEACHER_REASON,
+    NOT_ENROLLED_REASON,
+    create_course,
+    enroll_usernames,
+)
 
 
 class CourseCreateApi(APIView):
@@ -61,7 +66,9 @@ class CourseEnrollApi(APIView):
     other name is listed in ``not_enrolled`` with the same reason, whether an account has it
     or not, so without ``create_missing`` the answer never reveals which usernames exist.
     With it, a name left out is one some account has (as any sign-up form shows a name is
-    taken): never whose it is, what role or which courses.
+    taken): never whose it is, what role or which courses. With ``role`` instructor, a student
+    account of the caller's courses is not enrolled, with its own reason (course staff are
+    instructor accounts; a teaching assistant is a grader), and no account is created.
     """
 
     permission_classes = [IsInstructor]
@@ -117,6 +124,7 @@ class CourseEnrollApi(APIView):
         output = {
             "enrolled": outcome.enrolled,
             "not_enrolled": [{"username": name, "reason": NOT_ENROLLED_REASON}
-                             for name in outcome.not_enrolled],
+                             for name in outcome.not_enrolled]
+            + [{"username": name, "reason": NOT_A_TEACHER_REASON} for name in outcome.not_teachers],
         }
         return Response(self.OutputSerializer(output).data, status=status.HTTP_200_OK)

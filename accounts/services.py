@@ -82,12 +82,22 @@ the answer never tells an instructor which usernames exist elsewhere (with creat
 a name not created is one some account has, and only that shows)."""
 
 
+NOT_A_TEACHER_REASON = (
+    "not enrolled: a student account cannot teach a course; enrol it as a grader, or give the "
+    "person an instructor account"
+)
+"""Why an account of the instructor's own courses was not made an instructor: course staff
+endpoints are for instructor accounts, so a student account made one would half teach."""
+
+
 @dataclass(frozen=True)
 class EnrolmentOutcome:
-    """Who a bulk enrolment enrolled, and the names it did not (with one reason for all)."""
+    """Who a bulk enrolment enrolled, and the names it did not: ``not_enrolled`` (one reason
+    for all) and ``not_teachers`` (student accounts asked to teach)."""
 
     enrolled: list[Enrollment]
     not_enrolled: list[str]
+    not_teachers: list[str]
 
 
 def enroll_usernames(
@@ -99,6 +109,8 @@ def enroll_usernames(
     Any other name (no account and ``create_missing`` unset, or an account of someone else's
     courses only) is listed as not enrolled, for the same reason whichever it is: an
     instructor can neither enrol strangers nor learn from the answer whether they exist.
+    With ``role`` instructor only instructor accounts are enrolled (none is created): a
+    student account of ``by``'s courses is listed in ``not_teachers``.
     """
     known = {
         user.username: user
@@ -107,13 +119,16 @@ def enroll_usernames(
         ).distinct()
     }
     taken = set(User.objects.filter(username__in=usernames).values_list("username", flat=True))
-    enrolled, not_enrolled = [], []
+    enrolled, not_enrolled, not_teachers = [], [], []
+    teaching = role == Role.INSTRUCTOR
     with transaction.atomic():
         for name in dict.fromkeys(usernames):
-            if name not in known and create_missing and name not in taken:
+            if name not in known and create_missing and name not in taken and not teaching:
                 known[name], _ = create_account(username=name, role=Role.STUDENT)
-            if name in known:
+            if name in known and teaching and not known[name].is_instructor:
+                not_teachers.append(name)
+            elif name in known:
                 enrolled.append(enroll(course=course, user=known[name], role=role))
             else:
                 not_enrolled.append(name)
-    return EnrolmentOutcome(enrolled, not_enrolled)
+    return EnrolmentOutcome(enrolled, not_enrolled, not_teachers)

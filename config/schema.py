@@ -49,3 +49,39 @@ class ApiClientTokenScheme(OpenApiAuthenticationExtension):
             "description": "API client token with scopes (see /api/v1/api-clients/), sent "
             "as `Token cutoff_<token>`; `Bearer cutoff_<token>` is accepted too.",
         }
+
+
+ERROR_ENVELOPE = {
+    "type": "object",
+    "description": "Every refusal: `code` (e.g. `invalid`, `unprocessable`, `not_found`, "
+    "`attempts_exhausted`), a one-line `message` naming the field and the rule, and "
+    "`details` (field → reasons, or the values the code explains).",
+    "properties": {"error": {"type": "object", "required": ["code", "message", "details"],
+                             "properties": {"code": {"type": "string"},
+                                            "message": {"type": "string"},
+                                            "details": {}}}},
+    "required": ["error"],
+}
+OTHER_REFUSALS = (
+    "Any other refusal, in the error envelope: 400 for input that breaks a rule (`details` "
+    "names the field), 401 without credentials, 403 for a role or scope that may not do "
+    "this, 404 for what does not exist or the caller may not see, 405, 415, and 429 with "
+    "`Retry-After` past a rate limit. Statuses the operation documents say more."
+)
+
+
+def add_error_responses(result: dict[str, Any], generator: Any, request: Any, public: Any
+                        ) -> dict[str, Any]:
+    """Give every operation a ``4XX`` response in the error envelope (a postprocessing hook):
+    the statuses each operation lists are those it says more about, not all it answers."""
+    result.setdefault("components", {}).setdefault("schemas", {})["ErrorEnvelope"] = \
+        ERROR_ENVELOPE
+    for methods in result.get("paths", {}).values():
+        for operation in methods.values():
+            if isinstance(operation, dict) and "responses" in operation:
+                operation["responses"].setdefault("4XX", {
+                    "description": OTHER_REFUSALS,
+                    "content": {"application/json": {
+                        "schema": {"$ref": "#/components/schemas/ErrorEnvelope"}}},
+                })
+    return result

@@ -842,7 +842,6 @@ def first_error_path(errors: Any, path: str) -> tuple[str, str]:
     return path, str(errors)
 
 
-@extend_schema_serializer(component_name="Extension")
 def due_date_as_due_at(attrs: dict[str, Any]) -> dict[str, Any]:
     """Return validated input with the API outline's ``due_date`` under the model's name,
     ``due_at``; refuse a ``due_at`` that contradicts ``due_date``."""
@@ -855,6 +854,7 @@ def due_date_as_due_at(attrs: dict[str, Any]) -> dict[str, Any]:
     return attrs
 
 
+@extend_schema_serializer(component_name="Extension")
 class ExtensionOutputSerializer(serializers.Serializer):
     """Show one student's extension on a problem set."""
 

@@ -32,6 +32,7 @@ from exercises.models import ProblemSet, VariantItem
 from exercises.services import note_keys_seen
 from grading import services, webhooks
 from grading.code.apis import CodeSubmissionOutputSerializer, code_submission_output
+from grading.code.feedback import render_tests
 from grading.feedback import render_results
 from grading.feedback_policy import FEEDBACK_POLICY_SERVED_HELP, served_results
 from grading.models import Regrade, RegradeRequest, ScoreChange, Submission, Webhook
@@ -866,9 +867,24 @@ class SetSubmissionSerializer(serializers.Serializer):
     source = serializers.CharField(  # type: ignore[assignment]
         help_text="code submissions: the program; else empty"
     )
-    results = JsonAnyField(help_text="the full per-part feedback (instructors see it all)")
+    results = JsonAnyField(help_text="the full per-part feedback as stored: message codes "
+                           "and their parameters (instructors see it all)")
+    feedback = serializers.SerializerMethodField(
+        help_text="the same feedback rendered in the reader's language, as the submission's own "
+        "page shows it to instructors: each message's text, the parts' labels and expected "
+        "values (a code submission: each test's name and messages' text)")
     created_at = serializers.DateTimeField()
     graded_at = serializers.DateTimeField(allow_null=True)
+
+    @extend_schema_field(serializers.JSONField())
+    def get_feedback(self, submission: Submission) -> list[dict[str, Any]]:
+        """Return the stored feedback rendered for an instructor."""
+        if submission.kind == Submission.Kind.CODE:
+            return render_tests(submission.results)
+        item = submission.variant_item.item
+        labels = {part.name: str(part.label)
+                  for part in get_kind(item.kind).answer_parts(item.params)}
+        return render_results(submission.results, labels=labels, show_expected=True)
 
 
 class ProblemSetSubmissionListApi(APIView):
@@ -964,6 +980,29 @@ class SubmissionOverrideApi(APIView):
             "submission_id": submission.pk, "new_score": change.new_score,
             "history": score_history(submission),
         }).data)
+
+
+class SubmissionHistoryApi(APIView):
+    """Read a submission's score history: every regrade and override, oldest first."""
+
+    permission_classes = [IsInstructor, HasScope("grades:read")]  # type: ignore[list-item]
+
+    class OutputSerializer(serializers.Serializer):
+        submission = serializers.IntegerField(source="pk")
+        score = serializers.DecimalField(max_digits=9, decimal_places=4, coerce_to_string=False,
+                                         allow_null=True)
+        overridden = serializers.BooleanField()
+        history = ScoreChangeSerializer(many=True)
+
+    @extend_schema(tags=["grades"], summary="A submission's score history",
+                   responses={200: OutputSerializer})
+    def get(self, request: AuthenticatedRequest, submission_id: int) -> Response:
+        """Return the history; 404 unless the caller teaches the submission's course."""
+        submission = submission_taught_by(request.user, submission_id)
+        if submission is None:
+            raise ApiError("no such submission", code="not_found", status_code=404)
+        submission.history = list(score_history(submission))  # type: ignore[attr-defined]
+        return Response(self.OutputSerializer(submission).data)
 
 
 class RegradeRequestSerializer(serializers.Serializer):

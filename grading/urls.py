@@ -51,6 +51,11 @@ urlpatterns = [
         name="submission-override",
     ),
     path(
+        "submissions/<int:submission_id>/history/",
+        apis.SubmissionHistoryApi.as_view(),
+        name="submission-history",
+    ),
+    path(
         "submissions/<int:submission_id>/regrade-request/",
         apis.RegradeRequestCreateApi.as_view(),
         name="submission-regrade-request",

@@ -47,3 +47,26 @@ def test_members_of_the_instructors_other_courses_are_enrolled(
     assert response.status_code == 200
     assert response.json() == {"enrolled": [{"username": "sara", "role": "student"}],
                                "not_enrolled": []}
+
+
+def test_a_student_account_is_not_made_an_instructor_of_a_course(
+    instructor: Any, course: Any, student: Any, other_instructor: Any
+) -> None:
+    from accounts.services import NOT_A_TEACHER_REASON, enroll
+
+    enroll(course=course, user=other_instructor[0], role="student")
+    url = f"/api/v1/courses/{course.id}/enrollments/"
+    response = instructor[1].post(url, {"usernames": ["sara", other_instructor[0].username,
+                                                      "newcomer"],
+                                        "role": "instructor", "create_missing": True},
+                                  format="json")
+
+    assert response.status_code == 200
+    body = response.json()
+    # An instructor account teaches; a student account would half teach (it could edit the
+    # set but not read its submissions); no account is created to teach.
+    assert body["enrolled"] == [{"username": other_instructor[0].username, "role": "instructor"}]
+    assert {entry["username"]: entry["reason"] for entry in body["not_enrolled"]}["sara"] \
+        == NOT_A_TEACHER_REASON
+    assert Enrollment.objects.get(course=course, user=student[0]).role == "student"
+    assert not Enrollment.objects.filter(user__username="newcomer").exists()

@@ -196,3 +196,15 @@ def test_endpoints_showing_code_submissions_document_both_shapes(schema: dict[st
     attempts = paths["/api/v1/assignments/{variant_id}/items/{position}/submissions/"]["get"]
     listed = attempts["responses"]["200"]["content"]["application/json"]["schema"]
     assert listed["items"]["$ref"].endswith("/AnySubmission")
+
+
+def test_every_operation_documents_its_other_refusals(schema: dict[str, Any]) -> None:
+    operations = [operation for methods in schema["paths"].values()
+                  for operation in methods.values() if isinstance(operation, dict)]
+    assert operations
+    for operation in operations:
+        refusal = operation["responses"]["4XX"]
+        assert refusal["content"]["application/json"]["schema"] == {
+            "$ref": "#/components/schemas/ErrorEnvelope"}, operation["operationId"]
+    envelope = schema["components"]["schemas"]["ErrorEnvelope"]
+    assert envelope["properties"]["error"]["required"] == ["code", "message", "details"]

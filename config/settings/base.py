@@ -150,6 +150,10 @@ SPECTACULAR_SETTINGS: dict[str, Any] = {
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "config.schema.add_error_responses",
+    ],
 }
 
 # --- Long-polls (grading/finished.py) --------------------------------------------------------

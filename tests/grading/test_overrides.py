@@ -90,6 +90,11 @@ def test_a_regrade_keeps_the_override(graded: Submission, instructor: Any,
     assert report["overridden_kept"] == [graded.pk] and report["submissions_regraded"] == 0
     graded.refresh_from_db()
     assert graded.score == 2
+    # The history reads back through the API, not only in the override's answer.
+    history = instructor[1].get(f"/api/v1/submissions/{graded.pk}/history/").json()
+    assert history["score"] == 2 and history["overridden"] is True
+    assert [(change["source"], change["new_score"], change["reason"])
+            for change in history["history"]] == [("override", 2, "by hand")]
 
 
 def test_an_override_made_after_a_regrade_listed_the_submission_stands(
@@ -224,7 +229,10 @@ def test_the_instructor_lists_filters_and_pages_every_submission(
                 Submission.objects.create(
                     variant_item=variant_item, student=student, attempt_number=attempt,
                     answer=correct_answer(variant_item), status=Submission.Status.GRADED,
-                    score=Decimal(attempt), max_score=Decimal(6),
+                    score=Decimal(attempt), max_score=Decimal(6), results=[{
+                        "part": "value", "verdict": "wrong", "points": 0, "max_points": 1,
+                        "expected": 3, "misconception": None,
+                        "messages": [{"code": "value_wrong", "params": {"given": "9"}}]}],
                 )
     path = f"/api/v1/problem-sets/{problem_set.pk}/submissions/"
     with django_assert_max_num_queries(8):
@@ -233,6 +241,11 @@ def test_the_instructor_lists_filters_and_pages_every_submission(
     first = body["results"][0]
     assert (first["student"], first["item"], first["attempt_number"]) == ("student0", 1, 1)
     assert first["answer"] and first["status"] == "graded"
+    # The stored codes, and the feedback as the instructor's page words it.
+    assert first["results"][0]["messages"] == [{"code": "value_wrong", "params": {"given": "9"}}]
+    [value] = first["feedback"]
+    assert value["messages"][0]["text"] == "9 is not the right value."
+    assert value["label"] and value["expected"] == 3
     one = instructor[1].get(path + "?student=student3&item=2").json()
     assert [(r["student"], r["item"]) for r in one["results"]] == [("student3", 2)] * 2
     page = instructor[1].get(path + "?page=2&page_size=8").json()
