@@ -125,17 +125,18 @@ def _paths(raw: dict[str, Any]) -> tuple[dict[str, str], list[tuple[str, dict[st
         if len(ordered) > MAX_NODES:
             raise ParamError("tree", f"a tree may have at most {MAX_NODES} nodes, to fit on a page")
         name = node.get("name")
-        if isinstance(name, str):
-            if any(character.isspace() or character in NAME_SEPARATORS for character in name):
-                raise ParamError(path, f"node {json.dumps(name)}: a name may not hold spaces, "
-                                       "commas, semicolons or colons: the answer page "
-                                       "separates names with them")
-            # Names that look the same on a page (é written two ways) are the same name.
-            same = unicodedata.normalize("NFC", name)
-            if same in first_of:
-                raise ParamError(path, f'node "{name}": node names must be unique within a '
-                                       f"tree (the first is at {first_of[same]})")
-            first_of[same] = by_name[name] = path
+        if not isinstance(name, str) or not name:
+            raise ParamError(path, f'a node needs a "name", a non-empty string, got {name!r}')
+        if any(character.isspace() or character in NAME_SEPARATORS for character in name):
+            raise ParamError(path, f"node {json.dumps(name)}: a name may not hold spaces, "
+                                   "commas, semicolons or colons: the answer page separates "
+                                   "names with them")
+        # Names that look the same on a page (é written two ways) are the same name.
+        same = unicodedata.normalize("NFC", name)
+        if same in first_of:
+            raise ParamError(path, f'node "{name}": node names must be unique within a tree '
+                                   f"(the first is at {first_of[same]})")
+        first_of[same] = by_name[name] = path
         _check_number_sizes(path, node)
         children = node.get("children", [])
         if not isinstance(children, list):

@@ -282,6 +282,11 @@ def big_tree(count: int) -> dict[str, Any]:
             {"name": "c", "type": "chance", "probabilities": ["1/" + "3" * 40, "1"],
              "children": [{"name": "a", "value": 1}, {"name": "b", "value": 2}]},
             {"name": "d", "value": 0}]}, "tree.children[0]", "at most about 30 digits"),
+        ("minimax", {"name": "r", "type": "max", "children": [
+            {"value": 1}, {"name": "b", "value": 2}]}, "tree.children[0]", 'needs a "name"'),
+        ("minimax", {"name": "r", "type": "max", "children": [
+            {"name": "", "value": 1}, {"name": 7, "value": 2}]}, "tree.children[0]",
+         'needs a "name"'),
         # The same name to the eye: é as one character and as e with an accent.
         ("minimax", {"name": "r", "type": "max", "children": [
             {"name": "\u00e9", "value": 1}, {"name": "e\u0301", "value": 2}]},
