@@ -141,11 +141,13 @@ def replay_steps(variant_item: VariantItem) -> list[dict[str, Any]] | None:
 
 
 def replay_open(variant: Variant, attempts_used: int, now: datetime) -> bool:
-    """Return whether one item's replay is shown: its attempts are used up or the set is due.
+    """Return whether one item's replay is shown: its attempts are used up or the set is due
+    (and takes no late answers).
 
     The rule is per item: a student who used up item 1 replays it while still answering
-    item 2. A set without an attempt limit opens its replays at the due date only. The limit
-    is the student's own (an extension's extra attempts keep the replay closed longer).
+    item 2. A set without an attempt limit opens its replays at the due date only, and under
+    a late penalty not at all. The limit is the student's own (an extension's extra attempts
+    keep the replay closed longer).
     """
     max_attempts = rules_for(variant).max_attempts
     if max_attempts and attempts_used >= max_attempts:

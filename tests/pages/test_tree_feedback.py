@@ -79,9 +79,9 @@ def test_the_expected_answer_is_painted_on_its_own_drawing() -> None:
     assert not paint_expected(lay_out(TREE), fields, [{"part": "value"}])
 
 
-def with_rules(due_at: Any, max_attempts: int | None) -> Any:
+def with_rules(due_at: Any, max_attempts: int | None, late_policy: str = "refuse") -> Any:
     """Return a stand-in variant whose rules (as rules_for caches them) are the given ones."""
-    variant = SimpleNamespace()
+    variant = SimpleNamespace(problem_set=SimpleNamespace(late_policy=late_policy))
     setattr(variant, RULES_CACHE, Rules(due_at=due_at, max_attempts=max_attempts,
                                         time_limit_minutes=None))
     return variant
@@ -96,6 +96,8 @@ def test_the_replay_opens_per_item() -> None:
     assert not replay_open(with_rules(now + timedelta(hours=1), None), 5, now)
     # An extension's extra attempts are the student's own limit: the replay stays closed.
     assert not replay_open(with_rules(None, 3), 2, now)
+    # Late answers still taken: the due date opens nothing (the replay shows the key).
+    assert not replay_open(with_rules(now - timedelta(hours=1), None, "penalty"), 0, now)
 
 
 def test_replay_steps_carry_the_window_each_event_changes() -> None:
