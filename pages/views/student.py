@@ -211,7 +211,8 @@ def item_page(request: AuthenticatedHttpRequest, variant_id: int, position: int)
     problem_set = variant.problem_set
     used = sum(1 for s in submissions if s.status != Submission.Status.ERROR)
     replay_shown = steps is not None and replay_open(variant, used, now)
-    if (visible or replay_shown) and variant_item.keys_seen_at is None:
+    # Only what the page shows: the expected answers beside a graded attempt, or the replay.
+    if ((visible and results) or replay_shown) and variant_item.keys_seen_at is None:
         note_keys_seen([variant_item.pk], now)
     context: dict[str, Any] = {
         "variant": variant,

@@ -14,7 +14,6 @@ from django.utils import timezone
 
 from accounts.models import Course, Role
 from accounts.services import enroll
-from exercises.generation import generate_item
 from exercises.models import Extension, Item, ProblemSet, Variant, VariantItem
 from grading.models import Regrade, Submission
 from tests.conftest import make_account
@@ -23,6 +22,7 @@ from tests.grading.conftest import (
     correct_answer,
     give_variant,
     make_problem_set,
+    prompted,
 )
 
 pytestmark = pytest.mark.django_db
@@ -37,15 +37,6 @@ def running(course: Any, instructor: Any, student: Any) -> tuple[ProblemSet, Var
     problem_set = make_problem_set(course, instructor[0], [("alphabeta", {}, "6")],
                                    max_attempts=2)
     return problem_set, prompted(give_variant(problem_set, student[0], [ALPHABETA_PROBLEM]))
-
-
-def prompted(variant: Variant) -> Variant:
-    """Give the hand-keyed variant's items a prompt, as generation would, for the pages."""
-    for variant_item in variant.items.select_related("item"):
-        item = variant_item.item
-        variant_item.prompt = generate_item(item.kind, item.params, "prompt").prompt
-        variant_item.save(update_fields=["prompt"])
-    return variant
 
 
 @pytest.fixture

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from exercises.generation import generate_item
 from exercises.kinds import get_kind
 from exercises.models import Item, ProblemSet, Variant, VariantItem
 from exercises.services import split_points
@@ -58,6 +59,15 @@ def keyed_variant_item(
         problem=problem, prompt={}, answer_key=kind.project(problem, answer),
         trace={"answer": answer}, engine_version=answer["engine_version"],
     )
+
+
+def prompted(variant: Variant) -> Variant:
+    """Give the hand-keyed variant's items a prompt, as generation would, for the pages."""
+    for variant_item in variant.items.select_related("item"):
+        item = variant_item.item
+        variant_item.prompt = generate_item(item.kind, item.params, "prompt").prompt
+        variant_item.save(update_fields=["prompt"])
+    return variant
 
 
 def make_problem_set(
