@@ -60,10 +60,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _read_problem(path: str, stdin: TextIO) -> Any:
     try:
+        # Decimals are read as their text, which the engine reads exactly: through a float,
+        # 12345678901234567.5 would become 12345678901234568.
         if path == "-":
-            return json.load(stdin)
+            return json.load(stdin, parse_float=str)
         with open(path, encoding="utf-8") as handle:
-            return json.load(handle)
+            return json.load(handle, parse_float=str)
     except OSError as error:
         raise EngineError(f"cannot read {path}: {error.strerror}") from None
     except json.JSONDecodeError as error:

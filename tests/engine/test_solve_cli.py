@@ -249,6 +249,23 @@ def test_cli_refuses_numbers_too_long_to_compute_with(tmp_path: Path) -> None:
         assert "Traceback" not in result.stderr and result.stdout == ""
 
 
+def test_cli_reads_json_decimals_exactly(tmp_path: Path) -> None:
+    # Written as text: through a float the first would be 12345678901234568, and the thirds
+    # would not sum to 1.
+    path = tmp_path / "decimals.json"
+    path.write_text(
+        '{"format": "gametree/1", "kind": "expectiminimax", "tree": {"name": "R", '
+        '"type": "max", "children": [{"name": "a", "value": 12345678901234567.5}, '
+        '{"name": "c", "type": "chance", "probabilities": [0.33333333333333333, '
+        '0.33333333333333333, 0.33333333333333334], "children": [{"name": "x", "value": 1}, '
+        '{"name": "y", "value": 2}, {"name": "z", "value": 3}]}]}}')
+    result = run_cli("solve", str(path))
+    assert result.returncode == 0, result.stderr
+    answer = json.loads(result.stdout)
+    assert answer["node_values"]["a"] == "24691357802469135/2"
+    assert answer["node_values"]["c"] == "200000000000000001/100000000000000000"
+
+
 def test_cli_rejects_unreadable_and_invalid_json(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
