@@ -176,7 +176,8 @@ def _parse_node(
 
 
 def _parse_leaf_value(
-    raw: dict[str, object], name: str, players: tuple[str, ...] | None
+    raw: dict[str, object], name: str, players: tuple[str, ...] | None,
+    what: str = "a leaf value",
 ) -> Utility | tuple[Utility, ...]:
     label = f'node "{name}"'
     if "value" not in raw:
@@ -185,11 +186,11 @@ def _parse_leaf_value(
     if players is None:
         if isinstance(value, list):
             raise ProblemError(
-                f"{label}: a leaf value must be one number here; payoff vectors need a "
+                f"{label}: {what} must be one number here; payoff vectors need a "
                 '"vector" problem with "players"',
                 node=name,
             )
-        return parse_number(value, what="a leaf value", node=name)
+        return parse_number(value, what=what, node=name)
     if not isinstance(value, list) or len(value) != len(players):
         count = len(value) if isinstance(value, list) else "not a list"
         raise ProblemError(
@@ -233,8 +234,9 @@ def _parse_inner(
     if kind == "chance":
         probabilities = _parse_probabilities(raw.get("probabilities"), name, len(children))
     estimate = None
-    if "value" in raw:
-        estimate = _parse_leaf_value(raw, name, players)
+    # An inner node's value is only an estimate for a depth limit: null means none given.
+    if raw.get("value") is not None:
+        estimate = _parse_leaf_value(raw, name, players, what='its "value" estimate')
     return Node(name, kind, children, probabilities, player, estimate)
 
 

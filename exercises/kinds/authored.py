@@ -192,6 +192,9 @@ def check_tree(rules: TreeRules, kind_name: str, raw: dict[str, Any], params: di
 def _kept_fields(node: dict[str, Any]) -> dict[str, Any]:
     kept = {key: copy.deepcopy(node[key]) for key in NODE_FIELDS if key in node}
     if "children" in node:
+        # An inner node's null value is no estimate (the engine reads it so): not stored.
+        if kept.get("value", 0) is None:
+            del kept["value"]
         kept["children"] = [_kept_fields(child) for child in node["children"]]
     return kept
 

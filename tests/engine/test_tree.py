@@ -144,3 +144,12 @@ def test_inner_value_is_an_estimate_for_depth_limits() -> None:
     assert game.estimate("m", "max") == 7
     with pytest.raises(ProblemError, match='node "r".*"value" estimate'):
         game.estimate("r", "max")
+
+
+def test_an_inner_value_of_null_is_no_estimate_and_a_bad_one_is_named_as_such() -> None:
+    tree = parse_tree(node("max", "r", node("min", "m", leaf("a", 1), value=None)))
+    with pytest.raises(ProblemError, match='node "m".*"value" estimate'):
+        TreeGame(tree).estimate("m", "max")
+    with pytest.raises(ProblemError) as refused:
+        parse_tree(node("max", "r", leaf("a", 1), value="?"))
+    assert str(refused.value).startswith('node "r": its "value" estimate must be a number')

@@ -319,7 +319,8 @@ def test_randomize_values_needs_a_tree_and_a_wide_enough_range() -> None:
 
 
 def test_unknown_node_fields_are_dropped_when_stored() -> None:
-    tree = {"name": "r", "type": "max", "colour": "red",
+    # An inner node's null value is no estimate: dropped too.
+    tree = {"name": "r", "type": "max", "colour": "red", "value": None,
             "children": [{"name": "a", "value": 1, "x": 1}, {"name": "b", "value": 2}]}
     params = get_kind("minimax").clean_params({"tree": tree})
     assert params["tree"] == {"name": "r", "type": "max", "children": [
