@@ -8,6 +8,7 @@ with node names as states and child names as actions, so every search in
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -28,6 +29,9 @@ MAX_DIGITS = 1000
 """Most digits a number read may have (a fraction's numerator and denominator each): exact
 sums and products of such numbers still print (Python refuses ints past 4300 digits)."""
 _TOO_MANY_DIGITS = 10**MAX_DIGITS
+NUMBER_TEXT = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+                         r"|[+-]?[0-9]+/[0-9]+")
+"""A number string: a decimal (exponent allowed) or a fraction of two integers, in ASCII."""
 
 
 def _exponent_too_large(text: str) -> bool:
@@ -57,6 +61,12 @@ def parse_number(raw: object, *, what: str, node: str | None = None, field: str 
     if isinstance(raw, str) and _exponent_too_large(raw):
         raise ProblemError(f"{where}: {what} must be at most 1e{MAX_EXPONENT} in size, got {raw!r}",
                            node=node, field=field)
+    if isinstance(raw, str) and not NUMBER_TEXT.fullmatch(raw):
+        # Fraction() also takes "1_000", " 2 " and non-ASCII digits; other readers of the
+        # format would not.
+        raise ProblemError(
+            f"{where}: {what} must be a number or a fraction string like \"7/2\" (ASCII "
+            f"digits, no spaces), got {raw!r}", node=node, field=field)
     if isinstance(raw, str) and len(raw) > 2 * MAX_DIGITS + 1:
         raise ProblemError(f"{where}: {what} may have at most {MAX_DIGITS} digits, got "
                            f"{len(raw)} characters", node=node, field=field)

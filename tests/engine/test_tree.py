@@ -23,7 +23,8 @@ def node(kind: str, name: str, *children: dict[str, Any], **extra: Any) -> dict[
 @pytest.mark.parametrize(
     ("raw", "expected"),
     [(3, 3), (-2, -2), (3.5, Fraction(7, 2)), ("7/2", Fraction(7, 2)), ("4/2", 2),
-     ("0.1", Fraction(1, 10)), (0.1, Fraction(1, 10)), ("-1/3", Fraction(-1, 3))],
+     ("0.1", Fraction(1, 10)), (0.1, Fraction(1, 10)), ("-1/3", Fraction(-1, 3)),
+     ("1.5E+3", 1500), (".5", Fraction(1, 2)), ("3.", 3)],
 )
 def test_numbers_parse_exactly(raw: Any, expected: Any) -> None:
     value = parse_number(raw, what="a value", node="n")
@@ -31,7 +32,9 @@ def test_numbers_parse_exactly(raw: Any, expected: Any) -> None:
     assert type(value) is type(expected)
 
 
-@pytest.mark.parametrize("raw", [True, None, "abc", "1/0", [1], float("inf"), float("nan")])
+# Fraction() alone would take the last four; other readers of the format would not.
+@pytest.mark.parametrize("raw", [True, None, "abc", "1/0", [1], float("inf"), float("nan"),
+                                 "1_000", " 2 ", "\u0661\u0662", "\uff11\uff12"])
 def test_non_numbers_are_rejected_naming_the_node(raw: Any) -> None:
     with pytest.raises(ProblemError, match='node "n"') as error:
         parse_number(raw, what="a leaf value", node="n")
