@@ -77,8 +77,8 @@ WALL_STRETCH = 2.0
 """A run may take up to this many times its wall-clock limit of real time, so that its own
 time (the wall clock less the host's, see ``_Session.host_seconds``) can reach the limit."""
 OTHER_CPU_SLACK = 0.2
-"""CPU seconds the run's other processes and threads may use before its main thread's waits
-for a CPU stop being excused: a student's own children compete with it too."""
+"""CPU seconds the run's other processes and threads may use before waits for a CPU (its main
+thread's and the grader's) stop being excused: a student's own children compete with both."""
 
 
 def check_host(config: SandboxConfig) -> dict[str, str]:
