@@ -6,6 +6,11 @@ Two sides of one rule:
   :data:`MAX_DEPTH` levels, and no string (key or value) with a NUL character or an unpaired
   surrogate, which PostgreSQL's ``jsonb`` refuses (``unsupported Unicode escape sequence``)
   and UTF-8 cannot encode. A body breaking either is a 400 naming where and the rule.
+* A JSON number is read as a float only when the float is the number written; any other
+  (``0.12345678901234567891``, ``1e-400``, ``1e400``) is read as the text written, the
+  number string every reader of a ``gametree/1`` number takes exactly
+  (:func:`read_decimal`), so an answer, a tree or a parameter is never rounded, zeroed or
+  made infinite on its way in.
 * What Cutoff stores from untrusted sources, such as reports of student code, is made
   storable (:func:`storable`): such characters replaced, long strings cut, deep nesting
   summarised, so a result can always be saved and shown.
@@ -13,13 +18,18 @@ Two sides of one rule:
 
 from __future__ import annotations
 
+import codecs
 import json
+import math
 import re
 from collections.abc import Mapping
+from decimal import Decimal
 from typing import Any
 
 from rest_framework import renderers
-from rest_framework.parsers import JSONParser
+from rest_framework.exceptions import ParseError
+from rest_framework.parsers import JSONParser, get_encoding
+from rest_framework.utils.json import strict_constant
 
 MAX_DEPTH = 500
 """Deepest nesting accepted in a request: a ``gametree/1`` tree at the engine's 200 levels
@@ -79,10 +89,27 @@ def check(value: Any, max_depth: int = MAX_DEPTH) -> None:
                 pending.append((child, _child_path(path, key), depth + 1))
 
 
+def read_decimal(text: str) -> float | str:
+    """Return the JSON number ``text`` as a float if that float is exactly the decimal written,
+    else as ``text`` itself.
+
+    ``0.1`` reads as the float whose shortest form is ``0.1``; ``0.12345678901234567891``
+    (more digits than a float holds), ``1e-400`` (a float's 0.0) and ``1e400`` (a float's
+    infinity) stay the strings written.
+    """
+    number = float(text)
+    if math.isfinite(number) and Decimal(repr(number)) == Decimal(text):
+        return number
+    return text
+
+
 def loads(text: str | bytes, max_depth: int = MAX_DEPTH) -> Any:
-    """Return the JSON value of ``text`` once :func:`check`-ed; raise ValueError if invalid."""
+    """Return the JSON value of ``text`` once :func:`check`-ed; raise ValueError if invalid.
+
+    Numbers a float cannot hold exactly are read as their text (:func:`read_decimal`).
+    """
     try:
-        value = json.loads(text)
+        value = json.loads(text, parse_float=read_decimal, parse_constant=strict_constant)
     except RecursionError:
         raise UnsafeJson("", depth_rule(max_depth)) from None
     check(value, max_depth)
@@ -90,7 +117,8 @@ def loads(text: str | bytes, max_depth: int = MAX_DEPTH) -> Any:
 
 
 class BoundedJSONParser(JSONParser):
-    """DRF's JSON parser, answering 400 to bodies :func:`check` refuses (not a 500)."""
+    """DRF's JSON parser, answering 400 to bodies :func:`check` refuses (not a 500), and
+    reading numbers a float cannot hold exactly as their text (:func:`read_decimal`)."""
 
     def parse(self, stream: Any, media_type: str | None = None,
               parser_context: Mapping[str, Any] | None = None) -> Any:
@@ -98,9 +126,13 @@ class BoundedJSONParser(JSONParser):
         from config.api import ApiError  # config.api imports DRF, whose settings import us
 
         try:
-            value = super().parse(stream, media_type, parser_context)
+            decoded = codecs.getreader(get_encoding(parser_context or {}))(stream)
+            value = json.load(decoded, parse_float=read_decimal,
+                              parse_constant=strict_constant)
         except RecursionError:
             value, error = None, UnsafeJson("", DEPTH_RULE)
+        except ValueError as invalid:
+            raise ParseError(f"JSON parse error - {invalid}") from None
         else:
             try:
                 check(value)

@@ -145,7 +145,10 @@ SPECTACULAR_SETTINGS: dict[str, Any] = {
         '`{"error": {"code", "message", "details"}}` with a 4xx status. '
         "Problem, tree and answer JSON follow the `gametree/1` format. JSON bodies may nest "
         "at most 500 levels and may hold no NUL characters or unpaired surrogates "
-        "(a 400 `parse_error` names where and the rule)."
+        "(a 400 `parse_error` names where and the rule). A JSON number is read exactly as "
+        "written: one a 64-bit float does not hold exactly (`0.12345678901234567891`, "
+        "`1e-400`, `1e400`) is read, stored and echoed as the number string written "
+        '(`"0.12345678901234567891"`), which every `gametree/1` reader takes exactly.'
     ),
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,

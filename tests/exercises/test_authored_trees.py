@@ -456,3 +456,18 @@ def test_the_openapi_example_of_authored_trees_is_accepted(instructor: Any, cour
     response = client.post("/api/v1/problem-sets/", {**AUTHORED_TREES_EXAMPLE, "course": course.pk},
                            format="json")
     assert response.status_code == 201, response.content
+
+
+@pytest.mark.django_db
+def test_json_numbers_of_an_authored_tree_are_kept_as_written(instructor: Any,
+                                                              course: Any) -> None:
+    _, client = instructor
+    tree = ('{"name": "r", "type": "max", "children": [{"name": "a", "value": '
+            '0.12345678901234567891}, {"name": "b", "value": 1e-25}, {"name": "c", "value": 0.1}]}')
+    body = ('{"course": ' + str(course.pk) + ', "title": "t", "items": [{"kind": "minimax", '
+            '"points": "1", "params": {"tree": ' + tree + "}}]}")
+    response = client.post("/api/v1/problem-sets/", body, content_type="application/json")
+    assert response.status_code == 201, response.content
+    leaves = response.json()["items"][0]["params"]["tree"]["children"]
+    # A float would have read 0.12345678901234568; 1e-25 and 0.1 are floats' own decimals.
+    assert [leaf["value"] for leaf in leaves] == ["0.12345678901234567891", 1e-25, 0.1]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from datetime import timedelta
 from decimal import Decimal
 from typing import Any
@@ -11,7 +12,7 @@ from django.utils import timezone
 
 from exercises.models import VariantItem
 from grading.models import Submission
-from tests.grading.conftest import correct_answer
+from tests.grading.conftest import MINIMAX_PROBLEM, correct_answer, give_variant, make_problem_set
 
 
 def submit_url(variant: Any, position: int = 1) -> str:
@@ -302,3 +303,24 @@ def test_a_board_items_move_must_be_a_legal_move_and_a_typo_costs_no_attempt(
     accepted = student[1].post(url, {"answer": {"move": f" {legal[0]} "}}, format="json")
     assert accepted.status_code == 202, accepted.content
     assert Submission.objects.get().answer == {"move": legal[0]}
+
+
+
+def test_a_decimal_answer_with_more_digits_than_a_float_is_graded_as_written(
+    course, instructor, student, celery_eager, django_capture_on_commit_callbacks
+) -> None:
+    problem = copy.deepcopy(MINIMAX_PROBLEM)
+    exact = "3.00000000000000000001"  # a float reads it as 3.0
+    problem["tree"]["children"][0]["children"][0]["value"] = exact  # B1: B and A take it
+    problem_set = make_problem_set(course, instructor[0], [("minimax", {}, "4")])
+    variant = give_variant(problem_set, student[0], [problem])
+    _, client = student
+    verdicts = []
+    for written in (exact, "3.0"):  # JSON numbers, as a client writes them
+        body = '{"answer": {"value": ' + written + "}}"
+        with django_capture_on_commit_callbacks(execute=True):
+            response = client.post(submit_url(variant), body, content_type="application/json")
+        assert response.status_code == 202, response.content
+        detail = client.get(f"/api/v1/submissions/{response.json()['id']}/").json()
+        verdicts.append((detail["answer"]["value"], detail["results"][0]["verdict"]))
+    assert verdicts == [(exact, "correct"), (3.0, "wrong")]  # stored as written
