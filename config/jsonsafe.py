@@ -26,9 +26,8 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
-from rest_framework import renderers
+from rest_framework import parsers, renderers
 from rest_framework.exceptions import ParseError
-from rest_framework.parsers import JSONParser, get_encoding
 from rest_framework.utils.json import strict_constant
 
 MAX_DEPTH = 500
@@ -116,7 +115,7 @@ def loads(text: str | bytes, max_depth: int = MAX_DEPTH) -> Any:
     return value
 
 
-class BoundedJSONParser(JSONParser):
+class BoundedJSONParser(parsers.JSONParser):
     """DRF's JSON parser, answering 400 to bodies :func:`check` refuses (not a 500), and
     reading numbers a float cannot hold exactly as their text (:func:`read_decimal`)."""
 
@@ -126,7 +125,9 @@ class BoundedJSONParser(JSONParser):
         from config.api import ApiError  # config.api imports DRF, whose settings import us
 
         try:
-            decoded = codecs.getreader(get_encoding(parser_context or {}))(stream)
+            # DRF's check that the request's charset is a text codec (not bz2_codec, say).
+            encoding = parsers.get_encoding(parser_context or {})  # type: ignore[attr-defined]
+            decoded = codecs.getreader(encoding)(stream)
             value = json.load(decoded, parse_float=read_decimal,
                               parse_constant=strict_constant)
         except RecursionError:

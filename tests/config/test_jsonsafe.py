@@ -47,3 +47,8 @@ def test_non_json_numbers_and_broken_bodies_are_parse_errors(body: str) -> None:
     with pytest.raises(ValueError):
         loads(body)
 
+
+
+def test_a_body_in_a_codec_that_is_no_text_encoding_is_refused() -> None:
+    with pytest.raises(ParseError, match="Unsupported charset"):
+        BoundedJSONParser().parse(io.BytesIO(b"BZh"), parser_context={"encoding": "bz2_codec"})
