@@ -21,7 +21,6 @@ from exercises.kinds.params import (
     IntParam,
     ParamError,
 )
-from exercises.kinds.trees import draw_values
 
 UCB1_FORMS = ("c*sqrt(ln N/n)", "sqrt(c*ln N/n)")
 SCORE_TOLERANCE = Fraction(1, 100)
@@ -282,14 +281,19 @@ class MctsBackpropKind(Kind):
         ]
 
     def generate(self, rng: random.Random, params: dict[str, Any]) -> dict[str, Any]:
-        """Draw a path of shrinking visit counts, movers alternating from MAX, and an outcome."""
+        """Draw a path of shrinking visit counts, movers alternating from MAX, and an outcome.
+
+        Each node's total reward is that of a history under the stated rule: some of its
+        visits won (1 each), some drew (``draw_reward`` each), the rest lost.
+        """
         path = []
         visits = rng.randint(max(2, params["max_visits"] // 2), params["max_visits"])
+        draw_reward = Fraction(params["draw_reward"])
         name = ""
         for depth in range(params["path_length"]):
             name = name + ("ABC"[rng.randint(0, 2)] if depth == 0 else str(rng.randint(1, 3)))
-            # Rewards move in halves so that earlier draws show up in the counts.
-            reward = Fraction(draw_values(rng, 1, 0, 2 * visits, distinct=False)[0], 2)
+            draws = rng.randint(0, visits)
+            reward = rng.randint(0, visits - draws) + draws * draw_reward
             path.append({
                 "name": name, "moved_by": MCTS_PLAYERS[depth % 2], "visits": visits,
                 "reward": str(reward) if reward.denominator != 1 else int(reward),

@@ -367,3 +367,22 @@ def test_generated_ucb1_children_are_all_visited() -> None:
     for seed in range(20):
         problem = kind.generate(random.Random(seed), params)
         assert all(child["visits"] >= 1 for child in problem["params"]["children"])
+
+
+@pytest.mark.parametrize("draw_reward", ["0", "1/3", "1/2", "1"])
+def test_mcts_statistics_shown_come_from_a_history_under_the_stated_draw_reward(
+    draw_reward: str,
+) -> None:
+    params = get_kind("mcts_backprop").clean_params({"draw_reward": draw_reward,
+                                                      "max_visits": 12})
+    worth = Fraction(draw_reward)
+
+    def possible(visits: int, reward: Fraction) -> bool:
+        return any((reward - draws * worth).denominator == 1
+                   and 0 <= reward - draws * worth <= visits - draws
+                   for draws in range(visits + 1))
+
+    for seed in range(60):
+        problem = generate_item("mcts_backprop", params, f"seed-{seed}").problem
+        for node in problem["params"]["path"]:
+            assert possible(node["visits"], Fraction(node["reward"])), (seed, node)
