@@ -265,34 +265,39 @@ def score_cutoffs(given: Any, expected: Any, part: AnswerPart) -> PartScore:
     nodes). A matched cutoff earns half its share, and the other half when it names exactly
     the children the key says it skips. Each share is one over the longer of the two lists,
     so a cutoff listed where none happens costs as much as one left out. A key entry marked
-    ``"optional": true`` (a cut at a node's last child, which skips nothing) counts only
-    when the student lists it.
+    ``"optional": true`` (a cut at a node's last child, which skips nothing) is not a cutoff
+    to list: listed with no children it changes nothing, neither share nor count; listed
+    with children it counts as a cutoff whose skipped children are wrong.
     """
-    given_nodes = [entry["node"] for entry in given]
-    expected_nodes = [entry["node"] for entry in expected]
-    pairs = lcs_pairs(given_nodes, expected_nodes)
+    pairs = lcs_pairs([entry["node"] for entry in given],
+                      [entry["node"] for entry in expected])
+    neutral = {i for i, j in pairs
+               if expected[j].get("optional") and not given[i].get("pruned")}
+    listed = [i for i in range(len(given)) if i not in neutral]
+    pairs = [(i, j) for i, j in pairs if i not in neutral]
     matched = {i for i, _ in pairs}
-    required = sum(not entry.get("optional") for entry in expected)
-    counted = required + sum(bool(expected[j].get("optional")) for _, j in pairs)
+    counted = (sum(not entry.get("optional") for entry in expected)
+               + sum(bool(expected[j].get("optional")) for _, j in pairs))
     wrong_pruned = []
     earned = Fraction(0)
     for i, j in pairs:
-        listed, skipped = list(given[i].get("pruned", [])), list(expected[j].get("pruned", []))
-        if set(listed) == set(skipped):
+        names, skipped = list(given[i].get("pruned", [])), list(expected[j].get("pruned", []))
+        if set(names) == set(skipped):
             earned += 1
             continue
         earned += Fraction(1, 2)
         wrong_pruned.append({
-            "node": given_nodes[i],
-            "extra": [name for name in listed if name not in skipped],
-            "missing": sum(name not in listed for name in skipped),
+            "node": given[i]["node"],
+            "extra": [name for name in names if name not in skipped],
+            "missing": sum(name not in names for name in skipped),
         })
     facts = {
-        "unmatched": [i for i in range(len(given)) if i not in matched],
+        "unmatched": [i for i in listed if i not in matched],
         "expected_count": counted,
+        "given_count": len(listed),
         "wrong_pruned": wrong_pruned,
     }
-    longest = max(counted, len(given))
+    longest = max(counted, len(listed))
     if longest == 0:
         return PartScore(Fraction(1), facts)
     return PartScore(earned / longest, facts)

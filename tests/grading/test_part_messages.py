@@ -33,6 +33,31 @@ def test_the_key_lists_the_cut_at_a_last_child_as_optional() -> None:
             "correct"
 
 
+@pytest.mark.parametrize("listed", [
+    [],
+    [{"node": "C", "pruned": ["C3"]}],
+    [{"node": "C", "pruned": ["C1", "C2"]}],
+    [{"node": "B", "pruned": ["B3"]}],
+])
+def test_listing_a_cut_that_skips_nothing_changes_neither_score_nor_count(listed) -> None:
+    context = context_for("alphabeta", ALPHABETA_PROBLEM)
+    with_d = [*listed, {"node": "D", "pruned": []}]  # D's cut skips nothing: not to list
+    without, padded = (by_part(grade_answer(context, {"cutoffs": cuts}))["cutoffs"]
+                       for cuts in (listed, with_d))
+    assert padded["points"] == without["points"] and padded["verdict"] == without["verdict"]
+    assert padded["messages"] == without["messages"]  # "the search makes 1 cutoff" both times
+
+
+def test_a_cut_that_skips_nothing_listed_with_children_costs_as_a_wrong_cutoff() -> None:
+    context = context_for("alphabeta", ALPHABETA_PROBLEM)
+    right = [{"node": "C", "pruned": ["C2", "C3"]}]
+    part = by_part(grade_answer(context, {"cutoffs": [*right, {"node": "D", "pruned": ["D3"]}]}))[
+        "cutoffs"]
+    assert part["verdict"] == "partial" and part["points"] == part["max_points"] * 3 / 4
+    assert {"code": "cutoff_pruned_extra", "params": {"node": "D", "names": ["D3"]}} in (
+        part["messages"])
+
+
 @pytest.mark.parametrize("pruned", [[], ["C1"], ["C2"]])
 def test_a_cutoff_at_the_right_node_skipping_the_wrong_children_earns_half(pruned) -> None:
     context = context_for("alphabeta", ALPHABETA_PROBLEM)

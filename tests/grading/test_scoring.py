@@ -146,8 +146,11 @@ def test_a_cut_at_a_last_child_may_be_listed_or_left_out() -> None:
     assert fraction(PartType.CUTOFFS, [{"node": "C", "pruned": ["C2"]}], expected) == 1
     assert fraction(PartType.CUTOFFS, [{"node": "B", "pruned": []},
                                        {"node": "C", "pruned": ["C2"]}], expected) == 1
-    assert fraction(PartType.CUTOFFS, [{"node": "B", "pruned": []}], expected) == Fraction(1, 2)
+    # Listing it changes nothing: it earns nothing where C is left out either.
+    assert fraction(PartType.CUTOFFS, [{"node": "B", "pruned": []}], expected) == 0
     assert fraction(PartType.CUTOFFS, [], expected) == 0
+    assert fraction(PartType.CUTOFFS, [{"node": "B", "pruned": []},
+                                       {"node": "C", "pruned": []}], expected) == Fraction(1, 2)
 
 
 def test_a_name_key_listing_equally_good_moves_accepts_each_of_them() -> None:
