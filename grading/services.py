@@ -425,10 +425,7 @@ def grade_submission(submission_id: int) -> Submission | None:
         result = grade_answer(grading_context(variant_item), submission.answer or {})
     except Exception:
         logger.exception("grading submission %s failed", submission_id)
-        Submission.objects.filter(pk=submission_id, status=Submission.Status.RUNNING).update(
-            status=Submission.Status.ERROR, error_code="grading_failed"
-        )
-        announce_finished(submission_id)
+        end_in_error(submission_id, "grading_failed")
         return Submission.objects.get(pk=submission_id)
     _apply_grade(submission, result, variant_item.engine_version)
     record_grade(submission)
@@ -488,12 +485,31 @@ def record_grade(submission: Submission) -> bool:
     except UNSAVABLE_ERRORS:
         # Re-running would fail the same way: end it as an error (which uses no attempt).
         logger.exception("the grade of submission %s cannot be stored", submission.pk)
-        Submission.objects.filter(pk=submission.pk, status=Submission.Status.RUNNING).update(
-            status=Submission.Status.ERROR, error_code="results_unsavable")
-        announce_finished(submission.pk)
+        end_in_error(submission.pk, "results_unsavable")
         submission.status = Submission.Status.ERROR
         return False
     return bool(recorded)
+
+
+def end_in_error(submission_id: int, error_code: str) -> bool:
+    """End running submission ``submission_id`` as an error (which uses no attempt) and tell
+    its waiters; return whether this call ended it.
+
+    The student's total is no longer pending, so the score's receivers hear of it too: an
+    LMS passback held back while the answer was graded is sent now (lms.services).
+    """
+    with transaction.atomic():
+        ended = Submission.objects.filter(
+            pk=submission_id, status=Submission.Status.RUNNING
+        ).update(status=Submission.Status.ERROR, error_code=error_code)
+        if ended:
+            owner = Submission.objects.filter(pk=submission_id).values(
+                "student_id", "variant_item__variant__problem_set_id").get()
+            score_recorded.send(
+                sender=Submission, student_id=owner["student_id"],
+                problem_set_id=owner["variant_item__variant__problem_set_id"])
+    announce_finished(submission_id)
+    return bool(ended)
 
 
 def announce_score(submission: Submission) -> None:

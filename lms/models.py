@@ -152,8 +152,10 @@ class ScorePassback(models.Model):
 
     ``failed``: the LMS stayed unreachable (or failing) through every retry; the periodic
     sweep and the instructor may send it again. ``refused``: the LMS (or Cutoff, for a
-    score it cannot send) said no, e.g. to an out-of-date score; sending it again would
-    not help.
+    score it cannot send) said no, e.g. to a malformed score; sending it again would not
+    help. ``superseded``: not sent because one of the student's answers on the set was
+    still being graded (a score marked pending blanks Moodle's grade and Canvas ignores
+    it); the passback that answer's grade (or error) makes carries the score.
     """
 
     class Status(models.TextChoices):
@@ -162,6 +164,7 @@ class ScorePassback(models.Model):
         RETRYING = "retrying"
         FAILED = "failed"
         REFUSED = "refused"
+        SUPERSEDED = "superseded"
 
     resource_link = models.ForeignKey(
         LtiResourceLink, on_delete=models.CASCADE, related_name="score_passbacks"

@@ -80,7 +80,8 @@ def problem_set_score(problem_set: ProblemSet, student: User) -> Decimal:
 def problem_set_progress(problem_set: ProblemSet, student: User) -> tuple[str, str]:
     """Return the AGS (activityProgress, gradingProgress) of ``student`` on ``problem_set``.
 
-    While an answer awaits grading the total may still change: ``Submitted``/``Pending``.
+    While an answer awaits grading the total may still change: ``Submitted``/``Pending``
+    (no passback is sent then, lms.services.send_score_passback).
     Otherwise the total is final (``FullyGraded``), and the activity ``Submitted`` once every
     item has an answer, ``InProgress`` before.
     """

@@ -67,6 +67,7 @@ PROBLEM_SET_PARAMETER = "cutoff_problem_set"
 DEEP_LINK_SALT = "lti.deep-link.problem-set"
 LINE_ITEM_TAG = "cutoff-score"
 DEEP_LINK_DATA_CLAIM = "https://purl.imsglobal.org/spec/lti-dl/claim/data"
+DEEP_LINKING_SETTINGS_CLAIM = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"
 
 
 class LtiLaunchError(Exception):
@@ -531,9 +532,43 @@ class Launch:
     context: LtiContext
 
 
+CLAIM_SHAPES: dict[str, tuple[type, str]] = {
+    CLAIM + "roles": (list, "a list of role URIs"),
+    CONTEXT_CLAIM: (dict, "an object"),
+    RESOURCE_LINK_CLAIM: (dict, "an object"),
+    CUSTOM_CLAIM: (dict, "an object of custom parameters"),
+    AGS_CLAIM: (dict, "an object"),
+    NRPS_CLAIM: (dict, "an object"),
+    DEEP_LINKING_SETTINGS_CLAIM: (dict, "an object"),
+}
+"""The claims a launch reads, each with the JSON type it must have when present."""
+LIST_MEMBERS = {CLAIM + "roles": "roles", AGS_CLAIM: "scope"}
+"""Lists of strings: the roles claim itself, and the grade service's scopes."""
+
+
+def check_claim_shapes(claims: dict[str, Any]) -> None:
+    """Refuse a launch whose claims Cutoff reads have the wrong JSON type, naming the claim
+    and what it must be (a signed launch of the wrong shape was a 500)."""
+    for claim, (shape, described) in CLAIM_SHAPES.items():
+        if claim in claims and claims[claim] is not None and not isinstance(claims[claim],
+                                                                            shape):
+            raise LtiLaunchError(f"the LMS sent the claim {claim} as "
+                                 f"{type(claims[claim]).__name__}; it must be {described}",
+                                 status=400)
+    for claim, member in LIST_MEMBERS.items():
+        value = claims.get(claim)
+        listed = value if claim == CLAIM + "roles" else (value or {}).get(member)
+        if listed is not None and not (isinstance(listed, list)
+                                       and all(isinstance(entry, str) for entry in listed)):
+            raise LtiLaunchError(f"the LMS sent {member} in the claim {claim} as "
+                                 f"{type(listed).__name__}; it must be a list of strings",
+                                 status=400)
+
+
 def accept_launch(*, platform: Platform, claims: dict[str, Any]) -> Launch:
     """Link the launching user, enrol them in the LMS course's Cutoff course in their role,
     and remember the course's roster service."""
+    check_claim_shapes(claims)
     role = role_for_claims(claims)
     if role is None:
         raise LtiLaunchError(
@@ -661,7 +696,6 @@ def deep_link_reference(*, platform: Platform, problem_set: ProblemSet) -> str:
     return signing.dumps(payload, salt=DEEP_LINK_SALT)
 
 
-DEEP_LINKING_SETTINGS_CLAIM = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"
 
 
 def accepts_multiple(claims: dict[str, Any]) -> bool:
@@ -880,10 +914,21 @@ def send_score_passback(*, passback_id: int, final_attempt: bool) -> ScorePassba
     link = passback.resource_link
     problem_set = link.problem_set
     passback.attempts += 1
+    # Stamped before the score is read: of two sends racing, the one that read the older
+    # score carries the older timestamp, which the platform keeps below the newer one.
+    read_at = timezone.now()
+    progress = problem_set_progress(problem_set, passback.student)
     passback.score_given = problem_set_score(problem_set, passback.student)
     passback.score_maximum = problem_set_max_score(problem_set)
+    if progress[1] == "Pending":
+        # Moodle blanks the grade of a pending score and Canvas ignores it: the platform
+        # keeps the last final score until the answer being graded makes its passback.
+        passback.status = ScorePassback.Status.SUPERSEDED
+        passback.last_error = ""
+        passback.save()
+        return passback
     try:
-        _post_score(passback)
+        _post_score(passback, read_at, progress)
     except PassbackRetryableError as error:
         passback.last_error = str(error)[:2000]
         passback.status = (
@@ -907,7 +952,7 @@ def send_score_passback(*, passback_id: int, final_attempt: bool) -> ScorePassba
     return passback
 
 
-def _post_score(passback: ScorePassback) -> None:
+def _post_score(passback: ScorePassback, read_at: datetime, progress: tuple[str, str]) -> None:
     link = passback.resource_link
     subject = (
         LtiUserLink.objects.filter(platform=link.platform, user=passback.student)
@@ -921,14 +966,14 @@ def _post_score(passback: ScorePassback) -> None:
     given, maximum = scores_for_platform(
         link.platform, passback.score_given or Decimal(0), passback.score_maximum
     )
-    activity, grading = problem_set_progress(link.problem_set, passback.student)
+    activity, grading = progress
     grade = (
         Grade()
         .set_score_given(float(given))
         .set_score_maximum(float(maximum))
         .set_activity_progress(activity)
         .set_grading_progress(grading)
-        .set_timestamp(timezone.now().isoformat())
+        .set_timestamp(read_at.isoformat())
         .set_user_id(subject)
     )
     connector = CachedTokenConnector(link.platform)
@@ -940,7 +985,10 @@ def _post_score(passback: ScorePassback) -> None:
         )
     except LtiServiceException as error:
         status = error.response.status_code
-        if status >= 500 or status in (408, 429):
+        # 409: the platform holds a score stamped in the same second or later (Moodle keeps
+        # whole seconds), such as the one sent just before. Every send reads the score anew,
+        # so the retry carries the latest score under a later timestamp.
+        if status >= 500 or status in (408, 409, 429):
             raise PassbackRetryableError(str(error)) from error
         raise
     except requests.RequestException as error:

@@ -194,9 +194,8 @@ def _state_proof_refusal(request: HttpRequest, state: str) -> HttpResponse | Non
 def _storage_check_page(request: HttpRequest, storage_target: str) -> HttpResponse:
     try:
         unverified = jwt.decode(request.POST["id_token"], options={"verify_signature": False})
-        audience = unverified.get("aud")
-        client_id = audience[0] if isinstance(audience, list) and audience else audience
-        platform = tool.PlatformToolConf().platform(str(unverified["iss"]), str(client_id or ""))
+        client_id = tool.client_id_of(unverified)
+        platform = tool.PlatformToolConf().platform(str(unverified["iss"]), client_id)
     except (jwt.PyJWTError, KeyError, TypeError, IndexError):
         return error_page(request, "The LMS launch was refused: malformed id_token.", 400)
     check_data = {

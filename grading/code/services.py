@@ -41,13 +41,13 @@ from grading.code.scheduling import (
     defer,
     in_flight_window,
 )
-from grading.finished import announce_finished
 from grading.models import CodeCheck, Regrade, ScoreChange, Submission
 from grading.sandbox import SandboxUnavailable
 from grading.selectors import attempts_used
 from grading.services import (
     as_decimal,
     check_deadlines,
+    end_in_error,
     enqueue_submission,
     finish_code_regrade,
     record_grade,
@@ -274,9 +274,7 @@ def _run_again_later(submission_id: int) -> Submission:
 
 
 def _fail(submission_id: int, error_code: str) -> Submission:
-    Submission.objects.filter(pk=submission_id, status=Submission.Status.RUNNING).update(
-        status=Submission.Status.ERROR, error_code=error_code)
-    announce_finished(submission_id)
+    end_in_error(submission_id, error_code)
     return Submission.objects.get(pk=submission_id)
 
 

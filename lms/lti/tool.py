@@ -9,10 +9,12 @@ import contextlib
 import hashlib
 import hmac
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar, cast
 from urllib.parse import urlparse
 
+import jwt
+import requests
 from django.conf import settings
 from django.core.cache import caches
 from django.http import HttpRequest
@@ -44,6 +46,20 @@ KEY_REFETCH_INTERVAL = 60
 # Refetches of one platform's keys allowed per interval, whatever the kids.
 KEY_REFETCHES_PER_INTERVAL = 5
 TARGET_LINK_URI_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/target_link_uri"
+CLOCK_LEEWAY_SECONDS = 60
+"""How far the platform's clock may be from ours when a launch's ``iat``, ``nbf`` and ``exp``
+are checked: VM and container clocks drift by seconds."""
+
+
+def client_id_of(claims: Mapping[str, Any]) -> str:
+    """Return the client id an id_token's claims were issued to: ``azp`` when it is one of the
+    audiences, else the only (or first) audience; "" when there is none."""
+    audience = claims.get("aud")
+    audiences = audience if isinstance(audience, list) else [audience]
+    azp = claims.get("azp")
+    if azp is not None and azp in audiences:
+        return str(azp)
+    return str(audiences[0]) if audiences and audiences[0] is not None else ""
 
 
 def check_id_token_claims(id_token: str) -> None:
@@ -251,9 +267,22 @@ class RotationAwareMessageLaunch(DjangoMessageLaunch):
             ) from None
         return self
 
+    def get_client_id(self) -> str:
+        """Return the client id the id_token was issued to: its ``azp`` when that is one of
+        its audiences (OpenID Connect: a token for several audiences names the one meant),
+        else its only or first audience."""
+        return client_id_of(self._get_jwt_body())
+
     def validate_jwt_signature(self) -> RotationAwareMessageLaunch:
-        """Check the signature, then the claims the signature makes trustworthy."""
-        super().validate_jwt_signature()
+        """Check the signature and the times with :data:`CLOCK_LEEWAY_SECONDS` of leeway
+        (pylti1p3 allows none: a platform clock a second ahead refused every launch), then
+        the claims the signature makes trustworthy."""
+        public_key, key_alg = self.get_public_key()
+        try:
+            jwt.decode(self._get_id_token(), public_key, algorithms=[key_alg],
+                       options=cast(Any, self._jwt_verify_options), leeway=CLOCK_LEEWAY_SECONDS)
+        except jwt.InvalidTokenError as error:
+            raise LtiException(f"Can't decode id_token: {error}") from error
         body = self._get_jwt_body()
         if not isinstance(body.get("exp"), int | float):
             raise LtiException("the id_token has no expiry time (exp)")
@@ -400,11 +429,36 @@ class CachedTokenConnector(ServiceConnector):
                 cache.set(key, token, ACCESS_TOKEN_SECONDS)
         return str(token)
 
+    def make_service_request(self, scopes: Sequence[str], url: str, is_post: bool = False,
+                             data: str | None = None, content_type: str = "application/json",
+                             accept: str = "application/json",
+                             case_insensitive_headers: bool = False) -> Any:
+        """Return pylti1p3's answer to a service request, with the next page read from the
+        ``Link`` header as RFC 8288 writes it: pylti1p3 found only ``rel="next"`` right after
+        the address (a ``rel=next`` ended a roster at its first page, and the sync then
+        unenrolled everyone on the others) and lowercased the address it returned."""
+        answer = super().make_service_request(
+            scopes, url, is_post=is_post, data=data, content_type=content_type, accept=accept,
+            case_insensitive_headers=True)
+        answer["next_page_url"] = next_page_url(answer["headers"].get("link", ""))
+        if not case_insensitive_headers:
+            answer["headers"] = dict(answer["headers"])
+        return answer
+
     def forget_access_tokens(self) -> None:
         """Drop the tokens this connector used (the platform rejected one)."""
         self._access_tokens.clear()
         with contextlib.suppress(RedisError):
             caches[settings.LTI_CACHE_ALIAS].delete_many(list(self._keys_used))
+
+
+def next_page_url(link_header: str) -> str | None:
+    """Return the address a ``Link`` header gives with the relation ``next`` (quoted or not,
+    among other relations or parameters), as written; None when there is none."""
+    for link in requests.utils.parse_header_links(link_header.replace("\n", " ")):
+        if "next" in str(link.get("rel", "")).lower().split() and link.get("url"):
+            return str(link["url"])
+    return None
 
 
 def with_token_retry(connector: CachedTokenConnector, call: Callable[[], T]) -> T:

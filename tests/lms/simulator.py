@@ -51,6 +51,10 @@ class PlatformSimulator(LoopbackPlatform):
     tool_jwks_url: str | None = None
     members: list[dict[str, Any]] = field(default_factory=list)
     members_page_size: int = 2
+    # How the roster's Link header names the next page: "quoted" (rel="next", as Moodle and
+    # Canvas write it), "bare" (rel=next, after a title), or "tokens" (case-sensitive page
+    # tokens in the address instead of numbers).
+    page_links: str = "quoted"
     fail_next_scores: list[int] = field(default_factory=list)
     scores: list[ReceivedScore] = field(default_factory=list)
     line_items: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -325,7 +329,14 @@ class PlatformSimulator(LoopbackPlatform):
         if NRPS_SCOPE not in self._scopes_of(handler):
             return 401, {"error": "token lacks the NRPS scope"}, {}
         query = parse_qs(urlparse(handler.path).query)
-        page = int(query.get("page", ["0"])[0])
+        tokens = [f"Page{'X' * number}" for number in range(len(self.members) + 1)]
+        written = query.get("page", ["0"])[0]
+        if self.page_links == "tokens":
+            if written not in tokens + ["0"]:
+                return 404, {"error": f"no page {written}"}, {}
+            page = tokens.index(written) if written != "0" else 0
+        else:
+            page = int(written)
         size = self.members_page_size
         with self._lock:
             self.roster_requests += 1
@@ -333,7 +344,10 @@ class PlatformSimulator(LoopbackPlatform):
         headers = {}
         if (page + 1) * size < len(self.members):
             base = self.issuer + urlparse(handler.path).path
-            headers["Link"] = f'<{base}?{urlencode({"page": page + 1})}>; rel="next"'
+            following = tokens[page + 1] if self.page_links == "tokens" else page + 1
+            address = f"<{base}?{urlencode({'page': following})}>"
+            headers["Link"] = (f'{address}; title="more"; rel=next' if self.page_links == "bare"
+                               else f'{address}; rel="next"')
         container = {"id": handler.path, "context": {"id": "course-ai"}, "members": members}
         return 200, container, headers
 

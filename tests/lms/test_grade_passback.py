@@ -242,7 +242,7 @@ def test_instructors_resend_a_failed_passback(
 
 
 @pytest.mark.django_db
-def test_progress_says_pending_while_an_answer_awaits_grading(
+def test_no_score_is_sent_while_an_answer_awaits_grading(
     simulator: PlatformSimulator,
     linked_student: Callable[..., tuple[Any, Any]],
     celery_eager: None,
@@ -261,16 +261,17 @@ def test_progress_says_pending_while_an_answer_awaits_grading(
         graded = grade_submission(problem_set, student, "3")
     assert (simulator.scores[-1].body["activityProgress"],
             simulator.scores[-1].body["gradingProgress"]) == ("InProgress", "FullyGraded")
-    # A new answer is queued for grading: the total may still change.
+    # A new answer is queued for grading: a score marked Pending would blank Moodle's grade
+    # (Canvas ignores it), so the platform keeps the last final one until that answer ends.
     Submission.objects.create(
         variant_item=graded.variant_item, student=student, attempt_number=2,
         answer={"value": 1}, status=Submission.Status.QUEUED,
     )
     with django_capture_on_commit_callbacks(execute=True):
         queue_score_passbacks(problem_set_id=problem_set.pk, student_id=student.pk)
-    body = simulator.scores[-1].body
-    assert (body["activityProgress"], body["gradingProgress"]) == ("Submitted", "Pending")
-    assert (body["scoreGiven"], body["scoreMaximum"]) == (3.0, 15.0)
+    assert len(simulator.scores) == 1
+    held = ScorePassback.objects.order_by("-id").first()
+    assert held.status == ScorePassback.Status.SUPERSEDED and held.score_given == Decimal("3")
     # Every item answered and graded: the total is final.
     Submission.objects.filter(status=Submission.Status.QUEUED).delete()
     variant_item = graded.variant_item.variant.items.create(
@@ -285,6 +286,66 @@ def test_progress_says_pending_while_an_answer_awaits_grading(
     body = simulator.scores[-1].body
     assert (body["activityProgress"], body["gradingProgress"]) == ("Submitted", "FullyGraded")
     assert body["scoreGiven"] == 8.0
+    assert {score.body["gradingProgress"] for score in simulator.scores} == {"FullyGraded"}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("failure", ["grading_failed", "results_unsavable"])
+def test_an_answer_ending_in_error_sends_the_score_held_back_while_it_was_graded(
+    simulator: PlatformSimulator,
+    linked_student: Callable[..., tuple[Any, Any]],
+    celery_eager: None,
+    django_capture_on_commit_callbacks: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    failure: str,
+) -> None:
+    from django.db import DataError
+
+    from grading import services
+    from grading.models import Submission
+
+    problem_set, student = linked_student()
+    generated_variant_item(problem_set, student)  # a real key, so only the failure fails
+    with django_capture_on_commit_callbacks(execute=True):
+        graded = grade_submission(problem_set, student, "3")
+    broken = Submission.objects.create(
+        variant_item=graded.variant_item, student=student, attempt_number=2,
+        answer={"value": 1}, status=Submission.Status.QUEUED,
+    )
+
+    def fail(*args: Any, **kwargs: Any) -> Any:
+        raise DataError("cannot store") if failure == "results_unsavable" else RuntimeError
+
+    if failure == "results_unsavable":
+        monkeypatch.setattr(services, "record_announcing_finished", fail)
+    else:
+        monkeypatch.setattr(services, "grade_answer", fail)
+    with django_capture_on_commit_callbacks(execute=True):
+        services.grade_submission(broken.pk)
+    broken.refresh_from_db()
+    assert (broken.status, broken.error_code) == (Submission.Status.ERROR, failure)
+    # The platform hears the total is final again (it was not told of the pending answer).
+    assert [score.body["gradingProgress"] for score in simulator.scores] == [
+        "FullyGraded", "FullyGraded"]
+    assert simulator.scores[-1].body["scoreGiven"] == 3.0
+
+
+@pytest.mark.django_db
+def test_a_score_refused_as_no_newer_than_the_last_is_sent_again_with_a_later_timestamp(
+    simulator: PlatformSimulator,
+    linked_student: Callable[..., tuple[Any, Any]],
+    eager_retries: None,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    problem_set, student = linked_student()
+    # Moodle answers 409 to a score stamped in the second of the one it holds (two passbacks
+    # of one student in one second); the retry reads the score again and stamps it anew.
+    simulator.fail_next_scores = [409]
+    with django_capture_on_commit_callbacks(execute=True):
+        grade_submission(problem_set, student, "4")
+    passback = ScorePassback.objects.get()
+    assert passback.status == ScorePassback.Status.SENT and passback.attempts == 2
+    assert simulator.scores[-1].body["scoreGiven"] == 4.0
 
 
 @pytest.mark.django_db

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from lms.lti.tool import KEY_REFETCHES_PER_INTERVAL
+from lms.lti.tool import CLOCK_LEEWAY_SECONDS, KEY_REFETCHES_PER_INTERVAL
 from lms.models import LtiUserLink
 from tests.lms.conftest import launch
 from tests.lms.loopback_platform import new_rsa_key
@@ -98,3 +98,69 @@ def test_many_made_up_kids_are_bounded_per_platform(
         )
     # The first launch fetches the keys (none cached yet), then one refetch per kid.
     assert simulator.jwks_requests - fetched <= KEY_REFETCHES_PER_INTERVAL + 1
+
+
+def issued_ahead(seconds: int) -> Any:
+    """Return a tamper stamping the token as the platform's clock, ``seconds`` ahead, would."""
+
+    def stamp(claims: dict[str, Any]) -> None:
+        claims["iat"] += seconds
+        claims["exp"] += seconds
+
+    return stamp
+
+
+def among_other_audiences(claims: dict[str, Any]) -> None:
+    """Issue the token to several audiences, ours second, naming ours as the party meant."""
+    claims["azp"] = claims["aud"] if isinstance(claims["aud"], str) else claims["aud"][0]
+    claims["aud"] = ["another-tool", claims["azp"]]
+
+
+@pytest.mark.parametrize("tamper", [issued_ahead(5), issued_ahead(CLOCK_LEEWAY_SECONDS - 5),
+                                    among_other_audiences], ids=["5 s", "55 s", "azp second"])
+def test_launches_the_specs_allow_are_accepted(
+    simulator: PlatformSimulator, platform: Any, instructor: Any, tamper: Any
+) -> None:
+    link = bind_link(platform, simulator, instructor[0])
+    response = launch(
+        Client(), simulator, "learner-9", ["Learner"], custom=link["custom"], tamper=tamper
+    )
+    assert response.status_code == 200, response.content[:400]
+    assert LtiUserLink.objects.filter(subject="learner-9").exists()
+
+
+def test_a_token_issued_beyond_the_clock_leeway_is_refused(
+    simulator: PlatformSimulator, platform: Any, instructor: Any
+) -> None:
+    link = bind_link(platform, simulator, instructor[0])
+    response = launch(Client(), simulator, "learner-9", ["Learner"], custom=link["custom"],
+                      tamper=issued_ahead(CLOCK_LEEWAY_SECONDS + 30))
+    assert response.status_code == 403 and b"not yet valid (iat)" in response.content
+
+
+AGS = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
+NRPS = "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice"
+
+
+@pytest.mark.parametrize(("claim", "value", "reason"), [
+    (LTI + "custom", ["x"], "claim " + LTI + "custom as list; it must be an object"),
+    (NRPS, "x", "claim " + NRPS + " as str; it must be an object"),
+    (LTI + "roles", 5, "claim " + LTI + "roles as int; it must be a list of role URIs"),
+    (LTI + "roles", [5], "roles in the claim " + LTI + "roles as list; it must be a list of"),
+    (AGS, {"scope": 3}, "scope in the claim " + AGS + " as int; it must be a list of strings"),
+    (LTI + "context", "course-ai", "claim " + LTI + "context as str; it must be an object"),
+], ids=["custom", "nrps", "roles", "role", "ags scope", "context"])
+def test_a_signed_launch_with_a_claim_of_the_wrong_type_is_a_400_naming_it(
+    simulator: PlatformSimulator, platform: Any, instructor: Any, claim: str, value: Any,
+    reason: str,
+) -> None:
+    link = bind_link(platform, simulator, instructor[0])
+
+    def reshape(claims: dict[str, Any]) -> None:
+        claims[claim] = value
+
+    response = launch(Client(raise_request_exception=False), simulator, "learner-9",
+                      ["Learner"], custom=link["custom"], tamper=reshape)
+    assert response.status_code == 400, response.content[:400]
+    assert reason in response.content.decode()
+    assert not LtiUserLink.objects.filter(subject="learner-9").exists()

@@ -76,6 +76,26 @@ def test_an_instructor_launch_syncs_the_roster_over_every_page(
     assert simulator.roster_requests == 3
 
 
+@pytest.mark.parametrize("page_links", ["bare", "tokens"])
+def test_every_page_of_the_roster_is_read_however_the_link_header_names_it(
+    simulator: PlatformSimulator, platform: Any, instructor: Any, celery_eager: None,
+    page_links: str,
+) -> None:
+    from lms.services import sync_roster
+
+    link = bind_link(platform, simulator, instructor[0])
+    launch(Client(), simulator, "teacher-1", ["Instructor"], custom=link["custom"], with_nrps=True)
+    context = LtiContext.objects.get()
+    simulator.members = [member(f"learner{n}", "Learner") for n in range(6)]
+    assert sync_roster(context=context).enrolled == 6
+    # Read as rel=next with a title before it, or with case-sensitive page tokens (pylti1p3
+    # found neither: the sync stopped at page one, then unenrolled the other four).
+    simulator.page_links = page_links
+    result = sync_roster(context=context)
+    assert (result.enrolled, result.unenrolled) == (6, 0)
+    assert simulator.roster_requests >= 3 + 3
+
+
 def test_roster_sync_on_demand(
     simulator: PlatformSimulator,
     platform: Any,
