@@ -123,6 +123,10 @@ class AnswerPartSerializer(serializers.Serializer):
         help_text="records parts: field → the words it holds instead of a number (a "
         "transposition table entry's flag: exact, lower, upper); else empty",
     )
+    length = serializers.SerializerMethodField(
+        help_text="vector parts: how many numbers the list must hold (one per player, one "
+        "per iteration; a list of another length is a 400); else null",
+    )
 
     def get_points(self, part: AnswerPart) -> str:
         """Return the part's default weight as an exact string."""
@@ -134,6 +138,11 @@ class AnswerPartSerializer(serializers.Serializer):
     def get_choices(self, part: AnswerPart) -> dict[str, list[str]]:
         """Return the word fields of a records part and the words each allows."""
         return {name: list(words) for name, words in part.options.get("choices", {}).items()}
+
+    def get_length(self, part: AnswerPart) -> int | None:
+        """Return how many numbers a vector part holds, else null."""
+        length = part.options.get("length")
+        return None if length is None else int(length)
 
     def get_tolerance(self, part: AnswerPart) -> str | None:
         """Return the absolute tolerance of a float part as an exact string, else null."""
@@ -167,9 +176,9 @@ def _serialize_parts(kind_name: str, params: dict[str, Any]) -> list[dict[str, A
         get_kind(kind_name).answer_parts(params), many=True).data)]
 
 
-def render_prompt(prompt: dict[str, Any]) -> str:
-    """Return the stored prompt data rendered in the active language."""
-    return get_kind(prompt["kind"]).render_prompt(prompt["args"])
+def render_prompt(prompt: dict[str, Any], params: dict[str, Any]) -> str:
+    """Return the stored prompt data of an item with ``params`` in the active language."""
+    return get_kind(prompt["kind"]).prompt_text(prompt["args"], params)
 
 
 # --- kinds --------------------------------------------------------------------------------
@@ -329,7 +338,7 @@ class KindPreviewApi(APIView):
                 "kind": kind,
                 "params": params,
                 "problem": item.problem,
-                "prompt": render_prompt(item.prompt),
+                "prompt": render_prompt(item.prompt, params),
                 "answer_parts": parts_of(kind, params),
                 "answer_key": item.answer_key,
                 "engine_version": item.engine_version,
@@ -1110,7 +1119,7 @@ class AssignmentDetailApi(APIView):
 
             def get_prompt(self, variant_item: VariantItem) -> str:
                 """Return the prompt in the active language."""
-                return render_prompt(variant_item.prompt)
+                return render_prompt(variant_item.prompt, variant_item.item.params)
 
             @extend_schema_field(AnswerPartSerializer(many=True))
             def get_answer_parts(self, variant_item: VariantItem) -> list[dict[str, Any]]:
@@ -1215,7 +1224,7 @@ def assignment_output(variant: Variant, visible: bool) -> dict[str, Any]:
             "position": int(variant_item.position),
             "kind": str(item.kind),
             "points": ASSIGNMENT_POINTS_FIELD.to_representation(item.points),
-            "prompt": render_prompt(variant_item.prompt),
+            "prompt": render_prompt(variant_item.prompt, item.params),
             "problem": variant_item.problem,
             "answer_parts": parts_of(item.kind, item.params),
             "answer_key": variant_item.answer_key if visible else None,

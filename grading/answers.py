@@ -192,11 +192,16 @@ def _unique_name(part: str, raw: Any, known: frozenset[str], seen: Mapping[str, 
     return name
 
 
-def check_vector(part: str, value: Any) -> list[Any]:
-    """Refuse anything but a non-empty list of numbers; return it."""
+def check_vector(part: str, value: Any, length: int | None = None) -> list[Any]:
+    """Refuse anything but a non-empty list of numbers, of ``length`` numbers when the part
+    says how many (one per player, per iteration): a list of another length cannot be the
+    answer, so it is a format error rather than a wrong answer; return it."""
     check_list(part, value)
     if not value:
         raise AnswerFormatError(part, _("must be a non-empty list of numbers"))
+    if length is not None and len(value) != length:
+        raise AnswerFormatError(part, _("must be a list of %(count)d numbers (got %(given)d)")
+                                % {"count": length, "given": len(value)})
     return [check_number(f"{part}[{index}]", entry) for index, entry in enumerate(value)]
 
 
@@ -345,7 +350,7 @@ def check_part(
         case PartType.NODE_VALUES:
             return check_node_values(part.name, value, names)
         case PartType.VECTOR:
-            return check_vector(part.name, value)
+            return check_vector(part.name, value, part.options.get("length"))
         case PartType.CUTOFFS:
             return check_cutoffs(part.name, value, names)
         case PartType.RECORDS:

@@ -115,7 +115,8 @@ def _questions_of(
 ) -> list[tuple[Asked, Question]]:
     kind = get_kind(item.kind)
     parts = kind.answer_parts(item.params)
-    stem = _stem_html(kind.render_prompt(variant_item.prompt["args"]), variant_item.problem)
+    prompt = kind.prompt_text(variant_item.prompt["args"], item.params)
+    stem = _stem_html(prompt, variant_item.problem)
     key = variant_item.answer_key or {}
     questions = []
     for part in parts:

@@ -317,9 +317,11 @@ def split_names(text: str) -> list[str]:
 
 def split_vector(text: str) -> list[str]:
     """Return the entries of a typed vector: semicolons separate them when there is one (so
-    "2,5; 1" keeps its decimal comma), commas otherwise."""
-    separator = ";" if ";" in text else ","
-    return [entry.strip() for entry in text.split(separator)]
+    "2,5; 1" keeps its decimal comma), else commas, else spaces ("5 8 7"; a fraction may
+    keep spaces around its bar, "7 / 2 1 3")."""
+    if ";" in text or "," in text:
+        return [entry.strip() for entry in text.split(";" if ";" in text else ",")]
+    return re.sub(r"\s*/\s*", "/", text).split() or [text.strip()]
 
 
 def parse_cutoffs(text: str) -> list[dict[str, Any]]:

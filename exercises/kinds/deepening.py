@@ -90,6 +90,7 @@ class IterativeDeepeningKind(Kind):
             AnswerPart(
                 "evaluations", PartType.VECTOR,
                 gettext_lazy("evaluations made by each iteration, depth 1 first"),
+                options={"length": params["depth"]},
             ),
             AnswerPart(
                 "interrupted_move", PartType.NAME,

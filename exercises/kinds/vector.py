@@ -150,7 +150,8 @@ class VectorKind(Kind):
     def open_parts(self, params: dict[str, Any]) -> list[AnswerPart]:
         """Return the root vector and the decision."""
         return [
-            AnswerPart("value", PartType.VECTOR, gettext_lazy("payoff vector at the root")),
+            AnswerPart("value", PartType.VECTOR, gettext_lazy("payoff vector at the root"),
+                       options={"length": len(players_of(params))}),
             AnswerPart("move", PartType.NAME, gettext_lazy("decision at the root (child name)")),
         ]
 

@@ -262,7 +262,7 @@ def preview(request: HttpRequest) -> HttpResponse:
         decorate_tree(student_drawing, student_fields)
     context = {
         "kind": kind,
-        "prompt": kind.render_prompt(item.prompt["args"]),
+        "prompt": kind.prompt_text(item.prompt["args"], params),
         "problem": problem,
         "drawing": drawing,
         "student_drawing": student_drawing,

@@ -23,11 +23,12 @@ LANGS = ("en", "pt", "pt-br", "ca")
 def prompts(kind_name: str, **params: Any) -> dict[str, str]:
     """Return the prompt of one generated item in each language."""
     kind = get_kind(kind_name)
-    item = generate_item(kind_name, kind.clean_params(params), item_seed("prompts", 1, 1))
+    cleaned = kind.clean_params(params)
+    item = generate_item(kind_name, cleaned, item_seed("prompts", 1, 1))
     texts = {}
     for lang in LANGS:
         with translation.override(lang):
-            texts[lang] = kind.render_prompt(item.prompt["args"])
+            texts[lang] = kind.prompt_text(item.prompt["args"], cleaned)
     return texts
 
 
@@ -43,6 +44,25 @@ def test_no_sentence_of_a_prompt_is_left_in_english(kind_name: str, params: dict
     english = sentences(texts["en"])
     for lang in ("pt", "pt-br", "ca"):
         assert not english & sentences(texts[lang]), (lang, english & sentences(texts[lang]))
+
+
+MULTIPLE_CHOICE_KINDS = sorted(name for name in GOOD if get_kind(name).choice_part)
+
+
+@pytest.mark.parametrize("kind_name", MULTIPLE_CHOICE_KINDS)
+def test_a_multiple_choice_prompt_says_which_one_question_its_options_answer(
+    kind_name: str,
+) -> None:
+    kind = get_kind(kind_name)
+    asked = kind.answer_parts(kind.clean_params({"answer_format": "multiple_choice"}))[0]
+    open_texts = prompts(kind_name)
+    for lang, text in prompts(kind_name, answer_format="multiple_choice").items():
+        with translation.override(lang):
+            label = str(asked.title)
+        # The open prompt describes the problem; the sentence after it names the question.
+        assert text.startswith(open_texts[lang]), lang
+        assert label in text[len(open_texts[lang]):], (lang, label)
+    assert "Multiple choice" not in open_texts["en"]
 
 
 @pytest.mark.parametrize("kind_name", sorted(GOOD))

@@ -43,13 +43,22 @@ def test_floats_are_compared_within_the_stated_tolerance() -> None:
     assert fraction(PartType.NUMBER, 1.4, math.sqrt(2), tolerance=tolerance) == 0
 
 
+@pytest.mark.parametrize(("typed", "value"), [
+    (" 7/2 ", Fraction(7, 2)), ("7 / 2", Fraction(7, 2)), ("- 3", -3), ("+ 3.5", Fraction(7, 2)),
+    ("\u2212 1/4", Fraction(-1, 4)),
+])
+def test_spaces_around_a_fraction_bar_and_after_a_sign_are_read(typed, value) -> None:
+    assert to_number(typed) == value
+
+
 def test_infinite_bounds_are_numbers() -> None:
     assert to_number("inf") == math.inf and to_number("-∞") == -math.inf
     assert fraction(PartType.NUMBER, "∞", "inf") == 1
     assert fraction(PartType.NUMBER, "-inf", "inf") == 0
 
 
-@pytest.mark.parametrize("bad", [True, None, "three", "1/0", float("nan"), [1]])
+@pytest.mark.parametrize("bad", [True, None, "three", "1/0", float("nan"), [1],
+                                 "1 2", "3 1 2", "2 / 3 5", "1\u00a0000", "- 1 2"])
 def test_non_numbers_are_refused(bad) -> None:
     with pytest.raises(ValueError):
         to_number(bad)

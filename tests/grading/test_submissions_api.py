@@ -63,6 +63,7 @@ def test_feedback_is_rendered_in_the_readers_language(alphabeta_set, student,
 
 @pytest.mark.parametrize(("answer", "part", "rule"), [
     ({"value": "three"}, "value", "must be a number"),
+    ({"value": "1 2"}, "value", "must be a number"),  # two numbers, not twelve
     ({"pruned_leaves": "C2"}, "pruned_leaves", "must be a list"),
     ({"pruned_leaves": ["C2", "C2"]}, "pruned_leaves", "at most once"),
     ({"pruned_leaves": ["X9"]}, "pruned_leaves", '"X9" is not a node of this tree'),
@@ -324,3 +325,31 @@ def test_a_decimal_answer_with_more_digits_than_a_float_is_graded_as_written(
         detail = client.get(f"/api/v1/submissions/{response.json()['id']}/").json()
         verdicts.append((detail["answer"]["value"], detail["results"][0]["verdict"]))
     assert verdicts == [(exact, "correct"), (3.0, "wrong")]  # stored as written
+
+
+@pytest.mark.parametrize(("kind", "part", "typed", "rule"), [
+    ("vector", "value", ["8", "8"], "must be a list of 3 numbers (got 2)"),
+    ("vector", "value", [8, 8, 1, 0], "must be a list of 3 numbers (got 4)"),
+    ("iterative_deepening", "evaluations", [3, 4], "must be a list of 3 numbers (got 2)"),
+])
+def test_a_vector_of_the_wrong_length_is_a_400_that_uses_no_attempt(
+    course, instructor, student, graded_inline, kind, part, typed, rule
+) -> None:
+    from exercises.generation import generate_item
+    from exercises.models import Variant
+
+    problem_set = make_problem_set(course, instructor[0], [(kind, {}, "4")])
+    item = problem_set.items.get()
+    generated = generate_item(kind, item.params, "length")
+    variant = Variant.objects.create(problem_set=problem_set, student=student[0], seed="v")
+    VariantItem.objects.create(
+        variant=variant, item=item, position=1, seed="s", problem=generated.problem,
+        prompt=generated.prompt, answer_key=generated.answer_key,
+        engine_version=generated.engine_version)
+    response = graded_inline(student[1], submit_url(variant), {part: typed})
+    assert response.status_code == 400, response.content
+    details = response.json()["error"]["details"]
+    assert (details["part"], details["rule"]) == (part, rule)
+    assert not Submission.objects.exists()
+    parts = student[1].get(f"/api/v1/assignments/{variant.pk}/").json()["items"][0]
+    assert {p["name"]: p["length"] for p in parts["answer_parts"]}[part] == 3
