@@ -31,12 +31,13 @@ from pylti1p3.message_launch import MessageLaunch
 from pylti1p3.names_roles import NamesRolesProvisioningService
 
 from accounts.models import Course, Enrollment, Role, User
+from accounts.selectors import is_course_instructor
 from accounts.services import create_account, create_course, enroll
 from config.api import ApiError
 from config.jsonsafe import clean_text
 from config.outbound import check_url_host, guarded_session, refusal_in
 from exercises.models import ProblemSet
-from exercises.services import fail_problem_set, generate_late_variants
+from exercises.services import copy_problem_set, fail_problem_set, generate_late_variants
 from lms.lti.tool import CachedTokenConnector, with_token_retry
 from lms.models import (
     LineItem,
@@ -603,6 +604,15 @@ def resource_link_for(*, launch: Launch, claims: dict[str, Any]) -> LtiResourceL
     )
     if link is None:
         problem_set = _problem_set_from_reference(launch, claims)
+        if problem_set.course_id != launch.context.course_id:
+            # Two launches of a copied link at once make one copy: the second waits here,
+            # then finds the link the first bound.
+            LtiContext.objects.select_for_update().filter(pk=launch.context.pk).first()
+            link = LtiResourceLink.objects.select_related("problem_set").filter(
+                platform=launch.platform, resource_link_id=resource_link_id).first()
+            if link is None:
+                problem_set = _copy_for_copied_course(launch, problem_set)
+    if link is None:
         link, _ = LtiResourceLink.objects.get_or_create(
             platform=launch.platform,
             resource_link_id=resource_link_id,
@@ -619,6 +629,32 @@ def resource_link_for(*, launch: Launch, claims: dict[str, Any]) -> LtiResourceL
         )
     _remember_grade_service(link, claims.get(AGS_CLAIM))
     return link
+
+
+def _copy_for_copied_course(launch: Launch, original: ProblemSet) -> ProblemSet:
+    """Return a draft copy, in the launch's course, of the problem set a link copied with
+    its LMS course (a Canvas course copy, a Moodle backup restored) still names.
+
+    The LMS gives the copied course and link new ids but keeps the link's custom parameters,
+    so the reference names the old course's set. Its instructor's first launch copies it
+    (new seed, no variants, no submissions; they review the dates and publish it); students
+    launching before that are told to wait, and an instructor who does not teach the old
+    course is refused (the copy would hand them its items and keys).
+    """
+    if launch.role != Role.INSTRUCTOR:
+        raise LtiLaunchError(
+            "this link was copied from another LMS course and its problem set is not in this "
+            "course yet: your instructor opens the link once to bring it here; come back "
+            "later", status=409)
+    if not is_course_instructor(launch.user, original.course_id):
+        raise LtiLaunchError(
+            "this link was copied from another LMS course and opens a problem set of a "
+            "course you do not teach in Cutoff; add one of this course's problem sets with "
+            "“Select content” (deep linking)")
+    copy = copy_problem_set(original, course=launch.context.course, creator=launch.user)
+    logger.info("LMS link copied with its course: problem set %s copied to %s in course %s",
+                original.pk, copy.pk, launch.context.course_id)
+    return copy
 
 
 def _problem_set_from_reference(launch: Launch, claims: dict[str, Any]) -> ProblemSet:

@@ -483,3 +483,39 @@ def test_production_keeps_launch_state_in_the_database() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "django.core.cache.backends.db.DatabaseCache"
+
+
+def test_a_link_copied_with_its_lms_course_brings_a_draft_copy_of_its_problem_set(
+    simulator: PlatformSimulator, platform: Any, instructor: Any
+) -> None:
+    from exercises.models import ProblemSet
+    from lms.models import LtiResourceLink
+
+    link = bind_link(platform, simulator, instructor[0])
+    original = link["problem_set"]
+    # A Canvas course copy (a Moodle restore): new course and link ids, the same custom
+    # parameters, so the reference still names the old course's set.
+    copied = {"custom": link["custom"], "context_id": "course-ai-2027",
+              "resource_link_id": "link-1-copy"}
+    early = launch(Client(), simulator, "learner-1", ["Learner"], **copied)
+    assert early.status_code == 409 and b"your instructor opens the link once" in early.content
+    assert not LtiResourceLink.objects.filter(resource_link_id="link-1-copy").exists()
+
+    for _ in range(2):  # the second launch opens the same copy
+        response = launch(Client(), simulator, "teacher-1", ["Instructor"], **copied)
+        assert response.status_code == 200, response.content
+    copy = LtiResourceLink.objects.get(resource_link_id="link-1-copy").problem_set
+    assert copy.pk != original.pk and copy.status == ProblemSet.Status.DRAFT
+    assert copy.course == LtiContext.objects.get(context_id="course-ai-2027").course
+    assert [(i.kind, i.params, i.points) for i in copy.items.order_by("position")] == [
+        (i.kind, i.params, i.points) for i in original.items.order_by("position")]
+    assert ProblemSet.objects.count() == 2
+    assert b"a draft" in response.content
+
+    student = launch(Client(), simulator, "learner-1", ["Learner"], **copied)
+    assert student.status_code == 200 and b"your instructor publishes it" in student.content
+    # An instructor of another LMS course who never taught the old one gets no copy.
+    other = launch(Client(), simulator, "teacher-2", ["Instructor"], custom=link["custom"],
+                   context_id="course-ml", resource_link_id="link-ml")
+    assert other.status_code == 403 and b"do not teach" in other.content
+    assert ProblemSet.objects.count() == 2
