@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import copy
 import json
-from datetime import datetime, timedelta
 from decimal import Decimal
 from functools import lru_cache
 from typing import Any, cast
@@ -47,6 +46,7 @@ from exercises.selectors import (
     problem_set_with_answers,
     problem_sets_listed_for,
     problem_sets_taught_by,
+    quiz_closes_at,
     rules_for,
     variant_of,
     variants_of,
@@ -1072,6 +1072,15 @@ class AssignmentSummarySerializer(serializers.Serializer):
         source="problem_set.feedback_policy", choices=ProblemSet.FeedbackPolicy.choices,
         help_text=FEEDBACK_POLICY_HELP,
     )
+    late_policy = serializers.ChoiceField(
+        source="problem_set.late_policy", choices=ProblemSet.LatePolicy.choices,
+        help_text="after due_at (and 5 s for answers in flight): refuse, answers are refused; "
+        "penalty, they are taken and their score loses late_penalty",
+    )
+    late_penalty = serializers.DecimalField(
+        source="problem_set.late_penalty", max_digits=4, decimal_places=3,
+        help_text="the fraction of a late answer's score it loses (penalty policy)",
+    )
     opened_at = serializers.DateTimeField(allow_null=True)
 
 
@@ -1151,6 +1160,7 @@ class AssignmentDetailApi(APIView):
                     "id": 12, "problem_set": 7, "title": "Week 3: alpha-beta",
                     "course": "ia-2026", "due_at": "2026-12-01T23:59:00Z", "max_attempts": 3,
                     "time_limit_minutes": None, "feedback_policy": "verdicts",
+                    "late_policy": "refuse", "late_penalty": "0.000",
                     "opened_at": None, "closes_at": None,
                     "answers_visible": False,
                     "items": [{
@@ -1197,15 +1207,6 @@ class AssignmentDetailApi(APIView):
         return Response(body)
 
 
-def quiz_closes_at(variant: Variant) -> datetime | None:
-    """Return when the student's timed quiz closes (opened + limit), None if not timed or
-    not opened yet."""
-    limit = rules_for(variant).time_limit_minutes
-    if limit and variant.opened_at:
-        return variant.opened_at + timedelta(minutes=limit)
-    return None
-
-
 def assignment_output(variant: Variant, visible: bool) -> dict[str, Any]:
     """Return what ``AssignmentDetailApi.OutputSerializer`` makes of ``variant``, written out.
 
@@ -1240,6 +1241,8 @@ def assignment_output(variant: Variant, visible: bool) -> dict[str, Any]:
         "max_attempts": rules.max_attempts,
         "time_limit_minutes": rules.time_limit_minutes,
         "feedback_policy": ASSIGNMENT_POLICY_FIELD.to_representation(problem_set.feedback_policy),
+        "late_policy": ASSIGNMENT_LATE_POLICY_FIELD.to_representation(problem_set.late_policy),
+        "late_penalty": ASSIGNMENT_PENALTY_FIELD.to_representation(problem_set.late_penalty),
         "opened_at": represented(ASSIGNMENT_MOMENT_FIELD, variant.opened_at),
         "closes_at": represented(ASSIGNMENT_MOMENT_FIELD, quiz_closes_at(variant)),
         "answers_visible": bool(visible),
@@ -1251,4 +1254,6 @@ def assignment_output(variant: Variant, visible: bool) -> dict[str, Any]:
 # time zone and format, choices).
 ASSIGNMENT_POINTS_FIELD = AssignmentDetailApi.OutputSerializer.ItemSerializer().fields["points"]
 ASSIGNMENT_POLICY_FIELD = AssignmentDetailApi.OutputSerializer().fields["feedback_policy"]
+ASSIGNMENT_LATE_POLICY_FIELD = AssignmentDetailApi.OutputSerializer().fields["late_policy"]
+ASSIGNMENT_PENALTY_FIELD = AssignmentDetailApi.OutputSerializer().fields["late_penalty"]
 ASSIGNMENT_MOMENT_FIELD = AssignmentDetailApi.OutputSerializer().fields["opened_at"]

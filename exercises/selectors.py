@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import cache
 
 from django.db.models import Prefetch, QuerySet
@@ -198,17 +198,36 @@ def _variant_items_read() -> tuple[JoinedRead, str]:
     return read, read.select(f"{read.column('variant')} = %s", order_by=("position",))
 
 
+DEADLINE_GRACE = timedelta(seconds=5)
+"""Time past a due date or a quiz's limit still taken as on time: an answer sent at the last
+second is in flight."""
+
+
 def answers_visible(variant: Variant, now: datetime) -> bool:
     """Return whether the student may see the answer keys of ``variant`` at ``now``.
 
-    Keys show once the due date (the student's own, with an extension) has passed and late
-    answers are refused: while a late penalty takes them, a key shown would be copied into
-    one. Grading extends this with "the last attempt has been used", which needs
-    submissions (see grading.selectors).
+    Keys show once the due date (the student's own, with an extension) and its
+    :data:`DEADLINE_GRACE` have passed and late answers are refused: while a late penalty
+    takes them, a key shown would be copied into one. Grading extends this with "the last
+    attempt has been used", which needs submissions (see grading.selectors).
     """
     due_at = rules_for(variant).due_at
-    return (due_at is not None and now >= due_at
+    return (due_at is not None and now >= due_at + DEADLINE_GRACE
             and variant.problem_set.late_policy == ProblemSet.LatePolicy.REFUSE)
+
+
+def quiz_closes_at(variant: Variant) -> datetime | None:
+    """Return when the student's timed quiz closes: when its time limit runs out, or at the
+    due date if that comes first and late answers are refused (the countdown must not show
+    time no answer can use); None if it is not timed or not opened yet."""
+    rules = rules_for(variant)
+    if not rules.time_limit_minutes or variant.opened_at is None:
+        return None
+    ends = variant.opened_at + timedelta(minutes=rules.time_limit_minutes)
+    if (rules.due_at is not None
+            and variant.problem_set.late_policy == ProblemSet.LatePolicy.REFUSE):
+        return min(ends, rules.due_at)
+    return ends
 
 
 def items_closed_by_seen_keys(problem_set: ProblemSet, student_ids: Sequence[int]

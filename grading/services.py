@@ -32,7 +32,7 @@ from config.plain_sql import Increment, insert_row, lock_row, update_rows, updat
 from exercises.kinds import get_kind
 from exercises.kinds.engine_bridge import engine_version
 from exercises.models import ProblemSet, Variant, VariantItem
-from exercises.selectors import rules_for, variants_of
+from exercises.selectors import DEADLINE_GRACE, rules_for, variants_of
 from exercises.services import open_variant, resolve_item
 from grading.answers import AnswerFormatError, check_draft_part, part_label, validate_answer
 from grading.code.contract import CONTRACTS
@@ -61,8 +61,6 @@ UNSAVABLE_ERRORS = (DataError, UnicodeEncodeError)
 """What the database driver raises for results it cannot store (storable() prevents them;
 a grade that still fails is ended, not retried forever)."""
 
-QUIZ_GRACE = timedelta(seconds=5)
-"""Time past a quiz's limit still accepted: an answer sent at the last second is in flight."""
 STALE_QUEUED = timedelta(minutes=5)
 """A queued submission whose task was accepted this long ago is assumed lost and re-sent."""
 STALE_RUNNING = timedelta(minutes=10)
@@ -183,13 +181,13 @@ def check_deadlines(variant: Variant, now: datetime) -> tuple[bool, Decimal]:
         open_variant(variant, now)
         assert variant.opened_at is not None  # open_variant started the clock
         ends = variant.opened_at + timedelta(minutes=rules.time_limit_minutes)
-        if now > ends + QUIZ_GRACE:
+        if now > ends + DEADLINE_GRACE:
             raise ApiError(
                 f"the quiz's time limit of {rules.time_limit_minutes} minutes ended at "
                 f"{ends.isoformat()}", code="time_limit_exceeded", status_code=403,
                 details={"ended_at": ends.isoformat()},
             )
-    if rules.due_at is None or now <= rules.due_at:
+    if rules.due_at is None or now <= rules.due_at + DEADLINE_GRACE:
         return False, Decimal(0)
     if problem_set.late_policy == ProblemSet.LatePolicy.REFUSE:
         raise ApiError(

@@ -732,8 +732,6 @@ def deep_link_reference(*, platform: Platform, problem_set: ProblemSet) -> str:
     return signing.dumps(payload, salt=DEEP_LINK_SALT)
 
 
-
-
 def accepts_multiple(claims: dict[str, Any]) -> bool:
     """Return whether a deep-linking request lets the instructor pick several items."""
     accept_multiple = (claims.get(DEEP_LINKING_SETTINGS_CLAIM) or {}).get("accept_multiple")

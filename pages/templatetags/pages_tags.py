@@ -1,8 +1,10 @@
-"""Template tags of the pages: game trees and boards as SVG, score histograms."""
+"""Template tags of the pages: game trees and boards as SVG, score histograms, the late
+policy."""
 
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from typing import Any
 
 from django import template
@@ -31,6 +33,14 @@ def tree_svg(
 def board_svg(problem: dict[str, Any]) -> dict[str, Any]:
     """Draw the tic-tac-toe or Connect Four position of a problem, if it has one."""
     return {"board": board_picture(problem)}
+
+
+@register.inclusion_tag("pages/late_policy.html")
+def late_policy(problem_set: Any) -> dict[str, Any]:
+    """Say what happens to answers after the due date: refused, or taken with a penalty."""
+    percent = (Decimal(problem_set.late_penalty) * 100).normalize()
+    return {"refused": problem_set.late_policy == "refuse",
+            "percent": f"{percent:f}"}
 
 
 @register.filter

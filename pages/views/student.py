@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
@@ -25,7 +25,7 @@ from accounts.requests import AuthenticatedHttpRequest
 from config.api import ApiError, whole_number
 from exercises.kinds import get_kind
 from exercises.models import Variant, VariantItem
-from exercises.selectors import rules_for, variant_of, variants_of
+from exercises.selectors import DEADLINE_GRACE, quiz_closes_at, rules_for, variant_of, variants_of
 from exercises.services import note_keys_seen, open_variant
 from grading.apis import WaitQuerySerializer, suggest_retry_if_unfinished
 from grading.code.contract import CONTRACTS
@@ -83,9 +83,14 @@ class AssignmentRow:
         return sum(scores, Decimal(0)) if scores else None
 
     @property
+    def time_limit_minutes(self) -> int | None:
+        """Return the student's time limit (their extension's, if any)."""
+        return rules_for(self.variant).time_limit_minutes
+
+    @property
     def ends_at(self) -> Any:
         """Return when a timed assignment's clock runs out (None: untimed or not opened)."""
-        return quiz_ends_at(self.variant)
+        return quiz_closes_at(self.variant)
 
     @property
     def points(self) -> Decimal:
@@ -156,13 +161,15 @@ def item_page(request: AuthenticatedHttpRequest, variant_id: int, position: int)
     """
     variant, variant_item = _variant_item(request, variant_id, position)
     now = timezone.now()
-    if variant.problem_set.time_limit_minutes and variant.opened_at is None:
+    rules = rules_for(variant)  # the student's extension included
+    if rules.time_limit_minutes and variant.opened_at is None:
         if request.method == "POST" and "start_quiz" in request.POST:
             open_variant(variant, now)
             return redirect(reverse("pages:item", args=[variant.pk, position]))
         return render(request, "pages/start_quiz.html",
                       {"variant": variant, "problem_set": variant.problem_set,
-                       "position": position})
+                       "position": position, "time_limit_minutes": rules.time_limit_minutes,
+                       "due_at": rules.due_at})
     variant = open_variant(variant, now)
     if variant_item.item.kind in CONTRACTS:
         return code_item_page(request, variant, variant_item)
@@ -239,7 +246,7 @@ def item_page(request: AuthenticatedHttpRequest, variant_id: int, position: int)
         ),
         "idempotency_key": uuid.uuid4().hex,
         "viewing": viewing,
-        "quiz_ends_at": quiz_ends_at(variant),
+        "quiz_ends_at": quiz_closes_at(variant),
         "draft": draft,
         "blocked": submit_blocked(variant, used, now),
         "panel": question_panel(variant, position),
@@ -253,8 +260,24 @@ def item_page(request: AuthenticatedHttpRequest, variant_id: int, position: int)
         ),
     }
     context["refusal_at"] = refusal_moment(error)
+    context["refusal_text"] = refusal_texts().get(error.error_code, "") if error else ""
     status = 200 if error is None else error.status_code
     return render(request, "pages/item.html", context, status=status)
+
+
+def refusal_texts() -> dict[str, str]:
+    """Return, in the reader's language, what the page says for each refusal grading gives
+    in English for API clients (the deadline refusals are :func:`refusal_moment`'s)."""
+    return {
+        "attempts_exhausted": str(_("All your attempts at this item are used.")),
+        "answers_seen": str(_("You were shown this item's answer key, so it takes no more "
+                              "attempts.")),
+        "conflict": str(_("Another answer to this item was stored at the same moment: press "
+                          "Submit again.")),
+        "idempotency_key_reused": str(_(
+            "Your earlier answer reached the server and was stored as an attempt (shown on "
+            "this page); press Submit again to send this answer as a new attempt.")),
+    }
 
 
 def refusal_moment(error: ApiError | None) -> dict[str, Any] | None:
@@ -299,21 +322,13 @@ def submit_blocked(variant: Variant, used: int, now: Any) -> str:
     rules = rules_for(variant)  # the student's extension included
     if rules.max_attempts and used >= rules.max_attempts:
         return str(_("No attempts left."))
-    if (rules.due_at is not None and now > rules.due_at
+    if (rules.due_at is not None and now > rules.due_at + DEADLINE_GRACE
             and problem_set.late_policy == problem_set.LatePolicy.REFUSE):
         return str(_("The due date has passed and late answers are refused."))
-    ends = quiz_ends_at(variant)
+    ends = quiz_closes_at(variant)
     if ends is not None and now > ends:
         return str(_("The time limit of this quiz is over."))
     return ""
-
-
-def quiz_ends_at(variant: Variant) -> Any:
-    """Return when a timed variant's clock runs out (None: untimed, or not opened yet)."""
-    minutes = rules_for(variant).time_limit_minutes
-    if not minutes or variant.opened_at is None:
-        return None
-    return variant.opened_at + timedelta(minutes=minutes)
 
 
 @dataclass
@@ -374,6 +389,7 @@ def answer_script(variant: Variant, variant_item: VariantItem, fields: list[Part
             "past_due": str(_("The due date ({when}) has passed and late answers are "
                               "refused.")),
             "time_limit_exceeded": str(_("The quiz's time limit ended at {when}.")),
+            "refusals": refusal_texts(),
         },
     }
 
@@ -436,7 +452,7 @@ def code_item_page(request: AuthenticatedHttpRequest, variant: Variant, variant_
             if graded else []
         ),
         "panel": question_panel(variant, position),
-        "quiz_ends_at": quiz_ends_at(variant),
+        "quiz_ends_at": quiz_closes_at(variant),
         "draft": draft,
         "summary": (
             summarise(latest.results)  # type: ignore[union-attr]

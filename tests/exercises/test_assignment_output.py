@@ -13,15 +13,10 @@ from typing import Any
 import pytest
 from django.utils import timezone, translation
 
-from exercises.apis import (
-    AssignmentDetailApi,
-    assignment_fields,
-    assignment_output,
-    quiz_closes_at,
-)
+from exercises.apis import AssignmentDetailApi, assignment_fields, assignment_output
 from exercises.kinds import all_kinds
 from exercises.models import Extension, ProblemSet, Variant
-from exercises.selectors import variant_of
+from exercises.selectors import quiz_closes_at, variant_of
 from exercises.services import generate_variants, open_variant
 from tests.grading.conftest import make_problem_set
 

@@ -264,3 +264,85 @@ def test_no_cutoff_is_an_answer_the_page_can_give_and_it_earns_the_part(
     graded = Submission.objects.get(pk=submission.pk)
     verdicts = {part["part"]: part["verdict"] for part in graded.results}
     assert verdicts["cutoffs"] == "correct"
+
+
+def test_a_draft_typed_just_before_leaving_is_kept_and_a_spaced_vector_is_read(
+    live_server: Any, celery_worker_process: Any, new_context: Callable[..., Any],
+    instructor: Any, student: Any, course: Any,
+) -> None:
+    from decimal import Decimal
+
+    from exercises.services import create_problem_set
+    from grading.models import Draft, Submission
+
+    problem_set = publish_now(create_problem_set(
+        creator=instructor[0], course=course, title="Two items", seed="leave-at-once",
+        max_attempts=3, items=[
+            {"kind": "vector", "points": Decimal(2), "params": {}},
+            {"kind": "minimax", "points": Decimal(2), "params": {}},
+        ]))
+    user = with_password(student[0])
+    variant = variant_of_user(problem_set, user)
+    key = variant.items.get(position=1).answer_key
+    page = new_context().new_page()
+    accept_dialogs(page, [])
+    log_in(page, live_server.url, user.username)
+    page.goto(f"{live_server.url}/assignments/{variant.pk}/items/1/")
+    # Typed, then the next item at once: before the draft's debounce could fire.
+    typed = " ".join(str(number) for number in key["value"])
+    page.fill("#answer-value", typed)
+    page.click("a:has-text('Next item')")
+    page.wait_for_url("**/items/2/")
+    assert wait_until(lambda: Draft.objects.filter(variant_item__variant=variant).exists())
+    page.goto(f"{live_server.url}/assignments/{variant.pk}/items/1/")
+    kept = page.input_value("#answer-value")  # the draft, as the page writes a vector
+    assert re.split(r"[,;\s]+", kept.strip()) == typed.split(), kept
+    # Sent as the page reads it: one number per player, not one number "5 8 7".
+    page.click("#submit-answer")
+    page.wait_for_selector(".feedback-part")
+    submission = Submission.objects.get(variant_item__variant=variant)
+    assert submission.answer["value"] == [str(number) for number in key["value"]]
+    assert page.locator("#attempts-used").inner_text() == "1"
+    assert page.locator("#attempts-left").inner_text() == "2"
+
+
+def test_a_resend_after_a_lost_response_shows_the_stored_attempt_and_sends_anew(
+    live_server: Any, celery_worker_process: Any, new_context: Callable[..., Any],
+    instructor: Any, student: Any, course: Any,
+) -> None:
+    from grading.models import Submission
+
+    problem_set = publish_now(make_problem_set(instructor[0], course, max_attempts=3))
+    user = with_password(student[0])
+    variant = variant_of_user(problem_set, user)
+    page = new_context().new_page()
+    accept_dialogs(page, [])
+    log_in(page, live_server.url, user.username)
+    page.goto(f"{live_server.url}/assignments/{variant.pk}/items/1/")
+    # The first answer is stored, but its response never reaches the page.
+    lost: list[str] = []
+
+    def lose_the_response(route: Any) -> None:
+        if not lost:
+            lost.append(route.request.url)
+            route.fetch()  # the server stores it
+            route.abort()
+        else:
+            route.continue_()
+
+    page.route("**/submissions/?wait=*", lose_the_response)
+    page.fill("#answer-tree-value-root", "1")
+    page.click("#submit-answer")
+    page.wait_for_selector("#submit-message.error")
+    assert wait_until(lambda: Submission.objects.filter(variant_item__variant=variant).count()
+                      == 1)
+    page.fill("#answer-tree-value-root", "2")  # corrected, and sent again
+    page.click("#submit-answer")
+    page.wait_for_function(
+        "document.getElementById('submit-message').textContent.includes('stored')")
+    page.click("#submit-answer")  # the corrected answer now goes as a new attempt
+    assert wait_until(lambda: Submission.objects.filter(variant_item__variant=variant).count()
+                      == 2)
+    answers = [s.answer for s in Submission.objects.filter(
+        variant_item__variant=variant).order_by("attempt_number")]
+    assert answers[0]["value"] == "1" and answers[1]["value"] == "2"

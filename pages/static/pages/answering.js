@@ -72,8 +72,12 @@
         return names.length ? names : null;
       }
       case "vector": {
+        // As pages.answer_form.split_vector: semicolons, else commas, else spaces (a
+        // fraction may keep spaces around its bar).
         const text = value(field.name);
-        const entries = text.split(text.indexOf(";") >= 0 ? ";" : ",")
+        const entries = (text.indexOf(";") >= 0 || text.indexOf(",") >= 0
+          ? text.split(text.indexOf(";") >= 0 ? ";" : ",")
+          : text.replace(/\s*\/\s*/g, "/").split(/\s+/))
           .map(function (entry) { return entry.trim(); }).filter(Boolean);
         return entries.length ? entries : null;
       }
@@ -197,6 +201,17 @@
     };
     form.addEventListener("input", changed);
     form.addEventListener("change", changed);
+    // Leaving the page (the next item, the panel, a reload, a phone putting the tab away)
+    // before the debounce fires: save now; keepalive lets the request outlive the page.
+    const saveBeforeLeaving = function () {
+      if (!saveTimer) return;
+      window.clearTimeout(saveTimer);
+      saveDraft();
+    };
+    window.addEventListener("pagehide", saveBeforeLeaving);
+    document.addEventListener("visibilitychange", function () {
+      if (document.visibilityState === "hidden") saveBeforeLeaving();
+    });
 
     // Enter in a box never submits (the disabled default button stops it without this
     // script; this also covers browsers that skip it).
@@ -235,7 +250,8 @@
         .then(function (response) { return response.text(); })
         .then(function (html) {
           const fresh = new DOMParser().parseFromString(html, "text/html");
-          ["feedback-area", "attempt-history", "attempts-left"].forEach(function (id) {
+          const swapped = ["feedback-area", "attempt-history", "attempts-left", "attempts-used"];
+          swapped.forEach(function (id) {
             const old = document.getElementById(id);
             const replacement = fresh.getElementById(id);
             if (old && replacement) old.replaceWith(replacement);
@@ -323,6 +339,15 @@
         } else if (error.details && error.details.label) {
           say(texts.refused + " " + error.details.label + ": " + error.details.rule, "error");
           markInvalid(error.details);
+        } else if (error.code === "idempotency_key_reused") {
+          // The answer sent before (its response lost) was stored: show it, and let this
+          // one go as a new attempt under a new key.
+          keyInput.value = newKey();
+          say(texts.refusals[error.code], "error");
+          refreshFeedback();
+        } else if (texts.refusals[error.code]) {
+          say(texts.refused + " " + texts.refusals[error.code], "error");
+          if (response.status === 403) button.disabled = true;
         } else {
           say(texts.refused + " " + (error.message || response.status), "error");
           if (response.status === 403) button.disabled = true;
@@ -381,15 +406,18 @@
     const lang = document.documentElement.lang || undefined;
     const relative = window.Intl && Intl.RelativeTimeFormat
       ? new Intl.RelativeTimeFormat(lang, { numeric: "auto" }) : null;
-    const units = [["day", 86400], ["hour", 3600], ["minute", 60]];
+    // [unit, its seconds, the least time written in it]: days only from 48 hours on, so
+    // "tomorrow" never stands for a moment two calendar days away; counts are truncated,
+    // never rounded up, so the time left is never overstated.
+    const units = [["day", 86400, 2 * 86400], ["hour", 3600, 3600], ["minute", 60, 0]];
     document.querySelectorAll("time[data-when]").forEach(function (time) {
       const moment = new Date(time.getAttribute("datetime"));
       if (isNaN(moment)) return;
       let text = formatWhen(moment);
       if (relative && time.hasAttribute("data-relative")) {
         const seconds = (moment.getTime() - Date.now()) / 1000;
-        const unit = units.find(function (u) { return Math.abs(seconds) >= u[1]; }) || units[2];
-        text += " (" + relative.format(Math.round(seconds / unit[1]), unit[0]) + ")";
+        const unit = units.find(function (u) { return Math.abs(seconds) >= u[2]; });
+        text += " (" + relative.format(Math.trunc(seconds / unit[1]), unit[0]) + ")";
       }
       time.textContent = text;
     });
@@ -409,6 +437,9 @@
           two(left % 60);
         if (clock.textContent !== text) clock.textContent = text;
         clock.dataset.secondsLeft = String(left);
+        // Without this script the label says when the quiz ends; counting, the time left.
+        const label = clock.parentElement.querySelector("[data-countdown-label]");
+        if (label) label.textContent = label.dataset.countdownLabel;
       });
     };
     tick();
