@@ -77,6 +77,15 @@ class GeneratedItem:
     attempt: int
 
 
+def judged_quality_issues(kind: Kind, problem: dict[str, Any], answer: dict[str, Any],
+                          params: dict[str, Any]) -> list[str]:
+    """Return why ``problem`` (solved as ``answer``) breaks ``kind``'s quality rules under
+    ``params``; an instructor's fixed tree may tie (they wrote it so)."""
+    judged = {**params, "allow_ties": True} if is_fixed(params) and "allow_ties" in params \
+        else params
+    return kind.quality_issues(problem, answer, judged)
+
+
 def generate_item(kind_name: str, params: dict[str, Any], seed: str) -> GeneratedItem:
     """Return the item of kind ``kind_name`` with validated ``params`` for ``seed``.
 
@@ -91,8 +100,6 @@ def generate_item(kind_name: str, params: dict[str, Any], seed: str) -> Generate
     kind = get_kind(kind_name)
     issues: list[str] = []
     field = "tree" if is_authored(params) else "params"
-    judged = {**params, "allow_ties": True} if is_fixed(params) and "allow_ties" in params \
-        else params
     for attempt in range(kind.max_attempts):
         rng = attempt_rng(seed, attempt)
         problem = as_json(kind.generate(rng, params))
@@ -100,7 +107,7 @@ def generate_item(kind_name: str, params: dict[str, Any], seed: str) -> Generate
             answer = kind.solve(problem)
         except EngineFailure as error:
             raise GenerationError(str(error)) from error
-        issues = kind.quality_issues(problem, answer, judged)
+        issues = judged_quality_issues(kind, problem, answer, params)
         if issues:
             # The key is only read off answers that met the constraints: a finished game,
             # for one, has no move to project.

@@ -26,6 +26,7 @@ from exercises.generation import (
     derive_seed,
     generate_item,
     item_seed,
+    judged_quality_issues,
     variant_seed,
 )
 from exercises.kinds import get_kind
@@ -431,6 +432,33 @@ def frozen_changes(
             for name in sorted(changed) if choice or name not in conventions]
 
 
+def check_convention_change(item: Item, params: dict[str, Any], field: str) -> None:
+    """Refuse (422 on ``field``) conventions under which some of ``item``'s published variant
+    items would break the kind's quality rules.
+
+    Their problems were drawn to meet the rules under the old conventions: under new ones
+    an alpha-beta tree may cut fewer times than ``min_cuts``, or its prompt name as a cut
+    node one that no longer cuts (and ask for a bound where the value is exact), a UCB1
+    item's two forms may stop disagreeing. A key recomputed for such a prompt would mark
+    the student who follows the prompt wrong, so nothing is changed.
+    """
+    kind = get_kind(item.kind)
+    conventions = {name: params[name] for name in kind.convention_names()}
+    broken, first_rule, total = 0, "", 0
+    for problem in item.variant_items.values_list("problem", flat=True):
+        total += 1
+        problem = {**problem, "params": {**problem.get("params", {}), **conventions}}
+        issues = judged_quality_issues(kind, problem, kind.solve(problem), params)
+        if issues:
+            broken += 1
+            first_rule = first_rule or issues[0]
+    if broken:
+        raise _unprocessable(
+            field, f"under the new conventions {broken} of the {total} students' items of "
+            f"this kind would break its rules (first: {first_rule}), so their prompts and keys "
+            "could not stay right; keep the conventions, or make a new set with them")
+
+
 def resolve_item(item_id: int) -> int:
     """Recompute with the engine every variant key of an item under its current conventions.
 
@@ -534,6 +562,10 @@ def update_problem_set(
             if frozen and has_variants:
                 name, rule = frozen[0]
                 raise _unprocessable(f"{where}.params.{name}", rule)
+            conventions = [name for name in changed
+                           if name in get_kind(item.kind).convention_names()]
+            if conventions and has_variants:
+                check_convention_change(item, params, f"{where}.params.{conventions[0]}")
             key_changes += [f"{where}.params.{name}" for name in changed]
         points = Decimal(change["points"]) if change.get("points") is not None else item.points
         if points != item.points:

@@ -322,7 +322,8 @@ class AlphaBetaKind(Kind):
     def quality_issues(
         self, problem: dict[str, Any], answer: dict[str, Any], params: dict[str, Any]
     ) -> list[str]:
-        """Require enough cutoffs, entered asked nodes and (unless allowed) no tied decision."""
+        """Require enough cutoffs, entered asked nodes, an asked cut node that cuts and (unless
+        allowed) no tied decision."""
         issues = []
         if len(answer["cutoffs"]) < params["min_cuts"]:
             issues.append(f"{len(answer['cutoffs'])} cutoffs, fewer than min_cuts")
@@ -333,6 +334,10 @@ class AlphaBetaKind(Kind):
             issues.append("every asked window is the initial (-inf, inf)")
         if "cut_bound" in problem["ask"] and not problem["ask"]["cut_bound"]:
             issues.append("no cutoff happens, so no cut node's bound can be asked")
+        cut_nodes = {cut["node"] for cut in answer["cutoffs"]}
+        for node in problem["ask"].get("cut_bound") or ():
+            if node not in cut_nodes:  # the prompt says a cutoff happens there
+                issues.append(f"the asked cut node {node} does not cut")
         if not params["allow_ties"]:
             # By the exact values: a pruned root child has only a bound, which may hide a tie.
             exact = {"node_values": answer["root_child_values"], "move": answer["move"]}

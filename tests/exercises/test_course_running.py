@@ -530,3 +530,29 @@ def test_the_student_pages_show_the_extension(
     [row] = listed.context["assignments"]
     assert row.due_at == later and row.items[0].attempts_left == 5
     assert b"past due" not in listed.content
+
+
+def test_a_convention_change_breaking_published_items_is_a_422_and_changes_nothing(
+    course: Any, instructor: Any,
+) -> None:
+    from exercises.services import create_problem_set
+    from tests.pages.conftest import publish_now
+
+    for n in range(20):
+        make_account(f"conv-{n}", "student", course)
+    problem_set = publish_now(create_problem_set(
+        creator=instructor[0], course=course, title="Cuts", seed="convention-change",
+        items=[{"kind": "alphabeta", "points": Decimal(4),
+                "params": {"depth": 3, "min_cuts": 3, "ask_cut_bound": True}}]))
+    keys = list(VariantItem.objects.order_by("pk").values_list("answer_key", "prompt"))
+    # Without the root raising alpha some trees cut fewer than 3 times, and some prompts'
+    # "a cutoff happens at B" would be false: the key would mark the prompt's reader wrong.
+    response = instructor[1].patch(f"/api/v1/problem-sets/{problem_set.pk}/", {
+        "items": [{"position": 1, "params": {"root_raises_alpha": False}}]}, format="json")
+    assert response.status_code == 422, response.content
+    error = response.json()["error"]
+    assert list(error["details"]) == ["items[0].params.root_raises_alpha"]
+    assert "of the 20 students' items" in error["message"]
+    assert Item.objects.get().params["root_raises_alpha"] is True
+    assert list(VariantItem.objects.order_by("pk").values_list("answer_key", "prompt")) == keys
+    assert not Regrade.objects.exists()

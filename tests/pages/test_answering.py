@@ -56,6 +56,17 @@ def accept_dialogs(page: Any, seen: list[str]) -> None:
     page.on("dialog", accept)
 
 
+def student_on_item(new_context: Callable[..., Any], live_server: Any, user: Any,
+                    variant: Any, position: int = 1) -> Any:
+    """Return a page of ``user``, logged in, on item ``position`` of ``variant`` (dialogs
+    accepted)."""
+    page = new_context().new_page()
+    accept_dialogs(page, [])
+    log_in(page, live_server.url, user.username)
+    page.goto(f"{live_server.url}/assignments/{variant.pk}/items/{position}/")
+    return page
+
+
 def test_enter_drafts_offline_and_a_new_login_never_lose_work_or_attempts(
     live_server: Any, celery_worker_process: Any, new_context: Callable[..., Any],
     instructor: Any, student: Any, course: Any,
@@ -247,11 +258,7 @@ def test_no_cutoff_is_an_answer_the_page_can_give_and_it_earns_the_part(
     user = with_password(student[0])
     variant = variant_of_user(problem_set, user)
     assert variant.items.get().answer_key["cutoffs"] == []
-    item_url = f"{live_server.url}/assignments/{variant.pk}/items/1/"
-    page = new_context().new_page()
-    accept_dialogs(page, [])
-    log_in(page, live_server.url, user.username)
-    page.goto(item_url)
+    page = student_on_item(new_context, live_server, user, variant)
     page.check("#answer-cutoffs-none")
     wait_for_draft(page)
     page.reload()
@@ -284,10 +291,7 @@ def test_a_draft_typed_just_before_leaving_is_kept_and_a_spaced_vector_is_read(
     user = with_password(student[0])
     variant = variant_of_user(problem_set, user)
     key = variant.items.get(position=1).answer_key
-    page = new_context().new_page()
-    accept_dialogs(page, [])
-    log_in(page, live_server.url, user.username)
-    page.goto(f"{live_server.url}/assignments/{variant.pk}/items/1/")
+    page = student_on_item(new_context, live_server, user, variant)
     # Typed, then the next item at once: before the draft's debounce could fire.
     typed = " ".join(str(number) for number in key["value"])
     page.fill("#answer-value", typed)
@@ -315,10 +319,7 @@ def test_a_resend_after_a_lost_response_shows_the_stored_attempt_and_sends_anew(
     problem_set = publish_now(make_problem_set(instructor[0], course, max_attempts=3))
     user = with_password(student[0])
     variant = variant_of_user(problem_set, user)
-    page = new_context().new_page()
-    accept_dialogs(page, [])
-    log_in(page, live_server.url, user.username)
-    page.goto(f"{live_server.url}/assignments/{variant.pk}/items/1/")
+    page = student_on_item(new_context, live_server, user, variant)
     # The first answer is stored, but its response never reaches the page.
     lost: list[str] = []
 
