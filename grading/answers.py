@@ -80,6 +80,13 @@ def writes_decimal_comma(language: str | None = None) -> bool:
     return (language or get_language() or "").split("-")[0] in DECIMAL_COMMA_LANGUAGES
 
 
+SPACED_BAR = re.compile(r"\s*/\s*")
+SPACED_SIGN = re.compile(r"^([+\-\u2212])\s+")
+SPACE_BETWEEN_DIGITS = re.compile(r"\S\s+\S")
+"""Spaces may stand around a fraction's bar and after a sign; any other between characters
+makes two numbers of one."""
+
+
 def check_number(part: str, value: Any) -> Any:
     """Refuse anything but a number or a number string ("3", "-2.5", "7/2", "inf"); return it.
 
@@ -95,6 +102,10 @@ def check_number(part: str, value: Any) -> Any:
     if isinstance(value, str) and writes_decimal_comma() and DECIMAL_COMMA.match(value):
         value = value.strip().replace(",", ".")
     try:
+        if isinstance(value, str) and SPACE_BETWEEN_DIGITS.search(
+                SPACED_SIGN.sub(r"\1", SPACED_BAR.sub("/", value.strip()))):
+            # "1 2" would be read as 12, "5 8 7" as 587: two numbers glued into another.
+            raise ValueError(value)
         to_number(value)
     except ValueError:
         raise AnswerFormatError(
