@@ -212,7 +212,7 @@ def answers_visible(variant: Variant, now: datetime) -> bool:
     attempt has been used", which needs submissions (see grading.selectors).
     """
     due_at = rules_for(variant).due_at
-    return (due_at is not None and now >= due_at + DEADLINE_GRACE
+    return (due_at is not None and now > due_at + DEADLINE_GRACE
             and variant.problem_set.late_policy == ProblemSet.LatePolicy.REFUSE)
 
 

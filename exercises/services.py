@@ -32,7 +32,7 @@ from exercises.generation import (
 from exercises.kinds import get_kind
 from exercises.kinds.authored import is_authored
 from exercises.kinds.base import CHOICE_PART
-from exercises.kinds.engine_bridge import as_json, engine_version
+from exercises.kinds.engine_bridge import EngineFailure, as_json, engine_version
 from exercises.kinds.params import ParamError
 from exercises.models import Extension, Item, ProblemSet, Variant, VariantItem
 from exercises.selectors import rules_for, students_missing_variants
@@ -448,7 +448,10 @@ def check_convention_change(item: Item, params: dict[str, Any], field: str) -> N
     for problem in item.variant_items.values_list("problem", flat=True):
         total += 1
         problem = {**problem, "params": {**problem.get("params", {}), **conventions}}
-        issues = judged_quality_issues(kind, problem, kind.solve(problem), params)
+        try:
+            issues = judged_quality_issues(kind, problem, kind.solve(problem), params)
+        except EngineFailure as failure:
+            issues = [f"the engine cannot solve it: {failure}"]
         if issues:
             broken += 1
             first_rule = first_rule or issues[0]

@@ -271,12 +271,13 @@ def score_cutoffs(given: Any, expected: Any, part: AnswerPart) -> PartScore:
     to list: listed with no children it changes nothing, neither share nor count; listed
     with children it counts as a cutoff whose skipped children are wrong.
     """
-    pairs = lcs_pairs([entry["node"] for entry in given],
-                      [entry["node"] for entry in expected])
-    neutral = {i for i, j in pairs
-               if expected[j].get("optional") and not given[i].get("pruned")}
-    listed = [i for i in range(len(given)) if i not in neutral]
-    pairs = [(i, j) for i, j in pairs if i not in neutral]
+    # Dropped before matching: listed out of order, such an entry must not take the match
+    # of a real cutoff.
+    skips_nothing = {entry["node"] for entry in expected if entry.get("optional")}
+    listed = [i for i, entry in enumerate(given)
+              if not (entry["node"] in skips_nothing and not entry.get("pruned"))]
+    pairs = [(listed[i], j) for i, j in lcs_pairs([given[i]["node"] for i in listed],
+                                                  [entry["node"] for entry in expected])]
     matched = {i for i, _ in pairs}
     counted = (sum(not entry.get("optional") for entry in expected)
                + sum(bool(expected[j].get("optional")) for _, j in pairs))

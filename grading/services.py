@@ -21,7 +21,7 @@ from functools import cache
 from typing import Any
 
 from django.db import DataError, IntegrityError, connection, transaction
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 from rest_framework import status
 
@@ -65,6 +65,10 @@ STALE_QUEUED = timedelta(minutes=5)
 """A queued submission whose task was accepted this long ago is assumed lost and re-sent."""
 STALE_RUNNING = timedelta(minutes=10)
 """A running submission older than this had its worker die; it is graded again."""
+MAX_GRADING_RUNS = 5
+"""Runs of one submission's grading whose workers died (killed, out of memory) before it ends
+as an error: one that takes every worker down with it is not sent again forever (and its
+student's LMS score, held back while it is graded, is sent)."""
 UNSENT_GRACE = timedelta(seconds=10)
 """Submissions younger than this may still be enqueued by their own request's on_commit."""
 
@@ -290,6 +294,7 @@ def requeue_stale_submissions(
     the broker back), every queued one accepted before that loss. Return their ids.
     """
     now = now or timezone.now()
+    end_runaway_gradings()
     lost = Q(status=Submission.Status.QUEUED, enqueued_at__isnull=True,
              created_at__lt=now - UNSENT_GRACE)
     lost |= Q(status=Submission.Status.QUEUED, enqueued_at__lt=now - STALE_QUEUED)
@@ -307,6 +312,23 @@ def requeue_stale_submissions(
     return sent
 
 
+def end_runaway_gradings() -> list[int]:
+    """End as errors the unfinished submissions whose grading started
+    :data:`MAX_GRADING_RUNS` times (each run's worker died); return their ids."""
+    runaway = list(Submission.objects.filter(
+        status__in=(Submission.Status.QUEUED, Submission.Status.RUNNING),
+        # Runs a busy sandbox host sent back (host_retries) are not deaths.
+        grading_runs__gte=F("host_retries") + MAX_GRADING_RUNS).values_list("pk", flat=True))
+    for pk in runaway:
+        # end_in_error ends running ones: a queued one is marked running first.
+        Submission.objects.filter(pk=pk, status=Submission.Status.QUEUED).update(
+            status=Submission.Status.RUNNING)
+        if end_in_error(pk, "grading_failed"):
+            logger.error("submission %s: %s grading runs ended without a grade; it ends as "
+                         "an error", pk, MAX_GRADING_RUNS)
+    return runaway
+
+
 def requeue_stranded_submissions(now: datetime | None = None) -> list[int]:
     """Enqueue again the unfinished submissions held by workers whose heartbeat stopped.
 
@@ -321,6 +343,7 @@ def requeue_stranded_submissions(now: datetime | None = None) -> list[int]:
     from config.heartbeat import ALIVE_WITHIN
 
     now = now or timezone.now()
+    end_runaway_gradings()
     sent: list[int] = []
     alive = WorkerHeartbeat.objects.filter(beat_at__gte=now - ALIVE_WITHIN)
     held_by_the_living = {pk for holding in alive.values_list("holding", flat=True)

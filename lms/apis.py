@@ -527,7 +527,8 @@ class PassbackListApi(APIView):
 
 
 class PassbackResendApi(APIView):
-    """Send a failed (or refused) grade passback to the LMS again, with the latest score."""
+    """Send a failed, refused or superseded grade passback to the LMS again, with the latest
+    score."""
 
     permission_classes = [IsInstructor]
 
@@ -538,9 +539,9 @@ class PassbackResendApi(APIView):
             "problem set, and retried as a new passback is. Failed passbacks (the LMS was "
             "away through every retry) are also sent again by a half-hourly sweep for "
             "`LTI_PASSBACK_RESEND_HOURS` (24 h by default); refused ones (the LMS said no, "
-            "e.g. to a malformed score) only on request. A passback already sent, on its "
-            "way or superseded (an answer was being graded; its own passback sends the score) "
-            "is left as it is."
+            "e.g. to a malformed score) and superseded ones (an answer was being graded; its "
+            "own passback sends the score) only on request. A passback already sent or on "
+            "its way is left as it is."
         ),
         request=None,
         responses={202: PassbackOutputSerializer},

@@ -651,7 +651,13 @@ def _copy_for_copied_course(launch: Launch, original: ProblemSet) -> ProblemSet:
             "this link was copied from another LMS course and opens a problem set of a "
             "course you do not teach in Cutoff; add one of this course's problem sets with "
             "“Select content” (deep linking)")
-    copy = copy_problem_set(original, course=launch.context.course, creator=launch.user)
+    try:
+        copy = copy_problem_set(original, course=launch.context.course, creator=launch.user)
+    except ApiError as refused:  # the old set's params break a rule made since
+        raise LtiLaunchError(
+            f"this link was copied from another LMS course, but its problem set cannot be "
+            f"copied here ({refused.message}); add one with “Select content”",
+            status=409) from refused
     logger.info("LMS link copied with its course: problem set %s copied to %s in course %s",
                 original.pk, copy.pk, launch.context.course_id)
     return copy
@@ -894,7 +900,8 @@ def resend_score_passback(*, passback: ScorePassback) -> ScorePassback:
 
     with transaction.atomic():
         locked = ScorePassback.objects.select_for_update().get(pk=passback.pk)
-        if locked.status in (ScorePassback.Status.FAILED, ScorePassback.Status.REFUSED):
+        if locked.status in (ScorePassback.Status.FAILED, ScorePassback.Status.REFUSED,
+                             ScorePassback.Status.SUPERSEDED):
             locked.status = ScorePassback.Status.QUEUED
             locked.save(update_fields=["status"])
             transaction.on_commit(lambda: send_score_passback_task.delay(locked.pk))

@@ -311,6 +311,18 @@ class MctsBackpropKind(Kind):
         """Return the engine's updated path."""
         return solve_problem(problem)
 
+    def quality_issues(
+        self, problem: dict[str, Any], answer: dict[str, Any], params: dict[str, Any]
+    ) -> list[str]:
+        """Require statistics shown that some history makes under the stated draw reward:
+        wins worth 1, draws ``draw_reward``, losses 0 (a new draw reward after publishing
+        may leave none)."""
+        worth = Fraction(problem["params"]["draw_reward"])
+        return [f"{node['name']}'s reward {node['reward']} over {node['visits']} visits comes "
+                f"from no history where a draw is worth {worth}"
+                for node in problem["params"]["path"]
+                if not _reward_possible(int(node["visits"]), Fraction(node["reward"]), worth)]
+
     def project(self, problem: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
         """Return node name → updated visits and reward."""
         return {
@@ -340,6 +352,13 @@ class MctsBackpropKind(Kind):
             "worth %(draw)s. Give every node's visits and reward after backpropagation."
         ) % {"draw": args["draw_reward"]}
         return text
+
+
+def _reward_possible(visits: int, reward: Fraction, draw_worth: Fraction) -> bool:
+    """Return whether ``visits`` playouts can total ``reward``: some draws, some wins."""
+    return any((reward - draws * draw_worth).denominator == 1
+               and 0 <= reward - draws * draw_worth <= visits - draws
+               for draws in range(visits + 1))
 
 
 register(MctsBackpropKind())

@@ -326,7 +326,7 @@ def submit_blocked(variant: Variant, used: int, now: Any) -> str:
             and problem_set.late_policy == problem_set.LatePolicy.REFUSE):
         return str(_("The due date has passed and late answers are refused."))
     ends = quiz_closes_at(variant)
-    if ends is not None and now > ends:
+    if ends is not None and now > ends + DEADLINE_GRACE:
         return str(_("The time limit of this quiz is over."))
     return ""
 

@@ -386,3 +386,20 @@ def test_mcts_statistics_shown_come_from_a_history_under_the_stated_draw_reward(
         problem = generate_item("mcts_backprop", params, f"seed-{seed}").problem
         for node in problem["params"]["path"]:
             assert possible(node["visits"], Fraction(node["reward"])), (seed, node)
+
+
+def test_a_draw_reward_changed_after_publishing_is_judged_against_the_statistics_shown(
+) -> None:
+    kind = get_kind("mcts_backprop")
+    params = kind.clean_params({"draw_reward": "1/2", "max_visits": 12})
+    halves = []
+    for seed in range(40):
+        item = generate_item("mcts_backprop", params, f"seed-{seed}")
+        assert kind.quality_issues(item.problem, item.trace["answer"], params) == []
+        if any(Fraction(node["reward"]).denominator == 2
+               for node in item.problem["params"]["path"]):
+            halves.append(item.problem)
+    assert halves  # some histories hold an odd number of draws
+    problem = {**halves[0], "params": {**halves[0]["params"], "draw_reward": "0"}}
+    issues = kind.quality_issues(problem, {}, {**params, "draw_reward": "0"})
+    assert issues and "from no history where a draw is worth 0" in issues[0]

@@ -88,3 +88,19 @@ def test_after_a_broker_outage_everything_queued_before_it_or_never_sent_goes_ag
     assert sorted(requeue_stale_submissions(broker_lost_at=lost_at)) == sorted(
         [before.pk, during.pk])
     assert after.pk not in sent
+
+
+def test_a_grading_whose_workers_died_every_time_ends_as_an_error(
+    alphabeta_set: Any, student: Any, sent: list[int]
+) -> None:
+    from grading.services import MAX_GRADING_RUNS
+
+    long_ago = timezone.now() - timedelta(hours=1)
+    runaway = stored(alphabeta_set, student, "running", enqueued_at=long_ago,
+                     started_at=long_ago, grading_runs=MAX_GRADING_RUNS)
+    again = stored(alphabeta_set, student, "running", enqueued_at=long_ago,
+                   started_at=long_ago, grading_runs=MAX_GRADING_RUNS - 1)
+    assert requeue_stale_submissions() == [again.pk]  # one more run for it
+    runaway.refresh_from_db()
+    assert (runaway.status, runaway.error_code) == ("error", "grading_failed")
+    assert sent == [again.pk]

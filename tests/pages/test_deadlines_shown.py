@@ -119,3 +119,17 @@ def test_a_refusal_is_told_in_the_readers_language(
     assert again.status_code == 403
     assert "Já usou todas as tentativas deste item." in text
     assert "attempts at this item are used" not in text
+
+
+def test_submit_stays_open_for_answers_in_flight_at_the_quiz_end(
+    instructor: Any, student: Any, course: Any,
+) -> None:
+    from pages.views.student import submit_blocked
+
+    problem_set = timed_set(instructor, course, due_in=timedelta(minutes=5), policy="refuse")
+    variant = variant_of_user(problem_set, student[0])
+    variant.opened_at = timezone.now()
+    variant.save(update_fields=["opened_at"])
+    due = problem_set.due_at
+    assert submit_blocked(variant, 0, due + DEADLINE_GRACE / 2) == ""
+    assert submit_blocked(variant, 0, due + DEADLINE_GRACE * 2) != ""
