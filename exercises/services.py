@@ -26,7 +26,6 @@ from exercises.generation import (
     derive_seed,
     generate_item,
     item_seed,
-    judged_quality_issues,
     variant_seed,
 )
 from exercises.kinds import get_kind
@@ -434,13 +433,14 @@ def frozen_changes(
 
 def check_convention_change(item: Item, params: dict[str, Any], field: str) -> None:
     """Refuse (422 on ``field``) conventions under which some of ``item``'s published variant
-    items would break the kind's quality rules.
+    items' prompts would state something false (:meth:`Kind.false_premises`).
 
-    Their problems were drawn to meet the rules under the old conventions: under new ones
-    an alpha-beta tree may cut fewer times than ``min_cuts``, or its prompt name as a cut
-    node one that no longer cuts (and ask for a bound where the value is exact), a UCB1
-    item's two forms may stop disagreeing. A key recomputed for such a prompt would mark
-    the student who follows the prompt wrong, so nothing is changed.
+    Their problems were drawn under the old conventions: under new ones an alpha-beta
+    prompt may name as a cut node one that no longer cuts (and ask for a bound where the
+    value is exact), or ask the window of a node no longer entered; MCTS statistics may fit
+    no history under a new draw reward. A key recomputed for such a prompt would mark wrong
+    the student who believes it, so nothing is changed. Rules that only make problems
+    interesting (``min_cuts``, say) may break: the keys stay right.
     """
     kind = get_kind(item.kind)
     conventions = {name: params[name] for name in kind.convention_names()}
@@ -449,7 +449,7 @@ def check_convention_change(item: Item, params: dict[str, Any], field: str) -> N
         total += 1
         problem = {**problem, "params": {**problem.get("params", {}), **conventions}}
         try:
-            issues = judged_quality_issues(kind, problem, kind.solve(problem), params)
+            issues = kind.false_premises(problem, kind.solve(problem), params)
         except EngineFailure as failure:
             issues = [f"the engine cannot solve it: {failure}"]
         if issues:
@@ -457,9 +457,9 @@ def check_convention_change(item: Item, params: dict[str, Any], field: str) -> N
             first_rule = first_rule or issues[0]
     if broken:
         raise _unprocessable(
-            field, f"under the new conventions {broken} of the {total} students' items of "
-            f"this kind would break its rules (first: {first_rule}), so their prompts and keys "
-            "could not stay right; keep the conventions, or make a new set with them")
+            field, f"under the new conventions the prompts of {broken} of the {total} "
+            f"students' items would state something false (first: {first_rule}), so their "
+            "keys could not stay right; keep the conventions, or make a new set with them")
 
 
 def resolve_item(item_id: int) -> int:

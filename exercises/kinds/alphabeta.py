@@ -322,26 +322,33 @@ class AlphaBetaKind(Kind):
     def quality_issues(
         self, problem: dict[str, Any], answer: dict[str, Any], params: dict[str, Any]
     ) -> list[str]:
-        """Require enough cutoffs, entered asked nodes, an asked cut node that cuts and (unless
+        """Require no false premise, enough cutoffs, a telling asked window and (unless
         allowed) no tied decision."""
-        issues = []
+        issues = self.false_premises(problem, answer, params)
         if len(answer["cutoffs"]) < params["min_cuts"]:
             issues.append(f"{len(answer['cutoffs'])} cutoffs, fewer than min_cuts")
         asked = problem["ask"]["windows"]
-        if any(name not in answer["windows"] for name in asked):
-            issues.append("a node whose window is asked is never entered")
-        elif asked and all(answer["windows"][name] == TRIVIAL_WINDOW for name in asked):
+        if asked and all(answer["windows"].get(name) == TRIVIAL_WINDOW for name in asked):
             issues.append("every asked window is the initial (-inf, inf)")
         if "cut_bound" in problem["ask"] and not problem["ask"]["cut_bound"]:
             issues.append("no cutoff happens, so no cut node's bound can be asked")
-        cut_nodes = {cut["node"] for cut in answer["cutoffs"]}
-        for node in problem["ask"].get("cut_bound") or ():
-            if node not in cut_nodes:  # the prompt says a cutoff happens there
-                issues.append(f"the asked cut node {node} does not cut")
         if not params["allow_ties"]:
             # By the exact values: a pruned root child has only a bound, which may hide a tie.
             exact = {"node_values": answer["root_child_values"], "move": answer["move"]}
             issues += tie_issues(exact, [child["name"] for child in problem["tree"]["children"]])
+        return issues
+
+    def false_premises(
+        self, problem: dict[str, Any], answer: dict[str, Any], params: dict[str, Any]
+    ) -> list[str]:
+        """Return the asked windows of nodes never entered, and the asked cut nodes that do
+        not cut (the prompt says a cutoff happens there)."""
+        issues = []
+        if any(name not in answer["windows"] for name in problem["ask"]["windows"]):
+            issues.append("a node whose window is asked is never entered")
+        cut_nodes = {cut["node"] for cut in answer["cutoffs"]}
+        issues += [f"the asked cut node {node} does not cut"
+                   for node in problem["ask"].get("cut_bound") or () if node not in cut_nodes]
         return issues
 
     def prompt_args(self, problem: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:

@@ -311,12 +311,12 @@ class MctsBackpropKind(Kind):
         """Return the engine's updated path."""
         return solve_problem(problem)
 
-    def quality_issues(
+    def false_premises(
         self, problem: dict[str, Any], answer: dict[str, Any], params: dict[str, Any]
     ) -> list[str]:
-        """Require statistics shown that some history makes under the stated draw reward:
-        wins worth 1, draws ``draw_reward``, losses 0 (a new draw reward after publishing
-        may leave none)."""
+        """Return the statistics shown that no history makes under the stated draw reward
+        (wins worth 1, draws ``draw_reward``, losses 0): a new draw reward after publishing
+        may leave none."""
         worth = Fraction(problem["params"]["draw_reward"])
         return [f"{node['name']}'s reward {node['reward']} over {node['visits']} visits comes "
                 f"from no history where a draw is worth {worth}"

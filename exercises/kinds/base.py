@@ -278,7 +278,19 @@ class Kind:
     def quality_issues(
         self, problem: dict[str, Any], answer: dict[str, Any], params: dict[str, Any]
     ) -> list[str]:
-        """Return why ``problem`` breaks the quality constraints (empty: it is fine)."""
+        """Return why ``problem`` breaks the quality constraints (empty: it is fine); its
+        :meth:`false_premises` are among them."""
+        return self.false_premises(problem, answer, params)
+
+    def false_premises(
+        self, problem: dict[str, Any], answer: dict[str, Any], params: dict[str, Any]
+    ) -> list[str]:
+        """Return what ``problem``'s prompt states that ``answer`` makes false (empty: none).
+
+        Generation never draws such a problem; a convention change after publishing that
+        would make one is refused, since the key recomputed for it would mark wrong the
+        student who believes the prompt.
+        """
         return []
 
     def legal_moves(self, problem: dict[str, Any]) -> frozenset[str]:
