@@ -18,6 +18,7 @@ from django.http import QueryDict
 from django.utils.translation import gettext_lazy as _
 
 from exercises.kinds.base import AnswerPart, PartType
+from grading.answers import SPACED_BAR
 from grading.scoring import format_number
 from pages.boards import legal_moves
 from pages.tree_drawing import TreeDrawing
@@ -321,7 +322,7 @@ def split_vector(text: str) -> list[str]:
     keep spaces around its bar, "7 / 2 1 3")."""
     if ";" in text or "," in text:
         return [entry.strip() for entry in text.split(";" if ";" in text else ",")]
-    return re.sub(r"\s*/\s*", "/", text).split() or [text.strip()]
+    return SPACED_BAR.sub("/", text).split() or [text.strip()]
 
 
 def parse_cutoffs(text: str) -> list[dict[str, Any]]:

@@ -56,6 +56,18 @@ def accept_dialogs(page: Any, seen: list[str]) -> None:
     page.on("dialog", accept)
 
 
+def published_variant(instructor: Any, course: Any, student: Any, title: str,
+                      items: list[dict[str, Any]], **settings: Any) -> tuple[Any, Any]:
+    """Publish a set of ``items`` and return the student, able to log in, and their variant."""
+    from exercises.services import create_problem_set
+
+    problem_set = publish_now(create_problem_set(
+        creator=instructor[0], course=course, title=title, seed=title, items=items,
+        **settings))
+    user = with_password(student[0])
+    return user, variant_of_user(problem_set, user)
+
+
 def student_on_item(new_context: Callable[..., Any], live_server: Any, user: Any,
                     variant: Any, position: int = 1) -> Any:
     """Return a page of ``user``, logged in, on item ``position`` of ``variant`` (dialogs
@@ -248,15 +260,11 @@ def test_no_cutoff_is_an_answer_the_page_can_give_and_it_earns_the_part(
     # which a blank box (unanswered) cannot say; the tick box does, kept in the draft too.
     from decimal import Decimal
 
-    from exercises.services import create_problem_set
     from grading.models import Submission
 
-    problem_set = publish_now(create_problem_set(
-        creator=instructor[0], course=course, title="No cuts", seed="no-cuts",
-        items=[{"kind": "alphabeta", "points": Decimal(6), "params": {
-            "depth": 2, "min_cuts": 0, "root_raises_alpha": False, "ask_windows": 0}}]))
-    user = with_password(student[0])
-    variant = variant_of_user(problem_set, user)
+    user, variant = published_variant(instructor, course, student, "no-cuts", [
+        {"kind": "alphabeta", "points": Decimal(6), "params": {
+            "depth": 2, "min_cuts": 0, "root_raises_alpha": False, "ask_windows": 0}}])
     assert variant.items.get().answer_key["cutoffs"] == []
     page = student_on_item(new_context, live_server, user, variant)
     page.check("#answer-cutoffs-none")
@@ -279,17 +287,12 @@ def test_a_draft_typed_just_before_leaving_is_kept_and_a_spaced_vector_is_read(
 ) -> None:
     from decimal import Decimal
 
-    from exercises.services import create_problem_set
     from grading.models import Draft, Submission
 
-    problem_set = publish_now(create_problem_set(
-        creator=instructor[0], course=course, title="Two items", seed="leave-at-once",
-        max_attempts=3, items=[
-            {"kind": "vector", "points": Decimal(2), "params": {}},
-            {"kind": "minimax", "points": Decimal(2), "params": {}},
-        ]))
-    user = with_password(student[0])
-    variant = variant_of_user(problem_set, user)
+    user, variant = published_variant(instructor, course, student, "leave-at-once", [
+        {"kind": "vector", "points": Decimal(2), "params": {}},
+        {"kind": "minimax", "points": Decimal(2), "params": {}},
+    ], max_attempts=3)
     key = variant.items.get(position=1).answer_key
     page = student_on_item(new_context, live_server, user, variant)
     # Typed, then the next item at once: before the draft's debounce could fire.
