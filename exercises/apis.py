@@ -77,9 +77,12 @@ LANG_PARAMETER = OpenApiParameter(
 
 
 GENERATION_FAILED = (
-    "`generation_failed`: no problem met the params' constraints within the attempt budget; "
-    "`details` names the param (`params`, `params.options`; for a set "
-    "`items[i].params...`) and the message the unmet constraint. Nothing is stored."
+    "`generation_failed`: the params meet their kind's constraints too rarely for every "
+    "student's variant to generate: in fewer than 4 of 400 sample problems (checked whenever "
+    "params are stored or previewed), or in none of a student's seed's attempts (publishing, "
+    "for params stored before that check). `details` names the param (`params`, "
+    "`params.options`; for a set `items[i].params...`) and the message the last unmet "
+    "constraint. Nothing is stored."
 )
 
 
@@ -519,7 +522,8 @@ class ProblemSetCreateApi(APIView):
         return Response(ProblemSetSummarySerializer(sets, many=True).data)
 
     @extend_schema(
-        request=InputSerializer, responses={201: ProblemSetOutputSerializer},
+        request=InputSerializer, responses={
+            201: ProblemSetOutputSerializer, 422: OpenApiResponse(description=GENERATION_FAILED)},
         tags=["problem sets"], summary="Create a problem set",
         description="Each item's params are validated against its kind; a tree kind's "
         "`params.tree` poses the instructor's own tree (a gametree/1 object or the board text "
@@ -648,7 +652,7 @@ class ProblemSetDetailApi(APIView):
         responses={200: UpdateOutputSerializer, 422: OpenApiResponse(
             description="`unprocessable`: the change cannot apply; `details` names the field "
             "(e.g. `items[0].params.depth` once variants exist, `max_attempts` below the "
-            "attempts already used). Nothing is changed.")},
+            "attempts already used). Nothing is changed. Also " + GENERATION_FAILED)},
         tags=["problem sets"], summary="Edit a problem set (also after publishing)",
         examples=[OpenApiExample(
             "a later due date and a convention change",
@@ -701,7 +705,8 @@ class ProblemSetCopyApi(APIView):
                                       help_text="default: the original's title")
 
     @extend_schema(
-        request=InputSerializer, responses={201: ProblemSetOutputSerializer},
+        request=InputSerializer, responses={
+            201: ProblemSetOutputSerializer, 422: OpenApiResponse(description=GENERATION_FAILED)},
         tags=["problem sets"], summary="Copy a problem set as a draft",
         examples=[OpenApiExample("into next year's course", value={"course": 4},
                                  request_only=True)],
@@ -808,7 +813,8 @@ class ProblemSetImportApi(APIView):
                 description="`unprocessable`: the definition's shape is wrong; `details` "
                 "names the path of the bad field, e.g. `definition.format`, "
                 "`definition.items[1].points` or `definition.policies.late_policy`. "
-                "Nothing is stored."),
+                "Nothing is stored. Also " + GENERATION_FAILED.replace("items[i]",
+                                                                       "definition.items[i]")),
         },
         tags=["problem sets"], summary="Import a problem set definition",
     )

@@ -86,55 +86,131 @@ def judged_quality_issues(kind: Kind, problem: dict[str, Any], answer: dict[str,
     return kind.quality_issues(problem, answer, judged)
 
 
+ATTEMPT_BUDGET = 5000
+"""Most generation attempts at one seed's item before it fails.
+
+Only params meeting their constraints in enough sample attempts are stored (see
+:func:`check_generates`): params met in fewer than 1 of 400 attempts pass that less than 2 %
+of the time, and at 1 in 400 a seed fails all of these attempts with probability under 4e-6.
+The first 200 attempts are those of earlier versions (attempt ``n`` draws the same problem
+in each), so the larger budget changes no variant that generated before."""
+
+SAMPLE_ATTEMPTS = 400
+SAMPLE_SUCCESSES = 4
+"""Params must meet their constraints in ``SAMPLE_SUCCESSES`` of at most ``SAMPLE_ATTEMPTS``
+sample attempts (1 in 100) to be stored: rarer ones would fail some students' variants."""
+
+SAMPLE_SEED = derive_seed("cutoff/sample")
+"""The seed of the sample attempts: the same params always get the same verdict."""
+
+
+@dataclass(frozen=True)
+class Unmet:
+    """Hold why a generation attempt failed: the constraints unmet and the field behind them."""
+
+    issues: list[str]
+    field: str
+
+
+@dataclass(frozen=True)
+class _Attempt:
+    """Hold an attempt that met the constraints: its problem, key and trace so far."""
+
+    problem: dict[str, Any]
+    key: dict[str, Any]
+    trace: dict[str, Any]
+
+
+def _attempt(kind: Kind, params: dict[str, Any], seed: str, attempt: int) -> _Attempt | Unmet:
+    """Draw, solve and judge attempt ``attempt`` at ``seed``'s problem."""
+    rng = attempt_rng(seed, attempt)
+    problem = as_json(kind.generate(rng, params))
+    try:
+        answer = kind.solve(problem)
+    except EngineFailure as error:
+        raise GenerationError(str(error)) from error
+    issues = judged_quality_issues(kind, problem, answer, params)
+    if issues:
+        # The key is only read off answers that met the constraints: a finished game,
+        # for one, has no move to project.
+        return Unmet(issues, "tree" if is_authored(params) else "params")
+    key = kind.project(problem, answer)
+    trace: dict[str, Any] = {"answer": answer}
+    if kind.is_multiple_choice(params):
+        correct = _ask_as_choice(kind, rng, problem, key, params, trace)
+        if correct is None:
+            return Unmet([f"fewer than {params['options']} distinct answers"], "options")
+        key = {CHOICE_PART: correct}
+    return _Attempt(problem, key, trace)
+
+
 def generate_item(kind_name: str, params: dict[str, Any], seed: str) -> GeneratedItem:
     """Return the item of kind ``kind_name`` with validated ``params`` for ``seed``.
 
     Each attempt draws a problem, has the engine solve it and checks the kind's quality
     constraints; the first attempt meeting them wins. Raise :class:`GenerationError` naming
-    the kind and the last unmet constraint when none does within the kind's attempt budget.
+    the kind and the last unmet constraint when none does within :data:`ATTEMPT_BUDGET`.
 
     An instructor's tree with its own values (``params.tree`` without ``randomize_values``)
     may tie: the prompt states the tie rule, so its ties are not refused. A constraint no
     attempt meets on an instructor's tree is reported on ``tree``.
     """
     kind = get_kind(kind_name)
-    issues: list[str] = []
-    field = "tree" if is_authored(params) else "params"
-    for attempt in range(kind.max_attempts):
-        rng = attempt_rng(seed, attempt)
-        problem = as_json(kind.generate(rng, params))
-        try:
-            answer = kind.solve(problem)
-        except EngineFailure as error:
-            raise GenerationError(str(error)) from error
-        issues = judged_quality_issues(kind, problem, answer, params)
-        if issues:
-            # The key is only read off answers that met the constraints: a finished game,
-            # for one, has no move to project.
+    unmet = Unmet([], "params")
+    for attempt in range(ATTEMPT_BUDGET):
+        tried = _attempt(kind, params, seed, attempt)
+        if isinstance(tried, Unmet):
+            unmet = tried
             continue
-        key = kind.project(problem, answer)
-        trace: dict[str, Any] = {"answer": answer}
-        if kind.is_multiple_choice(params):
-            correct = _ask_as_choice(kind, rng, problem, key, params, trace)
-            if correct is None:
-                issues, field = [f"fewer than {params['options']} distinct answers"], "options"
-                continue
-            key = {CHOICE_PART: correct}
         # Grading names the misconception an answer reproduces; its searches run here, once,
         # rather than while students wait for their grade.
-        trace["misconceptions"] = kind.misconception_parts(problem)
+        tried.trace["misconceptions"] = kind.misconception_parts(tried.problem)
         return GeneratedItem(
-            problem=problem,
-            prompt={"kind": kind.name, "args": as_json(kind.prompt_args(problem, params))},
-            answer_key=as_json(key),
-            trace=as_json(trace),
+            problem=tried.problem,
+            prompt={"kind": kind.name, "args": as_json(kind.prompt_args(tried.problem, params))},
+            answer_key=as_json(tried.key),
+            trace=as_json(tried.trace),
             engine_version=engine_version(),
             attempt=attempt,
         )
     raise GenerationError(
-        f"{kind.name}: no problem met the constraints in {kind.max_attempts} attempts "
-        f"(last unmet: {'; '.join(issues)}); loosen the params behind that constraint",
-        field=field,
+        f"{kind.name}: no problem met the constraints in {ATTEMPT_BUDGET} attempts "
+        f"(last unmet: {'; '.join(unmet.issues)}); loosen the params behind that constraint",
+        field=unmet.field,
+    )
+
+
+def check_generates(kind_name: str, params: dict[str, Any]) -> None:
+    """Raise :class:`GenerationError` unless validated ``params`` meet their kind's constraints
+    often enough for every student's variant to generate.
+
+    Sample attempts run until :data:`SAMPLE_SUCCESSES` of them meet the constraints, at most
+    :data:`SAMPLE_ATTEMPTS`; fewer is refused, naming the last unmet constraint and how many
+    met it. Without this, params met in 1 of 100 attempts passed a one-seed check and failed
+    a whole class's set on the worker, where 1 in 20 or so of the students' seeds ran out of
+    attempts.
+    """
+    kind = get_kind(kind_name)
+    met = 0
+    unmet = Unmet([], "params")
+    for attempt in range(SAMPLE_ATTEMPTS):
+        tried = _attempt(kind, params, SAMPLE_SEED, attempt)
+        if isinstance(tried, Unmet):
+            unmet = tried
+            continue
+        met += 1
+        if met == SAMPLE_SUCCESSES:
+            return
+    if met == 0:
+        found = f"no problem met the constraints in {SAMPLE_ATTEMPTS} attempts"
+    else:
+        found = (f"only {met} of {SAMPLE_ATTEMPTS} sample problems met the constraints; at "
+                 f"least {SAMPLE_SUCCESSES} (1 in 100) must, or some students' variants may "
+                 f"fail to generate")
+    raise GenerationError(
+        f"{kind.name}: {found} (last unmet: {'; '.join(unmet.issues)}); loosen the params "
+        f"behind that constraint",
+        field=unmet.field,
     )
 
 

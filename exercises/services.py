@@ -23,7 +23,7 @@ from config.api import ApiError
 from exercises.generation import (
     GeneratedItem,
     GenerationError,
-    derive_seed,
+    check_generates,
     generate_item,
     item_seed,
     variant_seed,
@@ -53,9 +53,12 @@ def validate_item(kind_name: Any, params: Any, *, prefix: str = "") -> dict[str,
 
     Raise a 400 :class:`ApiError` naming the field as the request spells it, ``prefix``
     first (``items[1].params.depth``, ``params.depth``, an instructor's tree's node as
-    ``params.tree.children[0]``), and the rule it breaks. An instructor's tree is also
-    searched once: one its kind's quality rules can never accept (an alpha-beta tree that
-    does not cut ``min_cuts`` times) is refused on ``params.tree`` now, not at publishing.
+    ``params.tree.children[0]``), and the rule it breaks. Params are also tried on a sample
+    of problems (:func:`~exercises.generation.check_generates`): ones that meet their kind's
+    constraints too rarely for every student's variant to generate (alpha-beta trees too
+    small to cut ``min_cuts`` times) are a 422 ``generation_failed`` naming
+    ``params`` now, not a set failing for some students after publishing; an instructor's
+    tree that its kind's rules can never accept is a 400 on ``params.tree``.
     """
     try:
         cleaned = get_kind(kind_name).clean_params(params)
@@ -66,13 +69,17 @@ def validate_item(kind_name: Any, params: Any, *, prefix: str = "") -> dict[str,
         raise ApiError(
             f"{where}: {error.message}", code="invalid", details={where: [error.message]}
         ) from error
-    if is_authored(cleaned):
-        try:
-            generate_item(kind_name, cleaned, derive_seed("cutoff/authored-check"))
-        except GenerationError as error:
-            where = prefix + error.param_path
+    try:
+        check_generates(kind_name, cleaned)
+    except GenerationError as error:
+        where = prefix + error.param_path
+        if is_authored(cleaned):
             raise ApiError(f"{where}: {error.message}", code="invalid",
                            details={where: [error.message]}) from error
+        raise ApiError(
+            f"{where}: {error.message}", code="generation_failed",
+            status_code=status.HTTP_422_UNPROCESSABLE_ENTITY, details={where: [error.message]},
+        ) from error
     return cleaned
 
 

@@ -26,7 +26,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from accounts.requests import AuthenticatedHttpRequest
 from accounts.selectors import courses_taught_by
 from config.api import ApiError
-from exercises.generation import GenerationError, derive_seed, generate_item
+from exercises.generation import GenerationError, check_generates, derive_seed, generate_item
 from exercises.kinds import get_kind
 from exercises.kinds.authored import is_authored
 from exercises.kinds.params import ParamError
@@ -242,6 +242,9 @@ def preview(request: HttpRequest) -> HttpResponse:
         kind, prefix = preview_row(request.POST)
         params = kind.clean_params(read_params(kind, request.POST, prefix))
         seed = derive_seed("cutoff/preview", request.POST.get("preview_seed", "preview")[:64])
+        # Params refused when the set is saved are refused here too, and sooner than after
+        # every attempt a seed may take.
+        check_generates(kind.name, params)
         item = generate_item(kind.name, params, seed)
     except BuilderError as refused:
         return render(request, "pages/preview.html",

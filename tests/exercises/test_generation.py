@@ -1,5 +1,6 @@
-"""Generation never crashes: multiple choice for every seed, finished games retried, and every
-failure a 422 naming the param and the constraint (preview, publish, late students)."""
+"""Generation never crashes: multiple choice for every seed, finished games retried, params
+met too rarely refused when stored, and every failure a 422 naming the param and the
+constraint (creation, preview, publish, late students)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ import pytest
 
 from engine.misconceptions import MISCONCEPTIONS
 from exercises.generation import (
+    SAMPLE_ATTEMPTS,
     GenerationError,
     canonical_answer,
+    check_generates,
     generate_item,
     item_seed,
 )
@@ -25,6 +28,8 @@ CHOICE_KINDS = [kind.name for kind in all_kinds() if kind.choice_part is not Non
 SEEDS = [item_seed("choices", student, 1) for student in range(50)]
 # In a depth-2 tree of two MIN nodes with two leaves each only the second MIN node can cut.
 IMPOSSIBLE = {"depth": 2, "min_branching": 2, "max_branching": 2, "min_cuts": 2}
+# Random depth-3 trees cut 4 times about once in 50 draws: rare, yet every seed generates.
+RARE = {"depth": 3, "min_cuts": 4}
 
 
 def choice_params(kind_name: str, *, most: bool) -> dict[str, Any]:
@@ -123,6 +128,63 @@ def test_a_generation_failure_names_the_constraint() -> None:
     assert "fewer than min_cuts" in failed.value.message
 
 
+def test_rarely_met_params_generate_for_every_seed() -> None:
+    params = get_kind("alphabeta").clean_params(RARE)
+    check_generates("alphabeta", params)
+    # This seed's first 315 attempts cut fewer than 4 times: 200 attempts failed its student.
+    item = generate_item("alphabeta", params, item_seed("rare", 1, 1))
+    assert item.attempt == 315 and len(item.trace["answer"]["cutoffs"]) >= 4
+
+
+def test_params_met_too_rarely_are_refused_naming_how_rarely() -> None:
+    # Depth-3 trees of at most 15 leaves cut 4 times in about 1 of 120 draws.
+    params = get_kind("alphabeta").clean_params({"depth": 3, "max_leaves": 15, "min_cuts": 4})
+    with pytest.raises(GenerationError) as refused:
+        check_generates("alphabeta", params)
+    assert refused.value.param_path == "params"
+    assert refused.value.message == (
+        f"alphabeta: only 3 of {SAMPLE_ATTEMPTS} sample problems met the constraints; at least "
+        "4 (1 in 100) must, or some students' variants may fail to generate (last unmet: 1 "
+        "cutoffs, fewer than min_cuts); loosen the params behind that constraint")
+
+
+@pytest.mark.django_db
+def test_creating_a_set_with_params_that_cannot_generate_is_a_422_storing_nothing(
+    instructor: Any, course: Any,
+) -> None:
+    _, client = instructor
+    body = {"course": course.pk, "title": "impossible",
+            "items": [{"kind": "minimax", "params": {}},
+                      {"kind": "alphabeta", "params": IMPOSSIBLE}]}
+    response = client.post("/api/v1/problem-sets/", body, format="json")
+    assert response.status_code == 422, response.content
+    error = response.json()["error"]
+    assert error["code"] == "generation_failed"
+    assert list(error["details"]) == ["items[1].params"]
+    assert error["message"].startswith("items[1].params: alphabeta: no problem met the "
+                                       f"constraints in {SAMPLE_ATTEMPTS} attempts")
+    assert "fewer than min_cuts" in error["message"]
+    assert not ProblemSet.objects.exists()
+
+
+@pytest.mark.django_db
+def test_changing_params_to_ones_that_cannot_generate_is_a_422_changing_nothing(
+    instructor: Any, course: Any,
+) -> None:
+    _, client = instructor
+    created = client.post("/api/v1/problem-sets/", {
+        "course": course.pk, "title": "t", "items": [{"kind": "alphabeta", "params": {}}],
+    }, format="json")
+    assert created.status_code == 201, created.content
+    url = f"/api/v1/problem-sets/{created.json()['id']}/"
+    before = client.get(url).json()
+    response = client.patch(url, {"items": [{"position": 1, "params": IMPOSSIBLE}]},
+                            format="json")
+    assert response.status_code == 422, response.content
+    assert list(response.json()["error"]["details"]) == ["items[0].params"]
+    assert client.get(url).json() == before
+
+
 @pytest.mark.django_db
 def test_preview_failure_is_a_422_naming_the_constraint(instructor: Any) -> None:
     _, client = instructor
@@ -135,12 +197,17 @@ def test_preview_failure_is_a_422_naming_the_constraint(instructor: Any) -> None
 
 
 def _create(client: Any, course: Any) -> int:
+    """Return a set whose second item has params stored before creation sampled them."""
+    from exercises.models import Item
+
     body = {"course": course.pk, "title": "impossible", "seed": "s",
-            "items": [{"kind": "minimax", "params": {}},
-                      {"kind": "alphabeta", "params": IMPOSSIBLE}]}
+            "items": [{"kind": "minimax", "params": {}}, {"kind": "alphabeta", "params": {}}]}
     response = client.post("/api/v1/problem-sets/", body, format="json")
     assert response.status_code == 201, response.content
-    return int(response.json()["id"])
+    problem_set_id = int(response.json()["id"])
+    Item.objects.filter(problem_set_id=problem_set_id, position=2).update(
+        params=get_kind("alphabeta").clean_params(IMPOSSIBLE))
+    return problem_set_id
 
 
 def _assert_refused(response: Any) -> None:

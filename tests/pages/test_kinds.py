@@ -105,6 +105,20 @@ def test_preview_names_a_bad_param(instructor: Any) -> None:
     assert "depth" in response.content.decode()
 
 
+def test_preview_of_params_that_cannot_generate_is_a_422_naming_the_constraint(
+        instructor: Any) -> None:
+    client = Client()
+    client.force_login(instructor[0])
+    response = client.post(reverse("pages:preview"), {
+        "item": "0", "item-0-kind": "alphabeta", "preview_item": "0", "item-0-depth": "2",
+        "item-0-min_branching": "2", "item-0-max_branching": "2", "item-0-min_cuts": "2",
+        "item-0-root_raises_alpha": "on"})
+    assert response.status_code == 422
+    text = response.content.decode()
+    assert "no problem met the constraints in 400 attempts" in text
+    assert "fewer than min_cuts" in text
+
+
 def test_item_page_asks_the_cut_bound_of_the_named_node(instructor: Any, student: Any,
                                                          course: Any) -> None:
     from exercises.services import create_problem_set
