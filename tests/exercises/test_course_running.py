@@ -556,3 +556,31 @@ def test_a_convention_change_breaking_published_items_is_a_422_and_changes_nothi
     assert Item.objects.get().params["root_raises_alpha"] is True
     assert list(VariantItem.objects.order_by("pk").values_list("answer_key", "prompt")) == keys
     assert not Regrade.objects.exists()
+
+
+def test_a_convention_change_the_engine_cannot_check_is_a_422_and_changes_nothing(
+    course: Any, instructor: Any,
+) -> None:
+    from exercises.services import create_problem_set
+    from tests.pages.conftest import publish_now
+
+    make_account("conv-engine", "student", course)
+    problem_set = publish_now(create_problem_set(
+        creator=instructor[0], course=course, title="Cuts", seed="convention-engine",
+        items=[{"kind": "alphabeta", "points": Decimal(4), "params": {"depth": 3}}]))
+    # A stored problem the engine rejects (its first leaf's value is not a number).
+    stored = VariantItem.objects.get()
+    problem = stored.problem
+    node = problem["tree"]
+    while "children" in node:
+        node = node["children"][0]
+    node["value"] = "seven"
+    VariantItem.objects.filter(pk=stored.pk).update(problem=problem)
+    response = instructor[1].patch(f"/api/v1/problem-sets/{problem_set.pk}/", {
+        "items": [{"position": 1, "params": {"cut_on_equality": False}}]}, format="json")
+    assert response.status_code == 422, response.content
+    message = response.json()["error"]["message"]
+    assert message.startswith("items[0].params.cut_on_equality: ")
+    assert "1 of the 1 students' items" in message and "the engine cannot solve it" in message
+    assert Item.objects.get().params["cut_on_equality"] is True
+    assert not Regrade.objects.exists()

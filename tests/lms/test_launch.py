@@ -519,3 +519,25 @@ def test_a_link_copied_with_its_lms_course_brings_a_draft_copy_of_its_problem_se
                    context_id="course-ml", resource_link_id="link-ml")
     assert other.status_code == 403 and b"do not teach" in other.content
     assert ProblemSet.objects.count() == 2
+
+
+def test_a_copied_link_whose_set_cannot_be_copied_any_more_is_a_409_storing_nothing(
+    simulator: PlatformSimulator, platform: Any, instructor: Any
+) -> None:
+    from exercises.kinds import get_kind
+    from exercises.models import Item, ProblemSet
+    from lms.models import LtiResourceLink
+
+    link = bind_link(platform, simulator, instructor[0])
+    # Params stored before creation sampled them: two MIN nodes of two leaves cannot cut twice.
+    impossible = get_kind("alphabeta").clean_params(
+        {"depth": 2, "min_branching": 2, "max_branching": 2, "min_cuts": 2})
+    Item.objects.filter(problem_set=link["problem_set"]).update(kind="alphabeta",
+                                                                params=impossible)
+    response = launch(Client(), simulator, "teacher-1", ["Instructor"], custom=link["custom"],
+                      context_id="course-ai-2027", resource_link_id="link-1-copy")
+    assert response.status_code == 409
+    text = response.content.decode()
+    assert "its problem set cannot be copied here" in text and "fewer than min_cuts" in text
+    assert ProblemSet.objects.count() == 1
+    assert not LtiResourceLink.objects.filter(resource_link_id="link-1-copy").exists()
