@@ -367,7 +367,6 @@ class _Session:
         work: the host's load, which only it can cause."""
         self.serving_seconds = 0.0
         self.grader_delay_at_start = _run_delay(Path("/proc/thread-self/schedstat"))
-        self.host_oom_kills_at_start = _host_oom_kills()
         self.out_of_memory = False
         """Whether a process the student forked reported a MemoryError on the note pipe."""
         self.orphans: list[int] = []
@@ -667,12 +666,6 @@ class _Session:
             return "runtime_error", _Ending("raised", {"exception": self.result["type"]}), traceback
         return self._verdict_from_exit()
 
-    def _host_oom_killed(self) -> bool:
-        """Return whether the host's OOM killer killed some process since the run started."""
-        now = _host_oom_kills()
-        return None not in (now, self.host_oom_kills_at_start) \
-            and now != self.host_oom_kills_at_start
-
     def _verdict_from_exit(self) -> tuple[Verdict, _Ending, str | None]:
         status = self.exit_status
         if status is not None and status < 0:
@@ -684,13 +677,13 @@ class _Session:
         signum = status - 128 if status is not None and status > 128 else None
         # No process inside the sandbox can SIGKILL its pid 1, so a SIGKILL that was not the
         # OOM killer of the run's memory limit (out_of_memory, decided before) is RLIMIT_CPU's
-        # when the measured time agrees. Below that it is the host's only when the host's OOM
-        # killer fired meanwhile: the student may lower its own RLIMIT_CPU, whose kill then
-        # comes early and is the student's doing.
+        # when the measured time agrees. Below that it came from the host (its OOM killer, an
+        # operator, a watchdog): the seccomp filter refuses the run any change to its own
+        # limits, so it cannot bring RLIMIT_CPU's kill forward.
         if signum == signal.SIGXCPU or (signum == signal.SIGKILL and self.cpu_seconds
                                         >= self.limits.cpu_seconds * CPU_MEASURE_SLACK):
             return "time_limit", _Ending("cpu_limit", {"seconds": self.limits.cpu_seconds}), None
-        if signum == signal.SIGKILL and self._host_oom_killed():
+        if signum == signal.SIGKILL:
             return "sandbox_error", _Ending("killed_by_host", {"signal": "SIGKILL"}), None
         if signum is not None and signum < signal.NSIG:
             ending = "crashed_deep_recursion" if signum == signal.SIGSEGV else "crashed"
@@ -735,16 +728,6 @@ def _schedstat(path: Path) -> tuple[float, float] | None:
         return int(on_cpu) / 1e9, int(waited) / 1e9
     except (OSError, ValueError):
         return None
-
-
-def _host_oom_kills() -> int | None:
-    """Return how many processes the host's OOM killers killed since boot (``/proc/vmstat``),
-    or None when the kernel does not say."""
-    try:
-        lines = Path("/proc/vmstat").read_text().splitlines()
-    except OSError:
-        return None
-    return next((int(line.split()[1]) for line in lines if line.startswith("oom_kill ")), None)
 
 
 def _run_delay(path: Path) -> float:

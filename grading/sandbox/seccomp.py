@@ -7,11 +7,12 @@ The syscall numbers below are checked against the kernel headers by the tests.
 
 Policy: everything is allowed except a denylist of calls that let a process reach outside its
 sandbox (new sockets, namespaces, mounts, tracing, kernel keyrings, BPF, io_uring, modules...)
-or outgrow its memory limit (anonymous and SysV shared memory, message queues).
-Denied calls fail with EPERM so that Python raises a clean ``PermissionError``; ``clone3`` fails
-with ENOSYS because its flags live in memory BPF cannot read, and glibc then falls back to
-``clone``, whose namespace flags are checked. A foreign architecture (i386 via ``int 0x80``,
-or x32 numbers on x86_64) cannot be matched against these tables, so it kills or fails.
+or outgrow its memory limit (anonymous and SysV shared memory, message queues), and setting
+its own resource limits. Denied calls fail with EPERM so that Python raises a clean
+``PermissionError``; ``clone3`` fails with ENOSYS because its flags live in memory BPF cannot
+read, and glibc then falls back to ``clone``, whose namespace flags are checked. A foreign
+architecture (i386 via ``int 0x80``, or x32 numbers on x86_64) cannot be matched against these
+tables, so it kills or fails.
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ RET_ERRNO = 0x00050000
 _OFFSET_NR = 0
 _OFFSET_ARCH = 4
 _OFFSET_ARG0_LOW = 16
+_OFFSET_ARG2_LOW = 32
+_OFFSET_ARG2_HIGH = 36
 
 AUDIT_ARCH_X86_64 = 0xC000003E
 AUDIT_ARCH_AARCH64 = 0xC00000B7
@@ -109,12 +112,20 @@ SYSCALLS: dict[str, tuple[int | None, int | None]] = {
     "iopl": (172, None),
     "ioperm": (173, None),
     "modify_ldt": (154, None),
+    # A run may not change its own resource limits: one lowering its RLIMIT_CPU would be
+    # SIGKILLed early, which could not be told from the host killing it
+    # (runner._verdict_from_exit).
+    "setrlimit": (160, 164),
     "clone": (56, 220),
     "clone3": (435, 435),
+    "prlimit64": (302, 261),
 }
 
-DENIED = tuple(name for name in SYSCALLS if name not in ("clone", "clone3"))
-"""Calls that always fail with EPERM; ``clone`` is only denied with namespace flags."""
+CONDITIONAL = ("clone", "clone3", "prlimit64")
+DENIED = tuple(name for name in SYSCALLS if name not in CONDITIONAL)
+"""Calls that always fail with EPERM; ``clone`` is only denied with namespace flags,
+``prlimit64`` only when it sets a limit (reading one, as ``getrlimit`` and thread start-up
+do, passes ``NULL``)."""
 
 _ARCHES = {
     "x86_64": (0, AUDIT_ARCH_X86_64),
@@ -183,6 +194,7 @@ def build_filter(machine: str | None = None) -> bytes:
         asm.emit(_JGE_K, _X32_SYSCALL_BIT, jt="enosys")
     asm.emit(_JEQ_K, _require(SYSCALLS["clone"][column]), jt="clone")
     asm.emit(_JEQ_K, _require(SYSCALLS["clone3"][column]), jt="enosys")
+    asm.emit(_JEQ_K, _require(SYSCALLS["prlimit64"][column]), jt="prlimit64")
     for name in DENIED:
         number = SYSCALLS[name][column]
         if number is not None:
@@ -191,6 +203,13 @@ def build_filter(machine: str | None = None) -> bytes:
     asm.label("clone")
     asm.emit(_LD_W_ABS, _OFFSET_ARG0_LOW)
     asm.emit(_JSET_K, CLONE_NAMESPACE_FLAGS, jt="eperm")
+    asm.emit(_RET_K, RET_ALLOW)
+    asm.label("prlimit64")
+    # prlimit64(pid, resource, new_limit, old_limit): allowed only with new_limit NULL.
+    asm.emit(_LD_W_ABS, _OFFSET_ARG2_LOW)
+    asm.emit(_JEQ_K, 0, jf="eperm")
+    asm.emit(_LD_W_ABS, _OFFSET_ARG2_HIGH)
+    asm.emit(_JEQ_K, 0, jf="eperm")
     asm.emit(_RET_K, RET_ALLOW)
     asm.label("eperm")
     asm.emit(_RET_K, RET_ERRNO | errno.EPERM)
@@ -202,5 +221,5 @@ def build_filter(machine: str | None = None) -> bytes:
 
 
 def _require(number: int | None) -> int:
-    assert number is not None, "clone and clone3 exist on every supported architecture"
+    assert number is not None, "clone, clone3 and prlimit64 exist on every supported architecture"
     return number

@@ -34,9 +34,9 @@ EPERM = RET_ERRNO | errno.EPERM
 ENOSYS = RET_ERRNO | errno.ENOSYS
 
 
-def run_bpf(program: bytes, nr: int, arch: int, arg0: int = 0) -> int:
+def run_bpf(program: bytes, nr: int, arch: int, arg0: int = 0, arg2: int = 0) -> int:
     """Interpret the classic-BPF subset the filter uses against one seccomp_data."""
-    data = struct.pack("=iIQ6Q", nr, arch, 0, arg0, 0, 0, 0, 0, 0)
+    data = struct.pack("=iIQ6Q", nr, arch, 0, arg0, 0, arg2, 0, 0, 0)
     code = [struct.unpack_from("=HBBI", program, offset)
             for offset in range(0, len(program), 8)]
     pc, accumulator = 0, 0
@@ -83,6 +83,12 @@ def test_filter_decisions(machine: str, arch: int) -> None:
     for flag in (0x00020000, 0x10000000, 0x20000000, 0x40000000):
         assert run_bpf(program, clone, arch, flag | 17) == EPERM
     assert run_bpf(program, syscall_number("clone3", machine) or 0, arch) == ENOSYS
+    # prlimit64 reads limits (new_limit NULL, as getrlimit passes) but never sets one.
+    prlimit64 = syscall_number("prlimit64", machine) or 0
+    assert run_bpf(program, prlimit64, arch) == RET_ALLOW
+    for new_limit in (0x7FFC_1234_5670, 0x1000, 1 << 32):
+        assert run_bpf(program, prlimit64, arch, arg2=new_limit) == EPERM
+    assert "setrlimit" in DENIED
     assert run_bpf(program, 0, AUDIT_ARCH_I386) == RET_KILL_PROCESS
 
 
