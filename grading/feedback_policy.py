@@ -12,7 +12,8 @@ served (the REST API, the pages, webhook events), by the set's ``feedback_policy
   the reference search (a window, the cutoff that skips a leaf, the reference's decision or
   value on a hidden code test, how many cutoffs it makes) are replaced by *withheld*
   variants (code ``<code>_withheld``) keeping only the parameters taken from the student's
-  own answer; ``trace_step`` (an index into the reference trace) is left out. Messages of
+  own answer; ``trace_step`` (an index into the reference trace) is left out, and a number
+  close to the key reads as any wrong number (:data:`CLOSE_BUT_INEXACT`). Messages of
   codes not listed in :data:`SAFE_MESSAGES` or :data:`WITHHELD_PARAMS` are left out too, so
   a new message never leaks by default: classify it here.
 * ``score_only`` — the score alone: no per-part results, no test reports, no summary.
@@ -31,6 +32,7 @@ from typing import Any
 from django.utils.translation import gettext_lazy as _
 
 from exercises.models import ProblemSet
+from grading.scoring import format_number
 
 FULL = ProblemSet.FeedbackPolicy.FULL.value
 VERDICTS = ProblemSet.FeedbackPolicy.VERDICTS.value
@@ -45,8 +47,7 @@ SAFE_MESSAGES = frozenset({
     "part_missing", "value_wrong", "name_wrong", "vector_wrong",
     "sequence_diverges", "sequence_too_short", "node_values_wrong", "node_values_missing",
     "node_values_extra", "cutoff_wrong_node", "cutoff_wrong_pruned", "records_wrong",
-    "pruned_first_child", "node_value_leaf", "value_inexact", "node_values_inexact",
-    "records_inexact",
+    "pruned_first_child", "node_value_leaf",
     # Code tests (grading.code.feedback): how the student's own run went, what it returned,
     # the misconception it matches, and games played against the grader's opponents.
     "run_ended", "run_returned", "run_not_started", "run_out_of_memory", "run_raised",
@@ -60,6 +61,12 @@ SAFE_MESSAGES = frozenset({
     "series_lost", "series_stopped", "series_stopped_first",
 })
 """Message codes whose parameters never carry a value of the key: served as they are."""
+
+CLOSE_BUT_INEXACT = frozenset({"value_inexact", "node_values_inexact", "records_inexact"})
+"""Message codes saying a number is close to the key but not exact: that tells how near the
+key lies (within one unit of the answer's last decimal), so under ``verdicts`` a close number
+is served as any wrong one is (``value_wrong``), and the close entries of a list, already
+named among its wrong ones, go unsaid. The part's label still says it wants exact values."""
 
 WITHHELD_PARAMS: Mapping[str, tuple[str, tuple[str, ...]]] = {
     # code quoting the key → (withheld code, parameters kept: the student's own)
@@ -180,13 +187,17 @@ def policy_in_force(problem_set: ProblemSet, *, answers_visible: bool, instructo
 
 def withheld_messages(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Return ``messages`` without a value of the key: safe ones as they are, those quoting
-    the key as their withheld variant, any other left out."""
+    the key as their withheld variant, a close number as a wrong one (:data:`CLOSE_BUT_INEXACT`),
+    any other left out."""
     served = []
     for message in messages:
         code = str(message.get("code", ""))
         params = message.get("params") or {}
         if code in SAFE_MESSAGES:
             served.append({"code": code, "params": dict(params)})
+        elif code == "value_inexact":
+            served.append({"code": "value_wrong",
+                           "params": {"given": format_number(params.get("given", ""))}})
         elif code in WITHHELD_PARAMS:
             withheld, kept = WITHHELD_PARAMS[code]
             served.append({

@@ -14,7 +14,12 @@ from django.utils import timezone, translation
 from exercises.models import ProblemSet, VariantItem
 from grading.code.feedback import MESSAGES as CODE_MESSAGES
 from grading.feedback import MESSAGES
-from grading.feedback_policy import SAFE_MESSAGES, WITHHELD_MESSAGES, WITHHELD_PARAMS
+from grading.feedback_policy import (
+    CLOSE_BUT_INEXACT,
+    SAFE_MESSAGES,
+    WITHHELD_MESSAGES,
+    WITHHELD_PARAMS,
+)
 from grading.models import Submission
 from grading.scoring import format_number
 from grading.webhooks import submission_event_data
@@ -265,7 +270,9 @@ def test_the_policy_is_shown_to_students_and_chosen_by_instructors(
 
 def test_every_message_code_is_classified() -> None:
     # A new message must be classified, or verdicts feedback leaves it out.
-    assert set(MESSAGES) | set(CODE_MESSAGES) <= SAFE_MESSAGES | set(WITHHELD_PARAMS)
+    assert set(MESSAGES) | set(CODE_MESSAGES) <= (SAFE_MESSAGES | set(WITHHELD_PARAMS)
+                                                  | CLOSE_BUT_INEXACT)
+    assert not CLOSE_BUT_INEXACT & (SAFE_MESSAGES | set(WITHHELD_PARAMS))
     assert {withheld + "_withheld" for withheld, _ in WITHHELD_PARAMS.values()} == set(
         WITHHELD_MESSAGES)
 
@@ -373,3 +380,31 @@ def test_verdicts_hide_which_states_a_code_search_should_not_generate_and_the_co
     text = str(render_tests([served]))
     for leaked in ("B2", "C2", "5", "6", "0.6667"):
         assert leaked not in text.replace("0.7", "").replace("1.0", ""), leaked
+
+
+@pytest.mark.parametrize("policy", ["verdicts", "full"])
+def test_verdicts_do_not_say_that_a_wrong_number_is_close_to_the_key(
+    course: Any, instructor: Any, student: Any, graded: Any, policy: str,
+) -> None:
+    from tests.grading.test_part_messages import THIRDS_PROBLEM
+
+    # A is worth 19/3: 6.3333 and 6.33 are within a unit of their last digit, 6.5 is not.
+    variant = hidden_set(course, instructor, student, "expectiminimax", THIRDS_PROBLEM, policy)
+    codes = {}
+    for label, answer in (("close", {"value": "6.3333", "node_values": {"A": "6.33"}}),
+                          ("far", {"value": "6.5", "node_values": {"A": "6.5"}})):
+        detail = graded(student[1], variant, answer)
+        results = {result["part"]: result for result in detail["results"]}
+        codes[label] = {part: [m["code"] for m in results[part]["messages"]]
+                        for part in ("value", "node_values")}
+        if policy == "verdicts":
+            assert results["value"]["messages"][0]["params"] == {
+                "given": format_number(answer["value"])}
+    close_words = {"value_inexact", "node_values_inexact"}
+    assert not close_words & {code for found in codes["far"].values() for code in found}
+    if policy == "verdicts":
+        assert codes["close"] == codes["far"]
+        assert codes["close"]["value"] == ["value_wrong"]
+    else:
+        assert codes["close"]["value"] == ["value_inexact"]
+        assert "node_values_inexact" in codes["close"]["node_values"]
