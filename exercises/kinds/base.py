@@ -129,7 +129,6 @@ class Kind:
     choice_part: ClassVar[str | None] = None
     default_options: ClassVar[int] = 3
     most_options: ClassVar[int] = 6
-    max_attempts: ClassVar[int] = 200
     tree_rules: ClassVar[TreeRules | None] = None
 
     # --- params -------------------------------------------------------------------------
