@@ -79,8 +79,9 @@ LANG_PARAMETER = OpenApiParameter(
 GENERATION_FAILED = (
     "`generation_failed`: the params meet their kind's constraints too rarely for every "
     "student's variant to generate: in fewer than 4 of 400 sample problems (checked whenever "
-    "params are stored or previewed), or in none of a student's seed's attempts (publishing, "
-    "for params stored before that check). `details` names the param (`params`, "
+    "params are stored or previewed, and for every item when a set is published), or in none "
+    "of the first new student's seed's attempts (publishing, a new student). `details` names "
+    "the param (`params`, "
     "`params.options`; for a set `items[i].params...`) and the message the last unmet "
     "constraint. Nothing is stored."
 )

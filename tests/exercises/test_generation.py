@@ -233,6 +233,26 @@ def test_publish_failure_is_a_422_and_leaves_the_set_as_it_was(
     assert problem_set.status == "draft" and problem_set.variants.count() == 0
 
 
+@pytest.mark.django_db
+def test_publishing_refuses_params_stored_before_sampling_that_meet_constraints_too_rarely(
+    instructor: Any, student: Any, course: Any, django_capture_on_commit_callbacks: Any,
+) -> None:
+    from exercises.models import Item
+
+    _, client = instructor
+    problem_set_id = _create(client, course)
+    # Met about once in 120 draws: the first student's seed generates, others may not.
+    Item.objects.filter(problem_set_id=problem_set_id, position=2).update(
+        params=get_kind("alphabeta").clean_params({"depth": 3, "max_leaves": 15, "min_cuts": 4}))
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        response = client.post(f"/api/v1/problem-sets/{problem_set_id}/publish/")
+    assert response.status_code == 422, response.content
+    assert callbacks == []
+    message = response.json()["error"]["message"]
+    assert message.startswith("items[1].params: item 2: alphabeta: only 3 of 400 sample ")
+    assert ProblemSet.objects.get(pk=problem_set_id).status == "draft"
+
+
 def _published_before_a_late_student(client: Any, course: Any, capture: Any) -> int:
     """Return a set published to a course with no students yet, which one then joins."""
     from tests.conftest import make_account
