@@ -27,7 +27,7 @@ from engine.games import tictactoe
 from engine.search.bandit import DRAW, PathNode, mcts_backprop
 from engine.tree import TreeGame, parse_tree
 from grading.code.cases import SearchCase, random_tree, tests_rng
-from grading.code.feedback import message, shown
+from grading.code.feedback import message, misconception_messages, shown
 from grading.code.runs import Budget, CaseRun, run_cases
 from grading.code.search_grading import new_report
 from grading.sandbox import SandboxConfig, SandboxLimits
@@ -247,8 +247,7 @@ def grade_backprop(run: CaseRun, test: BackpropCase, draw_reward: Fraction) -> d
     codes = [code for code, movers in MISTAKES.items()
              if _matches(answer, reference(test, draw_reward, movers(test)))]
     report["misconceptions"] = codes
-    if codes:
-        report["messages"].append(message("matches_misconception", misconception=codes[0]))
+    report["messages"] += misconception_messages(codes)
     return report
 
 

@@ -105,7 +105,8 @@ def deep_tree() -> dict[str, Any]:
 
 
 def extra_move_tree() -> dict[str, Any]:
-    """Return a tree where MAX sometimes moves twice, searched to depth 2.
+    """Return a tree where MAX sometimes moves twice (searched to depth 2 by alpha-beta items,
+    whole by minimax items).
 
     Under B the opponent replies; under C MAX moves again. Cutting the opponent's level one
     ply early (the partial-ply mistake) evaluates B but still expands C, so it differs from
@@ -128,6 +129,24 @@ def chance_tree() -> dict[str, Any]:
         {"name": "B", "type": "chance", "probabilities": ["1/2", "1/2"], "children": [
             _node("B1", "min", 0, [_leaf("B1a", 3), _leaf("B1b", 5)]),
             _node("B2", "min", 0, [_leaf("B2a", 4), _leaf("B2b", 1)]),
+        ]},
+    ]}
+
+
+def extra_move_chance_tree() -> dict[str, Any]:
+    """Return a chance tree where a decision after a chance node is sometimes MAX's again.
+
+    A1 and B2 are MAX's moves one ply below a chance node, where a search that decides MAX
+    and MIN by depth minimises: it finds the root worth 5/2 (by A) instead of 9/2 (by B).
+    """
+    return {"name": "root", "type": "max", "children": [
+        {"name": "A", "type": "chance", "probabilities": ["1/4", "3/4"], "children": [
+            _node("A1", "max", 0, [_leaf("A1a", 8), _leaf("A1b", 4)]),
+            _node("A2", "min", 0, [_leaf("A2a", 2), _leaf("A2b", 6)]),
+        ]},
+        {"name": "B", "type": "chance", "probabilities": ["1/2", "1/2"], "children": [
+            _node("B1", "min", 0, [_leaf("B1a", 3), _leaf("B1b", 5)]),
+            _node("B2", "max", 0, [_leaf("B2a", 6), _leaf("B2b", 1)]),
         ]},
     ]}
 
@@ -222,14 +241,14 @@ def search_cases(kind_name: str, params: dict[str, Any], seed: str) -> list[Sear
 
 
 def _fixed_trees(kind_name: str, params: dict[str, Any], rng: random.Random) -> list[SearchCase]:
+    # Every kind's conventions say a player may move twice in a row: one tree tests it.
     if kind_name == "code_expectimax":
-        return [tree_case("chance tree", chance_tree(), None)]
+        return [tree_case("chance tree", chance_tree(), None),
+                tree_case("extra-move chance tree", extra_move_chance_tree(), None)]
     limited = kind_name == "code_alphabeta"
-    cases = [tree_case("textbook tree", textbook_tree(), 2 if limited else None),
-             tree_case("three-ply tree", deep_tree(), 2 if limited else None)]
-    if limited:
-        cases.append(tree_case("extra-move tree", extra_move_tree(), 2))
-    return cases
+    return [tree_case("textbook tree", textbook_tree(), 2 if limited else None),
+            tree_case("three-ply tree", deep_tree(), 2 if limited else None),
+            tree_case("extra-move tree", extra_move_tree(), 2 if limited else None)]
 
 
 def _generated_trees(kind_name: str, params: dict[str, Any], rng: random.Random

@@ -112,6 +112,12 @@ def message(code: str, **params: Any) -> dict[str, Any]:
     return {"code": code, "params": params}
 
 
+def misconception_messages(codes: list[str]) -> list[dict[str, Any]]:
+    """Return the message naming the misconception a test's answer matches, when only one
+    does: where several mistakes give the same answer on a test, naming one is a guess."""
+    return [message("matches_misconception", misconception=codes[0])] if len(codes) == 1 else []
+
+
 def shown(value: Any) -> str:
     """Return ``value`` as feedback quotes it: its repr, cut to 60 characters."""
     text = repr(value)

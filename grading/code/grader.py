@@ -100,17 +100,17 @@ def grade_backprop_item(kind_name: str, params: dict[str, Any], seed: str, sourc
 
 
 def summarise(reports: list[dict[str, Any]]) -> dict[str, Any]:
-    """Return verdict counts and the misconception most tests' traces match, if any."""
+    """Return verdict counts and the misconception more tests' traces match than any other,
+    if one does: when two match as many tests, the tests cannot tell them apart and naming
+    either would be a guess."""
     verdicts = Counter(report["verdict"] for report in reports)
     codes = Counter(code for report in reports for code in report.get("misconceptions", []))
     summary: dict[str, Any] = {"passed": verdicts[PASSED], "tests": len(reports),
                                "verdicts": dict(verdicts), "misconception": None}
-    if codes:
-        # Ties go to the misconception listed first on the first test that shows it.
-        order = [code for report in reports for code in report.get("misconceptions", [])]
-        best = max(codes, key=lambda code: (codes[code], -order.index(code)))
-        summary["misconception"] = {"code": best, "tests": codes[best],
-                                    "explanation": explain(best)}
+    ranked = codes.most_common(2)
+    if ranked and (len(ranked) == 1 or ranked[0][1] > ranked[1][1]):
+        best, tests = ranked[0]
+        summary["misconception"] = {"code": best, "tests": tests, "explanation": explain(best)}
     return summary
 
 

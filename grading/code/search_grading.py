@@ -6,7 +6,8 @@ alone is two fifths for value-only items), the set of states generated with ``re
 the reference's count) and the order of states evaluated with ``utility``/``evaluate``
 (three tenths, by longest common subsequence). The search is most of the mark: a right
 answer found without the right search is not the exercise. Feedback names the first
-divergence and the named misconceptions whose trace the student's matches.
+divergence and the named misconception whose whole search the student's reproduces on the
+test, when exactly one does (several giving the same search cannot be told apart there).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from grading.code.feedback import message, shown
+from grading.code.feedback import message, misconception_messages, shown
 from grading.code.reference import (
     Method,
     Trace,
@@ -109,10 +110,9 @@ def grade_case(run: CaseRun, method: Method, *, returns_move: bool) -> dict[str,
         return report
     report["verdict"] = WRONG
     report["messages"] += divergence_messages(run, trace, reference, paths)
-    codes = matching_misconceptions(run, method, trace, reference)
+    codes = matching_misconceptions(run, method, trace, reference, returns_move=returns_move)
     report["misconceptions"] = codes
-    if codes:
-        report["messages"].append(message("matches_misconception", misconception=codes[0]))
+    report["messages"] += misconception_messages(codes)
     return report
 
 
@@ -167,23 +167,22 @@ def divergence_messages(run: CaseRun, trace: StudentTrace, reference: Trace,
 
 
 def matching_misconceptions(run: CaseRun, method: Method, trace: StudentTrace,
-                            correct: Trace) -> list[str]:
-    """Return the codes of misconceptions the student's trace matches wherever they differ
-    from the correct search (their decision, value, generated states, evaluation order)."""
-    codes = []
-    for code, wrong in misconception_traces(run.case, method, correct).items():
-        agrees = True
-        if wrong.move != correct.move:
-            agrees &= trace.move == wrong.move
-        if wrong.value != correct.value:
-            agrees &= _same_number(trace.value, wrong.value)
-        if wrong.generated != correct.generated:
-            agrees &= trace.generated == wrong.generated
-        if wrong.evaluated != correct.evaluated:
-            agrees &= trace.evaluated == wrong.evaluated
-        if agrees:
-            codes.append(code)
-    return codes
+                            correct: Trace, *, returns_move: bool) -> list[str]:
+    """Return the codes of misconceptions whose whole search the student's reproduces on this
+    test: the same decision (on items returning one), value, generated states and evaluation
+    order.
+
+    Agreeing with a misconception only where it departs from the correct search is not
+    enough: the student's other departures are mistakes it does not explain (a search that
+    decides MAX and MIN by depth, wrong where a player moves twice, is not one that leaves
+    alpha at the root unraised because both get one tree's value wrong).
+    """
+    return [
+        code for code, wrong in misconception_traces(run.case, method, correct).items()
+        if (not returns_move or trace.move == wrong.move)
+        and _same_number(trace.value, wrong.value)
+        and trace.generated == wrong.generated and trace.evaluated == wrong.evaluated
+    ]
 
 
 def _overlap(mine: frozenset[Hashable], theirs: frozenset[Hashable]) -> float:

@@ -114,6 +114,43 @@ def expectimax_value(game, state):
     return value(state)
 '''
 
+ALPHABETA_BY_DEPTH = ALPHABETA.replace("        if game.to_move(s) == player:\n",
+                                       "        if d % 2 == 0:\n")
+"""Decides MAX and MIN by depth, though the conventions say a player may move twice."""
+
+MINIMAX_BY_DEPTH = '''
+def minimax_decision(game, state):
+    player = game.to_move(state)
+
+    def value(s, d):
+        if game.is_terminal(s):
+            return game.utility(s, player)
+        values = [value(game.result(s, a), d + 1) for a in game.actions(s)]
+        return max(values) if d % 2 == 0 else min(values)
+
+    best_move, best = None, None
+    for a in game.actions(state):
+        v = value(game.result(state, a), 1)
+        if best is None or v > best:
+            best_move, best = a, v
+    return best_move, best
+'''
+
+EXPECTIMAX_BY_DEPTH = '''
+def expectimax_value(game, state):
+    player = game.to_move(state)
+
+    def value(s, d):
+        if game.is_terminal(s):
+            return game.utility(s, player)
+        if game.to_move(s) == game.CHANCE:
+            return sum(p * value(game.result(s, a), d + 1) for a, p in game.chance_outcomes(s))
+        values = [value(game.result(s, a), d + 1) for a in game.actions(s)]
+        return max(values) if d % 3 == 0 else min(values)
+
+    return value(state, 0)
+'''
+
 EXPECTIMAX_UNWEIGHTED = EXPECTIMAX.replace(
     "return sum(p * value(game.result(s, a)) for a, p in game.chance_outcomes(s))",
     "outcomes = game.chance_outcomes(s)\n"

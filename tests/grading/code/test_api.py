@@ -226,7 +226,8 @@ def test_from_problem_set_to_graded_code_through_the_api(
     detail = student[1].get(f"/api/v1/code-submissions/{response.json()['id']}/").json()
     assert detail["status"] == "graded"
     assert detail["score"] == detail["max_score"] == 2
-    assert [test["test"] for test in detail["tests"]] == ["textbook tree", "three-ply tree"]
+    assert [test["test"] for test in detail["tests"]] == ["textbook tree", "three-ply tree",
+                                                        "extra-move tree"]
 
 
 @pytest.mark.parametrize("policy", ["verdicts", "score_only"])

@@ -67,11 +67,48 @@ def test_the_first_divergence_names_both_states(sandbox_config: SandboxConfig) -
     assert render_message(first) == (
         "Your 5th evaluated state was B2; the reference evaluates C1 there.")
     assert extra == message("generated_extra", states="B2, B3, C2, C3")
-    assert textbook["messages"][-1] == message("matches_misconception",
-                                               misconception="root_alpha_not_raised")
-    assert render_message(textbook["messages"][-1]).startswith(
-        "Your search matches a known mistake: You did not raise alpha at the root")
+    # On these depth-2 trees a search without pruning does exactly the same: naming either
+    # mistake would be a guess, so the test names none; the summary, over every test set,
+    # names the one the deeper trees tell apart.
+    assert textbook["misconceptions"] == ["root_alpha_not_raised", "no_pruning"]
+    assert all(m["code"] != "matches_misconception" for m in textbook["messages"])
     assert textbook["checks"]["decision"] is True and textbook["checks"]["value"] is True
+    summary = grade(solutions.ROOT_ALPHA_NOT_RAISED, config=sandbox_config).summary
+    assert summary["misconception"]["code"] == "root_alpha_not_raised"
+    assert render_message(message("matches_misconception",
+                                  misconception="root_alpha_not_raised")).startswith(
+        "Your search matches a known mistake: You did not raise alpha at the root")
+
+
+@pytest.mark.parametrize(("source", "kind", "test_name"), [
+    (solutions.ALPHABETA_BY_DEPTH, "code_alphabeta", "extra-move tree"),
+    (solutions.MINIMAX_BY_DEPTH, "code_minimax", "extra-move tree"),
+    (solutions.EXPECTIMAX_BY_DEPTH, "code_expectimax", "extra-move chance tree"),
+])
+def test_a_search_deciding_max_and_min_by_depth_fails_where_a_player_moves_twice(
+        sandbox_config: SandboxConfig, source: str, kind: str, test_name: str) -> None:
+    result = grade(source, kind=kind, config=sandbox_config, test_sets=["fixed_trees"])
+
+    by_name = {test["test"]: test for test in result.tests}
+    assert {name for name, test in by_name.items() if test["verdict"] != "passed"} == {
+        test_name}
+    # Before, minimax and expectimax items had no such tree and gave this full marks, and
+    # alpha-beta named "root alpha not raised", which agrees with it only where both depart
+    # from the correct search: a named mistake must explain the whole search.
+    assert by_name[test_name]["misconceptions"] == []
+    assert all(m["code"] != "matches_misconception" for m in by_name[test_name]["messages"])
+
+
+def test_a_mistake_is_named_where_it_explains_a_value_only_search(
+        sandbox_config: SandboxConfig) -> None:
+    # On this seed's second tree the unweighted average would also choose another root
+    # move; a value-only item's search returns no move, so that must not hide the match.
+    result = grade_code("code_expectimax", {}, "audit-seed-1", solutions.EXPECTIMAX_UNWEIGHTED,
+                        limits=LIMITS, config=sandbox_config)
+
+    wrong = [test for test in result.tests if test["verdict"] == "wrong"]
+    assert wrong and all(test["misconceptions"] == ["chance_unweighted_average"]
+                         for test in wrong)
 
 
 def test_a_move_the_game_never_offered_is_illegal(sandbox_config: SandboxConfig) -> None:
