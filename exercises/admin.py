@@ -6,10 +6,12 @@ from exercises.models import Item, ProblemSet, Variant, VariantItem
 
 
 class ItemInline(admin.TabularInline):
-    """Show a problem set's items on its page."""
+    """Show a problem set's items on its page; their params change only through the API or
+    the edit page, which validate them (exercises.services.validate_item)."""
 
     model = Item
     extra = 0
+    readonly_fields = ["kind", "params", "part_points"]
 
 
 @admin.register(ProblemSet)

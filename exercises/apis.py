@@ -78,10 +78,10 @@ LANG_PARAMETER = OpenApiParameter(
 
 GENERATION_FAILED = (
     "`generation_failed`: the params meet their kind's constraints too rarely for every "
-    "student's variant to generate: in fewer than 4 of 400 sample problems (checked whenever "
-    "params are stored or previewed, and for every item when a set is published), or in none "
-    "of the first new student's seed's attempts (publishing, a new student). `details` names "
-    "the param (`params`, "
+    "student's variant to generate: in fewer than 3 of 1,000 sample problems (checked "
+    "whenever params are stored, changed or previewed, and for every item when a set is "
+    "first published), or in none of the first new student's seed's attempts (publishing, a "
+    "new student). `details` names the param (`params`, "
     "`params.options`; for a set `items[i].params...`) and the message the last unmet "
     "constraint. Nothing is stored."
 )
@@ -1016,7 +1016,7 @@ class ItemUpdateApi(APIView):
         request=InputSerializer,
         responses={200: ItemOutputSerializer, 422: OpenApiResponse(
             description="`unprocessable`: `details` names the param that may not change once "
-            "variants exist, e.g. `params.depth`")},
+            "variants exist, e.g. `params.depth`. Also " + GENERATION_FAILED)},
         tags=["problem sets"], summary="Update an item's params or points",
     )
     def patch(self, request: AuthenticatedRequest, problem_set_id: int, position: int) -> Response:

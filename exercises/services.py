@@ -48,17 +48,19 @@ STALE_GENERATION = timedelta(minutes=10)
 """A set generating without progress for this long has lost its tasks: it may be republished."""
 
 
-def validate_item(kind_name: Any, params: Any, *, prefix: str = "") -> dict[str, Any]:
+def validate_item(kind_name: Any, params: Any, *, prefix: str = "",
+                  sample_unless: dict[str, Any] | None = None) -> dict[str, Any]:
     """Return ``params`` validated for kind ``kind_name`` with every default explicit.
 
     Raise a 400 :class:`ApiError` naming the field as the request spells it, ``prefix``
     first (``items[1].params.depth``, ``params.depth``, an instructor's tree's node as
     ``params.tree.children[0]``), and the rule it breaks. Params are also tried on a sample
-    of problems (:func:`~exercises.generation.check_generates`): ones that meet their kind's
-    constraints too rarely for every student's variant to generate (alpha-beta trees too
-    small to cut ``min_cuts`` times) are a 422 ``generation_failed`` naming
-    ``params`` now, not a set failing for some students after publishing; an instructor's
-    tree that its kind's rules can never accept is a 400 on ``params.tree``.
+    of problems (:func:`~exercises.generation.check_generates`), unless they equal
+    ``sample_unless`` (an item's stored params, which an edit re-sends unchanged): ones that
+    meet their kind's constraints too rarely for every student's variant to generate
+    (alpha-beta trees too small to cut ``min_cuts`` times) are a 422 ``generation_failed``
+    naming ``params`` now, not a set failing for some students after publishing; an
+    instructor's tree that its kind's rules never accept is a 400 on ``params.tree``.
     """
     try:
         cleaned = get_kind(kind_name).clean_params(params)
@@ -69,6 +71,8 @@ def validate_item(kind_name: Any, params: Any, *, prefix: str = "") -> dict[str,
         raise ApiError(
             f"{where}: {error.message}", code="invalid", details={where: [error.message]}
         ) from error
+    if cleaned == sample_unless:
+        return cleaned
     try:
         check_generates(kind_name, cleaned)
     except GenerationError as error:
@@ -156,7 +160,7 @@ def publish_problem_set(problem_set: ProblemSet) -> ProblemSet:
     422 (see :func:`check_generation`) when an item's params meet their constraints too
     rarely or the first missing variant cannot be generated, or when the set is archived.
     """
-    check_generation(problem_set, sample=True)
+    check_generation(problem_set, sample=not problem_set.variants.exists())
     with transaction.atomic():
         locked = ProblemSet.objects.select_for_update().get(pk=problem_set.pk)
         if (
@@ -235,10 +239,10 @@ def check_generation(problem_set: ProblemSet, student_ids: Sequence[int] | None 
     to refuse impossible params now; with ``sample``, first try each item's params on the
     sample problems params are tried on when stored (:func:`check_generates`).
 
-    Publishing samples: params stored before they were sampled may meet their constraints too
-    rarely, and the sample refuses those that never do after 400 attempts rather than a
-    student's seed after all 5,000. A newcomer's variant (a first LMS launch) does not: the
-    set's params passed when it was published.
+    A set's first publishing samples: params stored before they were sampled may meet their
+    constraints too rarely, and the sample refuses those that never do after 1,000 attempts
+    rather than a student's seed after all 20,000. Publishing again for newcomers, and a
+    newcomer's variant (a first LMS launch), do not: their classmates' variants exist.
 
     Raise a 422 :class:`ApiError` (code ``generation_failed``) whose details name the item's
     param (``items[0].params.options``) and the constraint no attempt met; nothing changes.
@@ -583,7 +587,7 @@ def update_problem_set(
         params = item.params
         if change.get("params") is not None:
             params = validate_item(item.kind, {**item.params, **change["params"]},
-                                   prefix=f"{where}.")
+                                   prefix=f"{where}.", sample_unless=item.params)
             changed = sorted(name for name in params if params[name] != item.params.get(name))
             frozen = frozen_changes(item.kind, params, changed)
             if frozen and has_variants:

@@ -28,7 +28,7 @@ CHOICE_KINDS = [kind.name for kind in all_kinds() if kind.choice_part is not Non
 SEEDS = [item_seed("choices", student, 1) for student in range(50)]
 # In a depth-2 tree of two MIN nodes with two leaves each only the second MIN node can cut.
 IMPOSSIBLE = {"depth": 2, "min_branching": 2, "max_branching": 2, "min_cuts": 2}
-# Random depth-3 trees cut 4 times about once in 50 draws: rare, yet every seed generates.
+# Random depth-3 trees cut 4 times about once in 100 draws: rare, yet every seed generates.
 RARE = {"depth": 3, "min_cuts": 4}
 
 
@@ -136,16 +136,19 @@ def test_rarely_met_params_generate_for_every_seed() -> None:
     assert item.attempt == 315 and len(item.trace["answer"]["cutoffs"]) >= 4
 
 
+RARER = {"min_margin": 0, "max_margin": 2, "prices": 4, "responses": 3}
+"""Price wars on margins 0..2 rarely avoid a tie among twelve responses (about 1 in 1,000)."""
+
+
 def test_params_met_too_rarely_are_refused_naming_how_rarely() -> None:
-    # Depth-3 trees of at most 15 leaves cut 4 times in about 1 of 120 draws.
-    params = get_kind("alphabeta").clean_params({"depth": 3, "max_leaves": 15, "min_cuts": 4})
+    params = get_kind("price_war").clean_params(RARER)
     with pytest.raises(GenerationError) as refused:
-        check_generates("alphabeta", params)
+        check_generates("price_war", params)
     assert refused.value.param_path == "params"
-    assert refused.value.message == (
-        f"alphabeta: only 3 of {SAMPLE_ATTEMPTS} sample problems met the constraints; at least "
-        "4 (1 in 100) must, or some students' variants may fail to generate (last unmet: 1 "
-        "cutoffs, fewer than min_cuts); loosen the params behind that constraint")
+    assert refused.value.message.startswith(
+        f"price_war: only 1 of {SAMPLE_ATTEMPTS} sample problems met the constraints; at least "
+        "3 must, or some students' variants may fail to generate (last unmet: ")
+    assert refused.value.message.endswith("); loosen the params behind that constraint")
 
 
 @pytest.mark.django_db
@@ -237,20 +240,61 @@ def test_publish_failure_is_a_422_and_leaves_the_set_as_it_was(
 def test_publishing_refuses_params_stored_before_sampling_that_meet_constraints_too_rarely(
     instructor: Any, student: Any, course: Any, django_capture_on_commit_callbacks: Any,
 ) -> None:
-    from exercises.models import Item
 
     _, client = instructor
     problem_set_id = _create(client, course)
-    # Met about once in 120 draws: the first student's seed generates, others may not.
-    Item.objects.filter(problem_set_id=problem_set_id, position=2).update(
-        params=get_kind("alphabeta").clean_params({"depth": 3, "max_leaves": 15, "min_cuts": 4}))
+    # Met about once in 1,000 draws: the first student's seed generates, others may not.
+    _stored_rarer(problem_set_id)
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         response = client.post(f"/api/v1/problem-sets/{problem_set_id}/publish/")
     assert response.status_code == 422, response.content
     assert callbacks == []
     message = response.json()["error"]["message"]
-    assert message.startswith("items[1].params: item 2: alphabeta: only 3 of 400 sample ")
+    assert message.startswith("items[1].params: item 2: price_war: only 1 of 1000 sample ")
     assert ProblemSet.objects.get(pk=problem_set_id).status == "draft"
+
+
+def _stored_rarer(problem_set_id: int) -> None:
+    """Give item 2 of a set params stored before creation sampled them, met too rarely."""
+    from exercises.models import Item
+
+    Item.objects.filter(problem_set_id=problem_set_id, position=2).update(
+        kind="price_war", params=get_kind("price_war").clean_params(RARER))
+
+
+@pytest.mark.django_db
+def test_an_edit_resending_stored_params_unchanged_does_not_sample_them_again(
+    instructor: Any, course: Any,
+) -> None:
+    _, client = instructor
+    problem_set_id = _create(client, course)
+    _stored_rarer(problem_set_id)
+    # The edit page sends every item's params with every save.
+    response = client.patch(f"/api/v1/problem-sets/{problem_set_id}/", {
+        "title": "renamed", "items": [{"position": 2, "params": {}}]}, format="json")
+    assert response.status_code == 200, response.content
+    assert ProblemSet.objects.get(pk=problem_set_id).title == "renamed"
+
+
+@pytest.mark.django_db
+def test_publishing_again_for_a_newcomer_does_not_sample_again(
+    instructor: Any, student: Any, course: Any, celery_eager: None,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    from tests.conftest import make_account
+
+    _, client = instructor
+    body = {"course": course.pk, "title": "t", "seed": "s",
+            "items": [{"kind": "minimax", "params": {}}, {"kind": "price_war", "params": {}}]}
+    problem_set_id = int(client.post("/api/v1/problem-sets/", body, format="json").json()["id"])
+    with django_capture_on_commit_callbacks(execute=True):
+        assert client.post(f"/api/v1/problem-sets/{problem_set_id}/publish/").status_code == 202
+    _stored_rarer(problem_set_id)
+    make_account("newcomer", "student", course)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(f"/api/v1/problem-sets/{problem_set_id}/publish/")
+    assert response.status_code == 202, response.content
+    assert ProblemSet.objects.get(pk=problem_set_id).variants.count() == 2
 
 
 def _published_before_a_late_student(client: Any, course: Any, capture: Any) -> int:

@@ -115,7 +115,7 @@ def test_preview_of_params_that_cannot_generate_is_a_422_naming_the_constraint(
         "item-0-root_raises_alpha": "on"})
     assert response.status_code == 422
     text = response.content.decode()
-    assert "no problem met the constraints in 400 attempts" in text
+    assert "no problem met the constraints in 1000 attempts" in text
     assert "fewer than min_cuts" in text
 
 
