@@ -12,8 +12,10 @@ served (the REST API, the pages, webhook events), by the set's ``feedback_policy
   the reference search (a window, the cutoff that skips a leaf, the reference's decision or
   value on a hidden code test, how many cutoffs it makes) are replaced by *withheld*
   variants (code ``<code>_withheld``) keeping only the parameters taken from the student's
-  own answer; ``trace_step`` (an index into the reference trace) is left out, and a number
-  close to the key reads as any wrong number (:data:`CLOSE_BUT_INEXACT`). Messages of
+  own answer; ``trace_step`` (an index into the reference trace) is left out, a number
+  close to the key reads as any wrong number (:data:`CLOSE_BUT_INEXACT`), and which entries
+  of a part are wrong (asked nodes' values, table cells, the listed cutoffs whose skipped
+  children are wrong) goes unsaid beyond the first wrong step. Messages of
   codes not listed in :data:`SAFE_MESSAGES` or :data:`WITHHELD_PARAMS` are left out too, so
   a new message never leaks by default: classify it here.
 * ``score_only`` — the score alone: no per-part results, no test reports, no summary.
@@ -45,8 +47,8 @@ SAFE_MESSAGES = frozenset({
     # Typed answers (grading.feedback): parameters come from the student's answer or from
     # what the problem shows (asked nodes, the tree, its probabilities).
     "part_missing", "value_wrong", "name_wrong", "vector_wrong",
-    "sequence_diverges", "sequence_too_short", "node_values_wrong", "node_values_missing",
-    "node_values_extra", "cutoff_wrong_node", "cutoff_wrong_pruned", "records_wrong",
+    "sequence_diverges", "sequence_too_short", "node_values_missing",
+    "node_values_extra", "cutoff_wrong_node", "cutoff_wrong_pruned",
     "pruned_first_child", "node_value_leaf",
     # Code tests (grading.code.feedback): how the student's own run went, what it returned,
     # the misconception it matches, and games played against the grader's opponents.
@@ -74,11 +76,16 @@ WITHHELD_PARAMS: Mapping[str, tuple[str, tuple[str, ...]]] = {
     # Naming the listed names that are wrong hands over the key to an answer listing every
     # name: the key is what is not named.
     "set_extra": ("set_extra", ()),
-    "cutoff_pruned_extra": ("cutoff_pruned_extra", ("node",)),
+    # Only a listed cutoff matched to a real one gets these, so naming its node, or whether
+    # it lists too many children or too few, would tell which listed cutoffs are right.
+    "cutoff_pruned_extra": ("cutoff_pruned", ()),
+    "cutoff_pruned_missing": ("cutoff_pruned", ()),
     "sequence_too_long": ("sequence_too_long", ()),
     "cutoff_count": ("cutoff_count", ("given",)),
-    # How many children a cutoff skips is part of the key's list.
-    "cutoff_pruned_missing": ("cutoff_pruned_missing", ("node",)),
+    # Which of the asked nodes (cells) are wrong is checked against the key entry by entry:
+    # an answer guessing every entry at once would learn them all in a few attempts.
+    "node_values_wrong": ("node_values_wrong", ()),
+    "records_wrong": ("records_wrong", ()),
     "pruned_too_early_min": ("pruned_too_early", ("pruned",)),
     "pruned_too_early_max": ("pruned_too_early", ("pruned",)),
     "pruned_too_early_min_strict": ("pruned_too_early", ("pruned",)),
@@ -113,14 +120,14 @@ WITHHELD_PARAMS: Mapping[str, tuple[str, tuple[str, ...]]] = {
 WITHHELD_MESSAGES: Mapping[str, Any] = {
     "set_missing_withheld": _("Some names are missing from your answer."),
     "set_extra_withheld": _("Some names in your answer should not be included."),
-    "cutoff_pruned_extra_withheld": _(
-        "The cutoff at %(node)s does not skip every child you list: some are searched."
+    "cutoff_pruned_withheld": _(
+        "At some of your cutoffs, the children you list as skipped are not the ones the "
+        "search skips."
     ),
     "sequence_too_long_withheld": _("Your list goes on too long."),
     "cutoff_count_withheld": _("The search does not make %(given)s cutoffs."),
-    "cutoff_pruned_missing_withheld": _(
-        "The cutoff at %(node)s skips more children than you list."
-    ),
+    "node_values_wrong_withheld": _("Some of these values are wrong."),
+    "records_wrong_withheld": _("Some of these entries are wrong."),
     "pruned_too_early_withheld": _("You pruned %(pruned)s, but the search does not skip it."),
     "missed_cutoff_withheld": _("A cutoff skips a leaf you evaluated."),
     "node_value_max_withheld": _(
@@ -200,10 +207,11 @@ def withheld_messages(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, A
                            "params": {"given": format_number(params.get("given", ""))}})
         elif code in WITHHELD_PARAMS:
             withheld, kept = WITHHELD_PARAMS[code]
-            served.append({
-                "code": withheld + WITHHELD,
-                "params": {name: params[name] for name in kept if name in params},
-            })
+            shown = {"code": withheld + WITHHELD,
+                     "params": {name: params[name] for name in kept if name in params}}
+            # Said once: how many cutoffs list wrong children is not for the answer to count.
+            if shown not in served:
+                served.append(shown)
     return served
 
 

@@ -350,7 +350,7 @@ def test_listing_every_leaf_as_pruned_does_not_name_the_searched_ones_under_verd
     assert parts["pruned_leaves"]["verdict"] == "wrong"
     served = [message for name in ("pruned_leaves", "cutoffs")
               for message in parts[name]["messages"]]
-    assert "cutoff_pruned_extra_withheld" in {message["code"] for message in served}, served
+    assert "cutoff_pruned_withheld" in {message["code"] for message in served}, served
     assert not {"set_extra", "cutoff_pruned_extra"} & {message["code"] for message in served}
     # At most the first wrong step is named (one leaf per attempt), never the searched ones.
     named = {str(value) for message in served for value in message["params"].values()}
@@ -408,3 +408,32 @@ def test_verdicts_do_not_say_that_a_wrong_number_is_close_to_the_key(
     else:
         assert codes["close"]["value"] == ["value_inexact"]
         assert "node_values_inexact" in codes["close"]["node_values"]
+
+
+def test_verdicts_do_not_say_which_listed_cutoffs_or_asked_values_are_right(
+    course: Any, instructor: Any, student: Any, graded: Any,
+) -> None:
+    # Listing every inner node as a cutoff skipping nothing: only C really cuts (D's cut at
+    # its last child skips nothing). Naming C as "skipping more children", or the wrong ones
+    # of the asked values, handed over which entries were right in one attempt.
+    variant = hidden_set(course, instructor, student, "alphabeta", ALPHABETA_PROBLEM, None)
+    answer = {**EMPTY_ALPHABETA, "cutoffs": [{"node": node, "pruned": []} for node in "ABC"]}
+    cutoffs = {result["part"]: result for result in graded(student[1], variant, answer)[
+        "results"]}["cutoffs"]
+    assert cutoffs["verdict"] == "partial"
+    assert [(m["code"], m["params"]) for m in cutoffs["messages"]] == [
+        ("missed_cutoff_withheld", {}),
+        ("cutoff_wrong_node", {"number": 1, "given": "A"}),
+        ("cutoff_count_withheld", {"given": 3}),
+        ("cutoff_pruned_withheld", {})]
+
+    variant = hidden_set(course, instructor, student, "minimax", MINIMAX_PROBLEM, None)
+    # B is worth 3 and C 2: one of the two values is right.
+    for node_values in ({"B": 3, "C": 40}, {"B": 50, "C": 2}):
+        detail = graded(student[1], variant, {"value": 3, "move": "B", "node_values": node_values})
+        values = {result["part"]: result for result in detail["results"]}["node_values"]
+        assert values["verdict"] == "partial"
+        codes = [m["code"] for m in values["messages"]]
+        assert "node_values_wrong_withheld" in codes and "node_values_wrong" not in codes
+        assert {str(v) for m in values["messages"] if m["code"] == "node_values_wrong_withheld"
+                for v in m["params"].values()} == set()
