@@ -127,9 +127,15 @@ def paint_feedback(
             case "tree_node_values":
                 wrong = _names_in(messages, "node_values_wrong", "nodes")
                 wrong |= _names_in(messages, "node_value_", "node")
+                # Under the verdicts policy the wrong values are not named (but for the first
+                # wrong step's node): the part's other values are not known to be right.
+                unnamed = not correct and any(
+                    message["code"] == "node_values_wrong_withheld" for message in messages)
                 for name in part_field.given:
-                    _mark(drawing, name, "wrong" if name in wrong else "right",
-                          note if name in wrong else "")
+                    if name in wrong:
+                        _mark(drawing, name, "wrong", note)
+                    elif not unnamed:
+                        _mark(drawing, name, "right")
 
 
 def _fields_in_words(fields: Mapping[str, Any]) -> str:

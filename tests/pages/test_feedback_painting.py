@@ -59,3 +59,12 @@ def test_withheld_wrong_leaves_leave_the_other_listed_ones_unmarked() -> None:
         {"code": "set_extra_withheld", "params": {}, "text": "some should not be included"},
         {"code": "pruned_too_early", "params": {"pruned": "A2"}, "text": "why"}]}]
     assert states({"pruned_leaves": ["A2", "B1", "B2"]}, results) == {"A2": "wrong"}
+
+
+def test_withheld_wrong_values_leave_the_other_given_ones_unmarked() -> None:
+    # Under the verdicts policy the wrong values are not named but for the first wrong step.
+    results = [{"part": "node_values", "verdict": "partial", "messages": [
+        {"code": "node_value_min_withheld", "params": {"node": "A", "given": "9"},
+         "text": "A is a MIN node"},
+        {"code": "node_values_wrong_withheld", "params": {}, "text": "some are wrong"}]}]
+    assert states({"node_values": {"A": 9, "B": 3}}, results) == {"A": "wrong"}
