@@ -1,5 +1,7 @@
 """Admin pages for problem sets, items and variants (read-mostly: generation writes them)."""
 
+from typing import Any
+
 from django.contrib import admin
 
 from exercises.models import Item, ProblemSet, Variant, VariantItem
@@ -11,7 +13,11 @@ class ItemInline(admin.TabularInline):
 
     model = Item
     extra = 0
-    readonly_fields = ["kind", "params", "part_points"]
+    readonly_fields = ["position", "kind", "params", "part_points"]
+
+    def has_add_permission(self, request: Any, obj: Any = None) -> bool:
+        """Refuse adding items here: they would skip validation, as changing params would."""
+        return False
 
 
 @admin.register(ProblemSet)

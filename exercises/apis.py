@@ -79,9 +79,9 @@ LANG_PARAMETER = OpenApiParameter(
 GENERATION_FAILED = (
     "`generation_failed`: the params meet their kind's constraints too rarely for every "
     "student's variant to generate: in fewer than 3 of 1,000 sample problems (checked "
-    "whenever params are stored, changed or previewed, and for every item when a set is "
-    "first published), or in none of the first new student's seed's attempts (publishing, a "
-    "new student). `details` names the param (`params`, "
+    "whenever params are stored, changed or previewed, and for every item when a set without "
+    "variants is published; for newcomers, in none of them), or in none of the first new "
+    "student's seed's attempts. `details` names the param (`params`, "
     "`params.options`; for a set `items[i].params...`) and the message the last unmet "
     "constraint. Nothing is stored."
 )

@@ -185,24 +185,27 @@ def generate_item(kind_name: str, params: dict[str, Any], seed: str) -> Generate
     )
 
 
-def check_generates(kind_name: str, params: dict[str, Any]) -> None:
+def check_generates(kind_name: str, params: dict[str, Any], *,
+                    needed: int | None = None) -> None:
     """Raise :class:`GenerationError` unless validated ``params`` meet their kind's constraints
     often enough for every student's variant to generate.
 
     Sample attempts run until :data:`SAMPLE_SUCCESSES` of them meet the constraints, at most
-    :data:`SAMPLE_ATTEMPTS`; fewer is refused, naming the last unmet constraint and how many
-    met it. Without this, params met about once in 100 attempts passed a one-seed check and
-    failed a whole class's set on the worker, where about 1 student's seed in 10 ran out
-    of the 200 attempts it then had. The verdict depends on the params alone, so it is kept.
+    :data:`SAMPLE_ATTEMPTS`; fewer than ``needed`` (default :data:`SAMPLE_SUCCESSES`) is
+    refused, naming the last unmet constraint and how many met it. Without this, params met
+    about once in 100 attempts passed a one-seed check and failed a whole class's set on the
+    worker, where about 1 student's seed in 10 ran out of the 200 attempts it then had. The
+    verdict depends on the params alone, so it is kept.
     """
-    found = _sample_verdict(kind_name, json.dumps(params, sort_keys=True))
-    if found is not None:
+    met, found = _sample_verdict(kind_name, json.dumps(params, sort_keys=True))
+    if found is not None and met < (SAMPLE_SUCCESSES if needed is None else needed):
         raise GenerationError(found.message, field=found.field)
 
 
 @functools.lru_cache(maxsize=1024)
-def _sample_verdict(kind_name: str, params_json: str) -> GenerationError | None:
-    """Return why the params written as ``params_json`` fail the sample, or None."""
+def _sample_verdict(kind_name: str, params_json: str) -> tuple[int, GenerationError | None]:
+    """Return how many sample problems of the params written as ``params_json`` met their
+    constraints, and why that is too few (None when enough)."""
     kind, params = get_kind(kind_name), json.loads(params_json)
     met = 0
     unmet = Unmet([], "params")
@@ -213,14 +216,14 @@ def _sample_verdict(kind_name: str, params_json: str) -> GenerationError | None:
             continue
         met += 1
         if met == SAMPLE_SUCCESSES:
-            return None
+            return met, None
     if met == 0:
         found = f"no problem met the constraints in {SAMPLE_ATTEMPTS} attempts"
     else:
         found = (f"only {met} of {SAMPLE_ATTEMPTS} sample problems met the constraints; at "
                  f"least {SAMPLE_SUCCESSES} must, or some students' variants may fail to "
                  f"generate")
-    return GenerationError(
+    return met, GenerationError(
         f"{kind.name}: {found} (last unmet: {'; '.join(unmet.issues)}); loosen the params "
         f"behind that constraint",
         field=unmet.field,

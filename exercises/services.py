@@ -71,7 +71,7 @@ def validate_item(kind_name: Any, params: Any, *, prefix: str = "",
         raise ApiError(
             f"{where}: {error.message}", code="invalid", details={where: [error.message]}
         ) from error
-    if cleaned == sample_unless:
+    if sample_unless is not None and cleaned == _cleaned_or_none(kind_name, sample_unless):
         return cleaned
     try:
         check_generates(kind_name, cleaned)
@@ -85,6 +85,15 @@ def validate_item(kind_name: Any, params: Any, *, prefix: str = "",
             status_code=status.HTTP_422_UNPROCESSABLE_ENTITY, details={where: [error.message]},
         ) from error
     return cleaned
+
+
+def _cleaned_or_none(kind_name: Any, params: dict[str, Any]) -> dict[str, Any] | None:
+    """Return stored ``params`` with today's defaults filled in, or None if they no longer
+    validate."""
+    try:
+        return get_kind(kind_name).clean_params(params)
+    except ParamError:
+        return None
 
 
 def split_points(kind_name: str, params: dict[str, Any], points: Decimal) -> dict[str, str]:
@@ -236,13 +245,14 @@ def generate_late_variants(
 def check_generation(problem_set: ProblemSet, student_ids: Sequence[int] | None = None, *,
                      sample: bool = False) -> None:
     """Generate the first missing student's variant (of ``student_ids``, when given), unstored,
-    to refuse impossible params now; with ``sample``, first try each item's params on the
-    sample problems params are tried on when stored (:func:`check_generates`).
+    to refuse impossible params now, after trying each item's params on the sample problems
+    params are tried on when stored (:func:`check_generates`).
 
-    A set's first publishing samples: params stored before they were sampled may meet their
-    constraints too rarely, and the sample refuses those that never do after 1,000 attempts
-    rather than a student's seed after all 20,000. Publishing again for newcomers, and a
-    newcomer's variant (a first LMS launch), do not: their classmates' variants exist.
+    With ``sample`` (publishing a set that has no variants yet) params stored before they
+    were sampled must pass the sample as new ones do. Otherwise (publishing again for
+    newcomers, a newcomer's first LMS launch: their classmates' variants exist) one sample
+    problem meeting the constraints is enough; none in 1,000 refuses params that never
+    generate rather than spending a seed's 20,000 attempts in the request.
 
     Raise a 422 :class:`ApiError` (code ``generation_failed``) whose details name the item's
     param (``items[0].params.options``) and the constraint no attempt met; nothing changes.
@@ -252,12 +262,11 @@ def check_generation(problem_set: ProblemSet, student_ids: Sequence[int] | None 
         return
     items = list(problem_set.items.all())
     try:
-        if sample:
-            for item in items:
-                try:
-                    check_generates(item.kind, item.params)
-                except GenerationError as error:
-                    raise _naming_item(item, error) from error
+        for item in items:
+            try:
+                check_generates(item.kind, item.params, needed=None if sample else 1)
+            except GenerationError as error:
+                raise _naming_item(item, error) from error
         _generate_variant_items(problem_set.seed, items, missing[0])
     except GenerationError as error:
         raise ApiError(

@@ -48,7 +48,7 @@ SAFE_MESSAGES = frozenset({
     # what the problem shows (asked nodes, the tree, its probabilities).
     "part_missing", "value_wrong", "name_wrong", "vector_wrong",
     "sequence_diverges", "sequence_too_short", "node_values_missing",
-    "node_values_extra", "cutoff_wrong_node", "cutoff_wrong_pruned",
+    "node_values_extra", "cutoff_wrong_node",
     "pruned_first_child", "node_value_leaf",
     # Code tests (grading.code.feedback): how the student's own run went, what it returned,
     # the misconception it matches, and games played against the grader's opponents.
@@ -80,6 +80,7 @@ WITHHELD_PARAMS: Mapping[str, tuple[str, tuple[str, ...]]] = {
     # it lists too many children or too few, would tell which listed cutoffs are right.
     "cutoff_pruned_extra": ("cutoff_pruned", ()),
     "cutoff_pruned_missing": ("cutoff_pruned", ()),
+    "cutoff_wrong_pruned": ("cutoff_pruned", ()),  # results graded before those two
     "sequence_too_long": ("sequence_too_long", ()),
     "cutoff_count": ("cutoff_count", ("given",)),
     # Which of the asked nodes (cells) are wrong is checked against the key entry by entry:

@@ -3,8 +3,10 @@
 Fixed cases are the same for everyone and are built to tell the named misconceptions apart;
 generated ones are drawn from a ``random.Random`` seeded by a SHA-256 of the variant item's
 seed, so a student's hidden tests are stable across regrades and machines yet differ from
-their classmates'. Nothing here is ever shown to the student's process: it only sees the
-states the grader hands out.
+their classmates' (a change to the tests themselves shows in the next regrade: on
+2026-12-03 minimax and expectimax items gained a tree where a player moves twice, and UCB1
+items' drawn statistics changed to tell every mistake apart). Nothing here is ever shown to
+the student's process: it only sees the states the grader hands out.
 """
 
 from __future__ import annotations

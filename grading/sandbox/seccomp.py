@@ -46,6 +46,8 @@ _OFFSET_ARG2_HIGH = 36
 AUDIT_ARCH_X86_64 = 0xC000003E
 AUDIT_ARCH_AARCH64 = 0xC00000B7
 _X32_SYSCALL_BIT = 0x40000000
+EXIT_SIGNAL_BIT = 0x80
+"""Set in every exit status of 128 to 255, the ones bubblewrap uses for deaths by signal."""
 
 # CLONE_NEWNS | NEWCGROUP | NEWUTS | NEWIPC | NEWUSER | NEWPID | NEWNET.
 CLONE_NAMESPACE_FLAGS = 0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 \
@@ -119,13 +121,18 @@ SYSCALLS: dict[str, tuple[int | None, int | None]] = {
     "clone": (56, 220),
     "clone3": (435, 435),
     "prlimit64": (302, 261),
+    # An exit status of 128 + N is how bubblewrap reports a death by signal N: a run exiting
+    # with 137 of its own would pass for one SIGKILLed by the host.
+    "exit": (60, 93),
+    "exit_group": (231, 94),
 }
 
-CONDITIONAL = ("clone", "clone3", "prlimit64")
+CONDITIONAL = ("clone", "clone3", "prlimit64", "exit", "exit_group")
 DENIED = tuple(name for name in SYSCALLS if name not in CONDITIONAL)
 """Calls that always fail with EPERM; ``clone`` is only denied with namespace flags,
 ``prlimit64`` only when it sets a limit (reading one, as ``getrlimit`` and thread start-up
-do, passes ``NULL``)."""
+do, passes ``NULL``), and ``exit``/``exit_group`` with a status of 128 or more kill the
+process (SIGSYS) instead."""
 
 _ARCHES = {
     "x86_64": (0, AUDIT_ARCH_X86_64),
@@ -195,6 +202,8 @@ def build_filter(machine: str | None = None) -> bytes:
     asm.emit(_JEQ_K, _require(SYSCALLS["clone"][column]), jt="clone")
     asm.emit(_JEQ_K, _require(SYSCALLS["clone3"][column]), jt="enosys")
     asm.emit(_JEQ_K, _require(SYSCALLS["prlimit64"][column]), jt="prlimit64")
+    asm.emit(_JEQ_K, _require(SYSCALLS["exit"][column]), jt="exit")
+    asm.emit(_JEQ_K, _require(SYSCALLS["exit_group"][column]), jt="exit")
     for name in DENIED:
         number = SYSCALLS[name][column]
         if number is not None:
@@ -211,6 +220,11 @@ def build_filter(machine: str | None = None) -> bytes:
     asm.emit(_LD_W_ABS, _OFFSET_ARG2_HIGH)
     asm.emit(_JEQ_K, 0, jf="eperm")
     asm.emit(_RET_K, RET_ALLOW)
+    asm.label("exit")
+    # The status is arg0's low byte (the kernel keeps status & 0xff).
+    asm.emit(_LD_W_ABS, _OFFSET_ARG0_LOW)
+    asm.emit(_JSET_K, EXIT_SIGNAL_BIT, jt="kill")
+    asm.emit(_RET_K, RET_ALLOW)
     asm.label("eperm")
     asm.emit(_RET_K, RET_ERRNO | errno.EPERM)
     asm.label("enosys")
@@ -221,5 +235,5 @@ def build_filter(machine: str | None = None) -> bytes:
 
 
 def _require(number: int | None) -> int:
-    assert number is not None, "clone, clone3 and prlimit64 exist on every supported architecture"
+    assert number is not None, "the calls checked by argument exist on every architecture"
     return number

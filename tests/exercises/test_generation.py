@@ -128,7 +128,7 @@ def test_a_generation_failure_names_the_constraint() -> None:
     assert "fewer than min_cuts" in failed.value.message
 
 
-def test_rarely_met_params_generate_for_every_seed() -> None:
+def test_rarely_met_params_generate_past_the_old_attempt_budget() -> None:
     params = get_kind("alphabeta").clean_params(RARE)
     check_generates("alphabeta", params)
     # This seed's first 315 attempts cut fewer than 4 times: 200 attempts failed its student.
@@ -266,9 +266,15 @@ def _stored_rarer(problem_set_id: int) -> None:
 def test_an_edit_resending_stored_params_unchanged_does_not_sample_them_again(
     instructor: Any, course: Any,
 ) -> None:
+    from exercises.models import Item
+
     _, client = instructor
     problem_set_id = _create(client, course)
     _stored_rarer(problem_set_id)
+    # Stored before a param existed: its default is filled in when read, which is no change.
+    item = Item.objects.get(problem_set_id=problem_set_id, position=2)
+    del item.params["decisions_differ"]
+    item.save(update_fields=["params"])
     # The edit page sends every item's params with every save.
     response = client.patch(f"/api/v1/problem-sets/{problem_set_id}/", {
         "title": "renamed", "items": [{"position": 2, "params": {}}]}, format="json")
@@ -333,6 +339,8 @@ def test_lms_newcomers_failing_fail_the_set_with_the_reason(
     assert problem_set.status == "failed"
     assert "items[1].params" in problem_set.failure_reason
     assert "fewer than min_cuts" in problem_set.failure_reason
+    # Refused by the sample, not after a seed's whole attempt budget in the launch.
+    assert "no problem met the constraints in 1000 attempts" in problem_set.failure_reason
 
 
 @pytest.mark.django_db

@@ -437,3 +437,13 @@ def test_verdicts_do_not_say_which_listed_cutoffs_or_asked_values_are_right(
         assert "node_values_wrong_withheld" in codes and "node_values_wrong" not in codes
         assert {str(v) for m in values["messages"] if m["code"] == "node_values_wrong_withheld"
                 for v in m["params"].values()} == set()
+
+
+def test_results_graded_before_the_cutoff_messages_split_name_no_cutoff_under_verdicts() -> None:
+    from grading.feedback_policy import served_results
+
+    stored = [{"part": "cutoffs", "type": "cutoffs", "verdict": "partial", "points": 0.5,
+               "max_points": 1.0, "misconception": None, "trace_step": None,
+               "messages": [{"code": "cutoff_wrong_pruned", "params": {"node": "C"}}]}]
+    assert served_results(stored, "verdicts")[0]["messages"] == [
+        {"code": "cutoff_pruned_withheld", "params": {}}]

@@ -63,6 +63,16 @@ def test_the_students_interpreter_killed_from_the_host_is_the_hosts_failure(
     assert dict(record.ending_params) == {"signal": "SIGKILL"}
 
 
+def test_a_run_exiting_with_a_signal_status_is_its_own_crash(run: Runner) -> None:
+    # bubblewrap reports a death by SIGKILL as status 137: exiting with 137 of its own must
+    # not pass for the host killing the run (retried, no attempt used).
+    record = run("import os\ndef solve(game, state):\n    game.actions(state)\n"
+                 "    os._exit(137)\n")
+
+    assert (record.verdict, record.ending) == ("runtime_error", "crashed")
+    assert dict(record.ending_params) == {"signal": "SIGSYS"}
+
+
 def test_a_run_cannot_change_its_own_limits_but_reads_them(run: Runner) -> None:
     record = run("""
 import resource

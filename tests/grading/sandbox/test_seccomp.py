@@ -89,6 +89,13 @@ def test_filter_decisions(machine: str, arch: int) -> None:
     for new_limit in (0x7FFC_1234_5670, 0x1000, 1 << 32):
         assert run_bpf(program, prlimit64, arch, arg2=new_limit) == EPERM
     assert "setrlimit" in DENIED
+    # Exit statuses of 128 + N are how bubblewrap reports a death by signal N.
+    for name in ("exit", "exit_group"):
+        number = syscall_number(name, machine) or 0
+        for status in (0, 1, 3, 127, 256):
+            assert run_bpf(program, number, arch, status) == RET_ALLOW, (name, status)
+        for status in (128, 137, 159, 255, 393):
+            assert run_bpf(program, number, arch, status) == RET_KILL_PROCESS, (name, status)
     assert run_bpf(program, 0, AUDIT_ARCH_I386) == RET_KILL_PROCESS
 
 
