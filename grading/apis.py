@@ -35,6 +35,7 @@ from grading.code.apis import CodeSubmissionOutputSerializer, code_submission_ou
 from grading.code.feedback import render_tests
 from grading.feedback import render_results
 from grading.feedback_policy import FEEDBACK_POLICY_SERVED_HELP, served_results
+from grading.grader import all_or_nothing_sets
 from grading.models import Regrade, RegradeRequest, ScoreChange, Submission, Webhook
 from grading.selectors import (
     deliveries_of,
@@ -217,8 +218,9 @@ def submission_output(submission: Submission, viewer: User, just_created: bool =
     now = timezone.now()
     view = feedback_view(submission, viewer, now)
     labels = {part.name: str(part.label) for part in get_kind(item.kind).answer_parts(item.params)}
-    results = render_results(served_results(submission.results, view.policy), labels=labels,
-                             show_expected=view.answers_visible)
+    served = served_results(submission.results, view.policy,
+                            all_or_nothing=all_or_nothing_sets(item))
+    results = render_results(served, labels=labels, show_expected=view.answers_visible)
     if view.answers_visible and viewer.pk == submission.student_id \
             and submission.variant_item.keys_seen_at is None:
         note_keys_seen([submission.variant_item_id], now)

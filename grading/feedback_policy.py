@@ -15,7 +15,8 @@ served (the REST API, the pages, webhook events), by the set's ``feedback_policy
   own answer; ``trace_step`` (an index into the reference trace) is left out, a number
   close to the key reads as any wrong number (:data:`CLOSE_BUT_INEXACT`), and which entries
   of a part are wrong (asked nodes' values, table cells, the listed cutoffs whose skipped
-  children are wrong) goes unsaid beyond the first wrong step. Messages of
+  children are wrong) goes unsaid beyond the first wrong step; a set scored all-or-nothing
+  is said to be not exact, not whether names are missing or extra. Messages of
   codes not listed in :data:`SAFE_MESSAGES` or :data:`WITHHELD_PARAMS` are left out too, so
   a new message never leaks by default: classify it here.
 * ``score_only`` — the score alone: no per-part results, no test reports, no summary.
@@ -28,7 +29,7 @@ is served ``full``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from django.utils.translation import gettext_lazy as _
@@ -76,6 +77,7 @@ WITHHELD_PARAMS: Mapping[str, tuple[str, tuple[str, ...]]] = {
     # Naming the listed names that are wrong hands over the key to an answer listing every
     # name: the key is what is not named.
     "set_extra": ("set_extra", ()),
+    "set_not_exact": ("set_not_exact", ()),  # either of the two, all-or-nothing (not_exact)
     # Only a listed cutoff matched to a real one gets these, so naming its node, or whether
     # it lists too many children or too few, would tell which listed cutoffs are right.
     "cutoff_pruned_extra": ("cutoff_pruned", ()),
@@ -121,6 +123,9 @@ WITHHELD_PARAMS: Mapping[str, tuple[str, tuple[str, ...]]] = {
 WITHHELD_MESSAGES: Mapping[str, Any] = {
     "set_missing_withheld": _("Some names are missing from your answer."),
     "set_extra_withheld": _("Some names in your answer should not be included."),
+    "set_not_exact_withheld": _(
+        "These are not exactly the right names; the part is scored all or nothing."
+    ),
     "cutoff_pruned_withheld": _(
         "At some of your cutoffs, the children you list as skipped are not the ones the "
         "search skips."
@@ -216,10 +221,14 @@ def withheld_messages(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, A
     return served
 
 
-def served_results(results: Sequence[Mapping[str, Any]], policy: str) -> list[dict[str, Any]]:
+def served_results(
+    results: Sequence[Mapping[str, Any]], policy: str, *, all_or_nothing: Collection[str],
+) -> list[dict[str, Any]]:
     """Return a typed submission's stored part results as ``policy`` lets a student see them.
 
     ``full`` changes nothing (``expected`` is dropped later unless answers are visible).
+    ``all_or_nothing`` names the item's set parts scored all-or-nothing
+    (:func:`grading.grader.all_or_nothing_sets`).
     """
     if policy == FULL:
         return [dict(result) for result in results]
@@ -228,11 +237,33 @@ def served_results(results: Sequence[Mapping[str, Any]], policy: str) -> list[di
     return [
         {
             **{key: result[key] for key in RESULT_FIELDS if key in result},
-            "messages": withheld_messages(result.get("messages") or []),
+            "messages": withheld_messages(
+                not_exact(result.get("messages") or []) if result.get("part") in all_or_nothing
+                else result.get("messages") or []),
             "trace_step": None,
         }
         for result in results
     ]
+
+
+SET_SIZE_MESSAGES = frozenset({"set_missing", "set_extra"})
+"""Messages saying whether a set lacks names or has too many."""
+
+
+def not_exact(messages: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """Return an all-or-nothing set's messages with "names are missing" and "names should not
+    be included" said as one "not exact".
+
+    Its points say only whether the set is exact; telling missing from extra as well would
+    let answers test whether a guess is within the key, or holds it, each attempt.
+    """
+    said: list[Mapping[str, Any]] = []
+    for message in messages:
+        if message.get("code") not in SET_SIZE_MESSAGES:
+            said.append(message)
+        elif {"code": "set_not_exact", "params": {}} not in said:
+            said.append({"code": "set_not_exact", "params": {}})
+    return said
 
 
 def served_tests(tests: Sequence[Mapping[str, Any]], policy: str) -> list[dict[str, Any]]:

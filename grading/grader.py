@@ -21,7 +21,7 @@ from exercises.kinds import get_kind
 from exercises.kinds.base import SET_SCORING, AnswerPart, Kind, PartType
 from exercises.models import Item
 from grading import feedback
-from grading.scoring import NET_CORRECT, SET_SCORING_RULES, part_points, score_part
+from grading.scoring import ALL_OR_NOTHING, NET_CORRECT, SET_SCORING_RULES, part_points, score_part
 
 logger = logging.getLogger(__name__)
 
@@ -47,6 +47,16 @@ def set_scoring_rule(item: Item, part: AnswerPart) -> str:
         if rule in SET_SCORING_RULES:
             return str(rule)
     return NET_CORRECT
+
+
+def all_or_nothing_sets(item: Item) -> frozenset[str]:
+    """Return the names of ``item``'s set parts scored all-or-nothing, whose feedback under
+    the ``verdicts`` policy says only that the set is not exact
+    (:func:`grading.feedback_policy.served_results`)."""
+    return frozenset(
+        part.name for part in get_kind(item.kind).answer_parts(item.params)
+        if part.type == PartType.SET and set_scoring_rule(item, part) == ALL_OR_NOTHING
+    )
 
 
 class GradingContext:

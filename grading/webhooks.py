@@ -33,6 +33,7 @@ from accounts.selectors import is_course_instructor
 from config.api import ApiError
 from config.outbound import check_url_host, guarded_session, refusal_in
 from grading.feedback_policy import served_results, served_tests
+from grading.grader import all_or_nothing_sets
 from grading.models import Submission, Webhook, WebhookDelivery
 
 SIGNATURE_HEADER = "X-Cutoff-Signature"
@@ -121,8 +122,10 @@ def submission_event_data(submission: Submission) -> dict[str, Any]:
     variant_item = submission.variant_item
     variant = variant_item.variant
     policy = feedback_view(submission, None, timezone.now()).policy
-    served = (served_tests if submission.kind == Submission.Kind.CODE else served_results)(
-        submission.results, policy
+    served = (
+        served_tests(submission.results, policy) if submission.kind == Submission.Kind.CODE
+        else served_results(submission.results, policy,
+                            all_or_nothing=all_or_nothing_sets(variant_item.item))
     )
     return {
         "id": submission.pk,

@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 from exercises.kinds.base import AnswerPart
 from grading.feedback import CORRECT, render_results
 from grading.feedback_policy import served_results
+from grading.grader import all_or_nothing_sets
 from grading.models import Submission
 from grading.scoring import format_number
 from pages.answer_form import COLUMN_LABELS, PartField
@@ -27,7 +28,8 @@ def rendered_results(
     """Return the submission's part results as ``policy`` serves them, their texts in the
     active language."""
     results = render_results(
-        served_results(submission.results or [], policy),
+        served_results(submission.results or [], policy,
+                       all_or_nothing=all_or_nothing_sets(submission.variant_item.item)),
         labels={part.name: str(part.label) for part in parts},
         show_expected=show_expected,
     )
@@ -116,7 +118,8 @@ def paint_feedback(
                 # Under the verdicts policy the wrongly listed leaves are not named: a wrong
                 # part's other listed leaves are then not known to be right either.
                 unnamed = not correct and any(
-                    message["code"] == "set_extra_withheld" for message in messages)
+                    message["code"] in ("set_extra_withheld", "set_not_exact_withheld")
+                    for message in messages)
                 for name in part_field.given:
                     if name in extra:
                         _mark(drawing, name, "wrong")

@@ -322,7 +322,7 @@ def test_verdicts_leave_out_what_they_do_not_know() -> None:
                "expected": 7, "reference_value": 7,
                "messages": [{"code": "value_wrong", "params": {"given": "9"}},
                             {"code": "a_new_message", "params": {"expected": 7}}]}]
-    served = served_results(stored, "verdicts")
+    served = served_results(stored, "verdicts", all_or_nothing=())
     assert served == [{"part": "value", "type": "number", "verdict": "wrong", "points": 0.0,
                        "max_points": 1.0, "misconception": None, "trace_step": None,
                        "messages": [{"code": "value_wrong", "params": {"given": "9"}}]}]
@@ -333,7 +333,8 @@ def test_verdicts_leave_out_what_they_do_not_know() -> None:
     assert served_tests(tests, "verdicts") == [{
         "test": "t", "verdict": "wrong", "score": 0.4, "max_score": 1.0, "misconceptions": [],
         "messages": [{"code": "decision_differs_withheld", "params": {"yours": "A"}}]}]
-    assert served_results(stored, "full") == stored and served_tests(tests, "full") == tests
+    assert served_results(stored, "full", all_or_nothing=()) == stored
+    assert served_tests(tests, "full") == tests
 
 
 def test_listing_every_leaf_as_pruned_does_not_name_the_searched_ones_under_verdicts(
@@ -439,11 +440,35 @@ def test_verdicts_do_not_say_which_listed_cutoffs_or_asked_values_are_right(
                 for v in m["params"].values()} == set()
 
 
+@pytest.mark.parametrize("rule", ["all_or_nothing", "net_correct"])
+def test_an_all_or_nothing_set_is_said_to_be_not_exact_under_verdicts(
+    course: Any, instructor: Any, student: Any, graded: Any, rule: str,
+) -> None:
+    # The key prunes C2 and C3. Both answers wrongly prune B3 first; the second also misses
+    # C3. Saying so told an all-or-nothing answer whether its guess held the key.
+    problem_set = make_problem_set(
+        course, instructor[0], [("alphabeta", {"set_scoring": rule}, "6")], max_attempts=3,
+        due_at=timezone.now() + timedelta(days=1))
+    variant = give_variant(problem_set, student[0], [ALPHABETA_PROBLEM])
+    served = []
+    for leaves in (["B3", "C2", "C3"], ["B3", "C2"]):
+        detail = graded(student[1], variant, {**EMPTY_ALPHABETA, "pruned_leaves": leaves})
+        [part] = [result for result in detail["results"] if result["part"] == "pruned_leaves"]
+        served.append([(m["code"], m["params"]) for m in part["messages"]])
+    if rule == "all_or_nothing":
+        assert served[0] == served[1]
+        assert ("set_not_exact_withheld", {}) in served[0]
+        assert not {"set_missing_withheld", "set_extra_withheld"} & {c for c, _ in served[0]}
+    else:
+        assert ("set_missing_withheld", {}) in served[1]
+        assert ("set_missing_withheld", {}) not in served[0]
+
+
 def test_results_graded_before_the_cutoff_messages_split_name_no_cutoff_under_verdicts() -> None:
     from grading.feedback_policy import served_results
 
     stored = [{"part": "cutoffs", "type": "cutoffs", "verdict": "partial", "points": 0.5,
                "max_points": 1.0, "misconception": None, "trace_step": None,
                "messages": [{"code": "cutoff_wrong_pruned", "params": {"node": "C"}}]}]
-    assert served_results(stored, "verdicts")[0]["messages"] == [
+    assert served_results(stored, "verdicts", all_or_nothing=())[0]["messages"] == [
         {"code": "cutoff_pruned_withheld", "params": {}}]

@@ -61,6 +61,13 @@ def test_withheld_wrong_leaves_leave_the_other_listed_ones_unmarked() -> None:
     assert states({"pruned_leaves": ["A2", "B1", "B2"]}, results) == {"A2": "wrong"}
 
 
+def test_a_set_not_exact_leaves_its_listed_leaves_unmarked() -> None:
+    # An all-or-nothing set under the verdicts policy: no listed leaf is known to be right.
+    results = [{"part": "pruned_leaves", "verdict": "wrong", "messages": [
+        {"code": "set_not_exact_withheld", "params": {}, "text": "not exact"}]}]
+    assert states({"pruned_leaves": ["A2", "B1"]}, results) == {}
+
+
 def test_withheld_wrong_values_leave_the_other_given_ones_unmarked() -> None:
     # Under the verdicts policy the wrong values are not named but for the first wrong step.
     results = [{"part": "node_values", "verdict": "partial", "messages": [
