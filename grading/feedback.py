@@ -30,7 +30,7 @@ from django.utils.translation import ngettext
 
 from exercises.kinds.base import AnswerPart, PartType
 from grading.feedback_policy import WITHHELD_MESSAGES
-from grading.scoring import PartScore, format_number, to_number
+from grading.scoring import PartScore, as_written, format_number, to_number
 
 if TYPE_CHECKING:
     from grading.grader import GradingContext
@@ -334,14 +334,12 @@ def fact_messages(part: AnswerPart, scored: PartScore, given: Any, expected: Any
     facts = scored.facts
     match part.type:
         case PartType.NUMBER:
-            if facts.get("inexact"):
-                # As written: 6.3333 read as a fraction would print as 63333/10000.
-                return [message("value_inexact", given=str(given).strip())]
-            return [message("value_wrong", given=format_number(given))]
+            code = "value_inexact" if facts.get("inexact") else "value_wrong"
+            return [message(code, given=as_written(given))]
         case PartType.NAME | PartType.CHOICE:
             return [message("name_wrong", given=_shown(given))]
         case PartType.VECTOR:
-            return [message("vector_wrong", given=format_number(given))]
+            return [message("vector_wrong", given=as_written(given))]
         case PartType.SET:
             found = []
             if facts["extra"]:
@@ -702,13 +700,13 @@ def node_value_step(
         return None
     kind = tree.nodes[node].get("type", "leaf")
     if kind not in ("max", "min", "chance"):
-        return Step(message("node_value_leaf", node=node, given=format_number(given[node])),
+        return Step(message("node_value_leaf", node=node, given=as_written(given[node])),
                     trace.step(trace.index_of("exit", node)))
     children = [
         f"{name}={format_number(reference[name])}"
         for name in tree.children(node) if name in reference
     ]
-    params = {"node": node, "children": children, "given": format_number(given[node])}
+    params = {"node": node, "children": children, "given": as_written(given[node])}
     code = f"node_value_{kind}"
     if kind == "chance":
         params["probabilities"] = [str(p) for p in tree.nodes[node].get("probabilities", [])]

@@ -35,7 +35,7 @@ from typing import Any
 from django.utils.translation import gettext_lazy as _
 
 from exercises.models import ProblemSet
-from grading.scoring import format_number
+from grading.scoring import as_written
 
 FULL = ProblemSet.FeedbackPolicy.FULL.value
 VERDICTS = ProblemSet.FeedbackPolicy.VERDICTS.value
@@ -210,7 +210,7 @@ def withheld_messages(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, A
             served.append({"code": code, "params": dict(params)})
         elif code == "value_inexact":
             served.append({"code": "value_wrong",
-                           "params": {"given": format_number(params.get("given", ""))}})
+                           "params": {"given": as_written(params.get("given", ""))}})
         elif code in WITHHELD_PARAMS:
             withheld, kept = WITHHELD_PARAMS[code]
             shown = {"code": withheld + WITHHELD,

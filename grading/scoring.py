@@ -135,6 +135,21 @@ def format_number(value: Any) -> str:
     return str(number)
 
 
+def as_written(value: Any) -> str:
+    """Return a student's number as they wrote it, for feedback quoting their answer: 6.3333
+    stays 6.3333 (as a fraction it would read 63333/10000), 7/2 stays 7/2; infinities as ∞
+    and -∞, lists as [a, b]."""
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(as_written(v) for v in value) + "]"
+    try:
+        number = to_number(value)
+    except ValueError:
+        return str(value).strip()
+    if isinstance(number, float):
+        return format_number(number)
+    return str(value).strip().replace("\u2212", "-")
+
+
 @dataclass
 class PartScore:
     """The fraction of a part's points earned, and what feedback needs to explain it."""

@@ -92,6 +92,17 @@ def test_a_rounded_value_gets_a_hint_without_the_value() -> None:
     assert any(m["code"] == "node_values_inexact" for m in parts["node_values"]["messages"])
 
 
+def test_feedback_quotes_a_wrong_number_as_written() -> None:
+    # 6.5 read as a fraction would be quoted back as 13/2, a number the student never wrote.
+    context = context_for("expectiminimax", THIRDS_PROBLEM)
+    parts = by_part(grade_answer(context, {"value": 6.5, "node_values": {"A": " 6.50"}}))
+    assert parts["value"]["messages"] == [{"code": "value_wrong", "params": {"given": "6.5"}}]
+    quoted = {m["params"].get("given") for m in parts["node_values"]["messages"]}
+    assert "6.50" in quoted and "13/2" not in quoted
+    parts = by_part(grade_answer(context, {"value": "-inf", "node_values": {"A": "13/2"}}))
+    assert parts["value"]["messages"][0]["params"] == {"given": "-∞"}
+
+
 @pytest.mark.parametrize(("lang", "one", "two"), [
     ("en", "makes 1 cutoff;", "makes 2 cutoffs;"),
     ("pt", "faz 1 corte;", "faz 2 cortes;"),
