@@ -81,6 +81,16 @@ def _with_params(**changes: object) -> Callable[[dict[str, Any]], Answer]:
     return solver
 
 
+def _convention_off(name: str) -> Callable[[dict[str, Any]], bool]:
+    """Return whether a problem turns the alpha-beta convention ``name`` off (it is on unless
+    set false), so following it anyway is a mistake."""
+
+    def needs(problem: dict[str, Any]) -> bool:
+        return problem.get("params", {}).get(name) is False
+
+    return needs
+
+
 def _nodes(raw: dict[str, Any]) -> Iterator[dict[str, Any]]:
     """Yield every node object of a (validated) raw tree."""
     yield raw
@@ -298,6 +308,14 @@ _ALL = (
         _with_params(cut_on_equality=False),
     ),
     Misconception(
+        "cut_on_equality_not_asked",
+        "Cuts also when alpha equals beta, where the problem cuts only when alpha is strictly "
+        "greater than beta.",
+        frozenset({"alphabeta"}),
+        _with_params(cut_on_equality=True),
+        _convention_off("cut_on_equality"),
+    ),
+    Misconception(
         "cut_too_early",
         "Cuts as soon as a MIN node's value is above alpha (or a MAX node's below beta): "
         "a strict test on the wrong side.",
@@ -352,6 +370,14 @@ _ALL = (
         "window.",
         frozenset({"alphabeta"}),
         _with_params(root_raises_alpha=False),
+    ),
+    Misconception(
+        "root_alpha_raised_not_asked",
+        "Raises alpha at the root between its children, where the problem searches every "
+        "root child with the original window.",
+        frozenset({"alphabeta"}),
+        _with_params(root_raises_alpha=True),
+        _convention_off("root_raises_alpha"),
     ),
     Misconception(
         "chance_unweighted_average",

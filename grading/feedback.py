@@ -196,6 +196,10 @@ MISCONCEPTIONS = {
         "You cut only when alpha is strictly greater than beta; here a cut also happens when "
         "they are equal."
     ),
+    "cut_on_equality_not_asked": _(
+        "You cut when alpha equalled beta; here a cut happens only when alpha is strictly "
+        "greater than beta."
+    ),
     "cut_too_early": _(
         "You cut as soon as a MIN node's value was above alpha (or a MAX node's below beta); "
         "the test is on the other side."
@@ -217,6 +221,10 @@ MISCONCEPTIONS = {
     "root_alpha_not_raised": _(
         "You did not raise alpha at the root, so you searched every root child with the full "
         "window."
+    ),
+    "root_alpha_raised_not_asked": _(
+        "You raised alpha at the root between its children; here the root does not narrow "
+        "its window: every root child is searched with the full window."
     ),
     "chance_unweighted_average": _(
         "You averaged the chance outcomes without their probabilities."

@@ -220,6 +220,8 @@ def _all_max(node: dict[str, Any]) -> None:
 MISCONCEPTIONS: tuple[Misconception, ...] = (
     Misconception("no_cut_on_equality", _with_conventions(cut_on_equality=False)),
     Misconception("root_alpha_not_raised", _with_conventions(root_raises_alpha=False)),
+    Misconception("cut_on_equality_not_asked", _with_conventions(cut_on_equality=True)),
+    Misconception("root_alpha_raised_not_asked", _with_conventions(root_raises_alpha=True)),
     Misconception("no_pruning", _without_pruning),
     Misconception("depth_off_by_one", _with_depth_shift(-1)),
     Misconception("depth_one_ply_too_deep", _with_depth_shift(1)),
@@ -232,7 +234,8 @@ MISCONCEPTIONS: tuple[Misconception, ...] = (
 )
 """The mistakes code grading recognises, tried in this order.
 
-The first six are alpha-beta's (only where the item's conventions make them a mistake);
+The first eight are alpha-beta's (the conventions' four only where the item's conventions
+make them a mistake);
 the chance ones only change trees that have chance nodes.
 """
 
@@ -289,6 +292,10 @@ def _applies(code: str, method: Method) -> bool:
         return method.conventions.cut_on_equality
     if code == "root_alpha_not_raised":
         return method.conventions.root_raises_alpha
+    if code == "cut_on_equality_not_asked":
+        return not method.conventions.cut_on_equality
+    if code == "root_alpha_raised_not_asked":
+        return not method.conventions.root_raises_alpha
     return True
 
 

@@ -98,12 +98,18 @@ PATH = [{"name": "n1", "moved_by": "white", "visits": 0, "reward": 0},
 CASES: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
     "alpha_beta_swapped": (problem("alphabeta", TWO_BY_TWO), ("cutoffs",)),
     "no_cut_on_equality": (problem("alphabeta", TIED), ("evaluated_leaves", "pruned_leaves")),
+    "cut_on_equality_not_asked": (
+        problem("alphabeta", TIED, cut_on_equality=False), ("evaluated_leaves", "pruned_leaves")
+    ),
     "cut_too_early": (problem("alphabeta", ABC), ("evaluated_leaves", "pruned_leaves")),
     "beta_updated_at_max": (problem("alphabeta", ABC), ("evaluated_leaves", "cutoffs")),
     "alpha_updated_at_min": (problem("alphabeta", ABC), ("evaluated_leaves", "cutoffs")),
     "no_pruning": (problem("alphabeta", ABC), ("evaluated_leaves", "pruned_leaves", "cutoffs")),
     "right_to_left": (problem("alphabeta", ABC), ("evaluated_leaves", "pruned_leaves")),
     "root_alpha_not_raised": (problem("alphabeta", TWO_BY_TWO), ("evaluated_leaves",)),
+    "root_alpha_raised_not_asked": (
+        problem("alphabeta", TWO_BY_TWO, root_raises_alpha=False), ("evaluated_leaves",)
+    ),
     "chance_unweighted_average": (problem("expectiminimax", COIN), ("value", "move")),
     "chance_as_min": (problem("expectiminimax", COIN), ("value", "move")),
     "star1_bounds_ignored": (
@@ -161,6 +167,18 @@ def test_the_registry_has_every_required_code_well_described() -> None:
         assert misconception.code == code and re.fullmatch(r"[a-z][a-z0-9_]*", code)
         assert misconception.explanation and "\n" not in misconception.explanation
         assert misconception.kinds and misconception.kinds <= set(SOLVERS)
+
+
+@pytest.mark.parametrize(("code", "convention"), [
+    ("cut_on_equality_not_asked", "cut_on_equality"),
+    ("root_alpha_raised_not_asked", "root_raises_alpha"),
+])
+def test_following_a_convention_is_a_mistake_only_where_the_problem_turns_it_off(
+    code: str, convention: str
+) -> None:
+    assert not get(code).applies(problem("alphabeta", TIED))
+    assert not get(code).applies(problem("alphabeta", TIED, **{convention: True}))
+    assert get(code).applies(problem("alphabeta", TIED, **{convention: False}))
 
 
 @pytest.mark.parametrize("code", sorted(CASES))

@@ -33,6 +33,13 @@ def context_for(kind_name: str, problem: dict[str, Any], points: str = "6",
     return GradingContext(item, problem, kind.project(problem, answer), {"answer": answer})
 
 
+def with_conventions(problem: dict[str, Any], **conventions: bool) -> dict[str, Any]:
+    """Return a copy of an alpha-beta ``problem`` under other conventions."""
+    changed = copy.deepcopy(problem)
+    changed["params"] = {**changed.get("params", {}), **conventions}
+    return changed
+
+
 def by_part(result: Any) -> dict[str, dict[str, Any]]:
     return {part["part"]: part for part in result.results}
 
@@ -115,6 +122,9 @@ EQUAL_AND_STRICT_CUTS["tree"]["children"][2]["children"][1]["value"] = 1  # D2 <
     ("alpha_updated_at_min", ALPHABETA_PROBLEM),
     ("root_alpha_not_raised", ALPHABETA_PROBLEM),
     ("largest_leaf_branch", ALPHABETA_PROBLEM),
+    # Keeping a convention the problem turns off: the textbook's search, here a mistake.
+    ("cut_on_equality_not_asked", with_conventions(EQUAL_AND_STRICT_CUTS, cut_on_equality=False)),
+    ("root_alpha_raised_not_asked", with_conventions(ALPHABETA_PROBLEM, root_raises_alpha=False)),
 ])
 def test_each_alphabeta_misconception_is_named(code: str, problem: dict[str, Any]) -> None:
     context = context_for("alphabeta", problem)

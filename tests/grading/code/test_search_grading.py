@@ -56,6 +56,22 @@ def test_typical_mistakes_are_wrong_and_named(sandbox_config: SandboxConfig, sou
     assert result.summary["misconception"]["explanation"]
 
 
+@pytest.mark.parametrize(("convention", "following_it", "code"), [
+    ("cut_on_equality", solutions.NO_CUT_ON_EQUALITY, "cut_on_equality_not_asked"),
+    ("root_raises_alpha", solutions.ROOT_ALPHA_NOT_RAISED, "root_alpha_raised_not_asked"),
+])
+def test_keeping_a_convention_the_item_turns_off_is_named(
+        sandbox_config: SandboxConfig, convention: str, following_it: str, code: str) -> None:
+    # The textbook search cuts on equality and raises alpha at the root: under an item
+    # that states otherwise it is wrong, and was left unnamed.
+    assert grade(following_it, config=sandbox_config, **{convention: False}).fraction == 1
+    result = grade(solutions.ALPHABETA, config=sandbox_config, **{convention: False})
+
+    wrong = [test for test in result.tests if test["verdict"] == "wrong"]
+    assert wrong and all(code in test["misconceptions"] for test in wrong)
+    assert result.summary["misconception"]["code"] == code
+
+
 def test_the_first_divergence_names_both_states(sandbox_config: SandboxConfig) -> None:
     result = grade(solutions.ROOT_ALPHA_NOT_RAISED, config=sandbox_config,
                    test_sets=["fixed_trees"])
