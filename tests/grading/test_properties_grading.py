@@ -17,6 +17,7 @@ import pytest
 from exercises.generation import derive_seed, generate_item
 from exercises.kinds import get_kind
 from exercises.models import Item, VariantItem
+from exercises.services import split_points
 from grading.answers import AnswerFormatError, validate_answer
 from grading.grader import GradeResult, GradingContext, grade_answer
 from grading.services import grading_context
@@ -118,35 +119,74 @@ def test_each_misconceptions_own_answer_is_named_on_the_parts_it_changes(
         if answer_format == "multiple_choice":
             _check_options(checker, context, index)
             continue
-        for code in sorted(context.misconception_expectations):
-            answer, changed = misconception_answer(context, code)
-            if not changed:
-                continue  # this mistake changes nothing on this problem
-            result = graded(context, answer)
-            if isinstance(result, str):
-                checker.check(False, f"seed {index} {code}: {result}")
-                continue
-            parts = by_part(result)
-            right = {p.name for p in context.parts} - changed
-            # Another mistake giving this same answer (saying something on every changed part)
-            # explains it as well: the two tie and neither is named.
-            explaining = consistent_codes(context, answer, set(parts))
-            produced = context.misconception_expectations
-            parts_by_name = {part.name: part for part in context.parts}
-            rivals = {other for other in explaining - {code}
-                      if all(informative(parts_by_name[p], produced[other].get(p))
-                             for p in changed)}
-            expected_code = None if rivals else code
-            checker.check(
-                code in explaining
-                and all(parts[p]["misconception"] == expected_code
-                        and parts[p]["verdict"] != "correct" for p in changed)
-                and all(parts[p]["verdict"] == "correct" and parts[p]["misconception"] is None
-                        for p in right),
-                f"seed {index} {code} changes {sorted(changed)}: "
-                        f"{outcome(result.results)}; acceptable {sorted(explaining)}",
-                code)
+        _check_misconceptions_named(checker, context, index)
     checker.finish(0)  # kinds without named misconceptions have none to name
+
+
+def _check_misconceptions_named(checker: Checker, context: GradingContext, index: int) -> None:
+    """Check that each misconception's own answer is named on the parts it changes (or that
+    a rival explaining it as well ties with it, so none is)."""
+    for code in sorted(context.misconception_expectations):
+        answer, changed = misconception_answer(context, code)
+        if not changed:
+            continue  # this mistake changes nothing on this problem
+        result = graded(context, answer)
+        if isinstance(result, str):
+            checker.check(False, f"seed {index} {code}: {result}")
+            continue
+        parts = by_part(result)
+        right = {p.name for p in context.parts} - changed
+        # Another mistake giving this same answer (saying something on every changed part)
+        # explains it as well: the two tie and neither is named.
+        explaining = consistent_codes(context, answer, set(parts))
+        produced = context.misconception_expectations
+        parts_by_name = {part.name: part for part in context.parts}
+        rivals = {other for other in explaining - {code}
+                  if all(informative(parts_by_name[p], produced[other].get(p))
+                         for p in changed)}
+        expected_code = None if rivals else code
+        checker.check(
+            code in explaining
+            and all(parts[p]["misconception"] == expected_code
+                    and parts[p]["verdict"] != "correct" for p in changed)
+            and all(parts[p]["verdict"] == "correct" and parts[p]["misconception"] is None
+                    for p in right),
+            f"seed {index} {code} changes {sorted(changed)}: "
+                    f"{outcome(result.results)}; acceptable {sorted(explaining)}",
+            code)
+
+
+OTHER_CONVENTIONS = [
+    {"cut_on_equality": False},
+    {"root_raises_alpha": False, "depth": 3},
+    {"cut_on_equality": False, "root_raises_alpha": False, "depth": 3},
+]
+"""Alpha-beta conventions other than the textbook's: the default params cover those."""
+
+
+@pytest.mark.parametrize("conventions", OTHER_CONVENTIONS,
+                         ids=lambda conventions: "-".join(sorted(conventions)))
+def test_misconceptions_are_named_under_other_alphabeta_conventions(
+        conventions: dict[str, Any]) -> None:
+    # Keeping the textbook's convention where the item turns it off is a mistake of its own
+    # (cut_on_equality_not_asked, root_alpha_raised_not_asked) among the usual ones.
+    params = get_kind("alphabeta").clean_params(conventions)
+    item = Item(kind="alphabeta", params=params, points=ITEM_POINTS, position=1,
+                part_points=split_points("alphabeta", params, ITEM_POINTS))
+    checker = Checker("misconception_named", "alphabeta", "-".join(sorted(conventions)))
+    offered: set[str] = set()
+    for index in range(SEEDS // 2):
+        seed = derive_seed("conventions", *sorted(conventions), index)
+        made = generate_item("alphabeta", params, seed)
+        context = grading_context(VariantItem(
+            item=item, position=1, seed=seed, problem=made.problem, prompt=made.prompt,
+            answer_key=made.answer_key, trace=made.trace, engine_version=made.engine_version))
+        _check_misconceptions_named(checker, context, index)
+        offered |= set(context.misconception_expectations)
+    checker.finish(SEEDS // 2)
+    kept = {"cut_on_equality": "cut_on_equality_not_asked",
+            "root_raises_alpha": "root_alpha_raised_not_asked"}
+    assert {kept[name] for name in conventions if name in kept} <= offered
 
 
 def _check_options(checker: Checker, context: GradingContext, index: int) -> None:
