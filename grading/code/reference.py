@@ -152,6 +152,42 @@ def _partial_ply(case: SearchCase, method: Method) -> Trace | None:
     return run_reference(case, replace(method, partial_ply=True))
 
 
+class _HorizonBeforeTerminal:
+    """Wrap a game so that a terminal state at the depth limit reads as not terminal: the
+    search then scores it with the evaluation function, as a student testing the depth
+    limit before ``game.is_terminal`` does.
+
+    A state's depth is that of the state it was first generated from plus one; in the test
+    games a position is always the same number of plies below the root.
+    """
+
+    def __init__(self, game: Any, root: Hashable, limit: int) -> None:
+        self._game = game
+        self._limit = limit
+        self._depths: dict[Hashable, int] = {root: 0}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._game, name)
+
+    def result(self, state: Hashable, action: Hashable) -> Hashable:
+        """Return the game's result, noting its depth."""
+        child = self._game.result(state, action)
+        self._depths.setdefault(child, self._depths.get(state, 0) + 1)
+        return child
+
+    def is_terminal(self, state: Hashable) -> bool:
+        """Return the game's terminal test, false at the depth limit."""
+        return self._depths.get(state, 0) < self._limit and bool(self._game.is_terminal(state))
+
+
+def _terminal_tested_after_depth(case: SearchCase, method: Method) -> Trace | None:
+    if case.depth is None or case.evaluator is None:
+        return None
+    limit = max(case.depth + method.depth_shift, 0)
+    game = _HorizonBeforeTerminal(case.game, case.root, limit)
+    return run_reference(replace(case, game=game), method)
+
+
 def _right_to_left(case: SearchCase, method: Method) -> Trace | None:
     return run_reference(case, replace(method, right_to_left=True))
 
@@ -226,6 +262,7 @@ MISCONCEPTIONS: tuple[Misconception, ...] = (
     Misconception("depth_off_by_one", _with_depth_shift(-1)),
     Misconception("depth_one_ply_too_deep", _with_depth_shift(1)),
     Misconception("partial_ply", _partial_ply),
+    Misconception("terminal_tested_after_depth", _terminal_tested_after_depth),
     Misconception("right_to_left", _right_to_left),
     Misconception("last_best_move", _last_best_move),
     Misconception("chance_unweighted_average", _rewritten_tree(_unweighted)),
@@ -248,6 +285,10 @@ CODE_EXPLANATIONS: dict[str, Any] = {
                      "evaluated states where the opponent is to move one ply before the depth "
                      "limit. Every ply counts, MAX's and MIN's alike: a state is evaluated only "
                      "when it is depth plies below the root."),
+    "terminal_tested_after_depth": _(
+        "You tested the depth limit before game.is_terminal, so a finished game at the limit "
+        "was scored with game.evaluate. Test game.is_terminal first: a terminal state is "
+        "worth its utility at any depth."),
     "right_to_left": _("You searched the children right to left; search them in the order "
                        "game.actions gives them."),
     "last_best_move": _("You kept the last of equally good root moves: a later child replaces "

@@ -58,6 +58,15 @@ PARTIAL_PLY = ALPHABETA.replace(
 """Stops after MAX's move without the opponent's reply: the opponent's states are evaluated
 one ply before the depth limit, MAX's at the limit."""
 
+TERMINAL_AFTER_DEPTH = ALPHABETA.replace(
+    "        if game.is_terminal(s):\n            return game.utility(s, player)\n"
+    "        if d >= depth:\n            return game.evaluate(s, player)\n",
+    "        if d >= depth:\n            return game.evaluate(s, player)\n"
+    "        if game.is_terminal(s):\n            return game.utility(s, player)\n",
+)
+"""Tests the depth limit before the terminal test: a finished game at the limit is scored by
+the evaluation function instead of its utility."""
+
 PLAIN_MINIMAX = ALPHABETA.replace("if alpha >= beta:", "if False:")
 
 LYING = '''

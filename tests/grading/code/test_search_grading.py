@@ -43,6 +43,7 @@ def test_correct_alphabeta_passes_every_hidden_test(sandbox_config: SandboxConfi
     (solutions.PLAIN_MINIMAX, "no_pruning"),
     (solutions.PARTIAL_PLY, "partial_ply"),
     (solutions.LAST_BEST_MOVE, "last_best_move"),
+    (solutions.TERMINAL_AFTER_DEPTH, "terminal_tested_after_depth"),
 ])
 def test_typical_mistakes_are_wrong_and_named(sandbox_config: SandboxConfig, source: str,
                                               code: str) -> None:
