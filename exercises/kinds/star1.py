@@ -255,6 +255,12 @@ class Star1Kind(Kind):
             "probability-weighted values sum to S, a chance node's value is at most "
             "S + (1 - P)·U (its upper bound) and at least S + (1 - P)·L (its lower bound)."
         )
+        # At P = 0 the upper bound is U itself: without this, U <= alpha read as a cutoff
+        # before the first outcome, which the search never makes.
+        text += " " + _(
+            "A chance node always searches its first outcome: it checks its bounds after each "
+            "outcome it searches, never before the first."
+        )
         text += " " + (
             _("A chance node stops searching (a cutoff) as soon as its upper bound is <= alpha "
               "or its lower bound is >= beta, equality included.")

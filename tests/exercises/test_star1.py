@@ -128,6 +128,24 @@ def test_the_prompt_states_the_bounds_and_the_cut_rule(language: str) -> None:
             assert kind.render_prompt(args) != text
 
 
+def test_a_chance_node_whose_first_bound_already_cuts_searches_its_first_outcome() -> None:
+    # A = 10 = U raises alpha to U: B's upper bound before any outcome, U, is <= alpha. The
+    # search still evaluates B1 (and C1) before cutting, and the prompt says so: read
+    # literally, "as soon as its upper bound is <= alpha" cut B and C before their first leaf.
+    tree = {"name": "root", "type": "max", "children": [
+        chance("A", ["1/2", "1/2"], 10, 10), chance("B", ["1/2", "1/2"], 4, 6),
+        chance("C", ["1/2", "1/2"], 2, 9)]}
+    problem = {"format": "gametree/1", "kind": "expectiminimax", "tree": tree,
+               "params": {"utility_bounds": [0, 10], "cut_on_equality": True}}
+    kind = get_kind("star1")
+    key = kind.project(problem, kind.solve(problem))
+    assert key["evaluated_count"] == 4 and key["pruned_leaves"] == ["B2", "C2"]
+    text = kind.render_prompt({"root_player": "max", "chance": "fair_coin", "lower_bound": 0,
+                               "upper_bound": 10, "cut_on_equality": True})
+    assert "always searches its first outcome" in text
+    assert "never before the first" in text
+
+
 def test_ignoring_the_bounds_is_a_named_misconception_that_evaluates_every_leaf() -> None:
     kind = get_kind("star1")
     problem = hand_problem(cut_on_equality=True)
