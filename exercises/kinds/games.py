@@ -268,6 +268,11 @@ class TicTacToePositionKind(Kind):
                 "with perfect play, and how many nodes minimax and alpha-beta visit."
             ))
             texts.append(_("If several moves are equally good, any of them is accepted."))
+            # Scoring a quicker win higher (10 - depth, say) changes what alpha-beta prunes.
+            texts.append(_(
+                "Both searches score a finished game +1, 0 or -1 for X whatever its depth: a "
+                "quicker win is worth no more than a slower one."
+            ))
             texts.append(
                 _("Both searches try the empty squares in index order 0-8.")
                 if args["order"] == "index"
