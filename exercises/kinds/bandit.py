@@ -219,8 +219,9 @@ class Ucb1Kind(Kind):
     def render_prompt(self, args: dict[str, Any]) -> str:
         """Return the prompt in the active language."""
         formula = (
-            "UCB1 = w/n + c·sqrt(ln N / n)" if args["form"] == UCB1_FORMS[0]
-            else "UCB1 = w/n + sqrt(c·ln N / n)"
+            # ln(N) / n, not ln(N / n): written so it reads one way.
+            "UCB1 = w/n + c·sqrt(ln(N) / n)" if args["form"] == UCB1_FORMS[0]
+            else "UCB1 = w/n + sqrt(c·ln(N) / n)"
         )
         text = _(
             "The root has been visited N = %(n)s times; each child shows its wins w and visits "

@@ -127,19 +127,24 @@ class MoveOrderingKind(Kind):
         return []
 
     def prompt_args(self, problem: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
-        """Return the conventions and the second order."""
-        return {"conventions": conventions_of(params), "second_order": params["second_order"]}
+        """Return the conventions, the second order and who moves at the root."""
+        return {"conventions": conventions_of(params), "second_order": params["second_order"],
+                "root_player": problem["tree"]["type"]}
 
     def render_prompt(self, args: dict[str, Any]) -> str:
         """Return the prompt in the active language."""
-        text = _("Run alpha-beta on this tree twice.") + " " + render_conventions(
-            args["conventions"]
-        )
+        # Variants stored before the root player was printed have no "root_player".
+        opening = {
+            "max": _("Run alpha-beta on this tree twice; MAX moves at the root."),
+            "min": _("Run alpha-beta on this tree twice; MIN moves at the root."),
+        }.get(args.get("root_player", ""), _("Run alpha-beta on this tree twice."))
+        text = opening + " " + render_conventions(args["conventions"])
         text += " " + _("The first time, every node searches its children left to right.")
         text += " " + (
-            _("The second time, every node searches all its children from best to worst by "
-              "their true minimax value: MAX from the highest value down, MIN from the lowest "
-              "up, children of equal value left to right.")
+            # "Searches all its children" read as a second search without cutoffs.
+            _("The second time, every node takes its children from best to worst by their "
+              "true minimax value (MAX from the highest value down, MIN from the lowest up, "
+              "children of equal value left to right), and alpha-beta cuts as usual.")
             if args["second_order"] == "best-first"
             else _("The second time, every node searches its children right to left.")
         )

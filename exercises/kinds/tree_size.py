@@ -185,6 +185,12 @@ class TreeSizeKind(Kind):
             "have? How many leaves does alpha-beta evaluate with perfect move ordering?",
             args["moves"],
         ) % {"b": args["branching"], "moves": args["moves"]}
+        # Without the root narrowing its window a 2-ply tree never cuts (b² leaves, not 2b - 1).
+        text += " " + _(
+            "Alpha-beta starts with the window (-inf, inf) and the root narrows it after each "
+            "child (MAX raises alpha to its best value so far); perfect ordering means every "
+            "node searches its best child first."
+        )
         text += " " + (
             _("Count the root as a node.")
             if args["node_counting"] == "root_included"

@@ -126,7 +126,7 @@ def test_vector_tie_rule_states_its_leftmost_fallback_and_the_key_follows_it(
 
 def test_best_first_says_all_children_are_sorted_best_to_worst() -> None:
     texts = prompts("move_ordering")
-    assert "all its children from best to worst" in texts["en"]
+    assert "takes its children from best to worst" in texts["en"]
     assert "do melhor para o pior" in texts["pt"] and "del millor al pitjor" in texts["ca"]
 
 
@@ -146,6 +146,39 @@ def test_ucb1_prints_the_constant_as_the_instructor_wrote_it() -> None:
     texts = prompts("ucb1", c=1.41)
     assert "c = 1.41" in texts["en"] and "141/100" not in texts["en"]
     assert "within 0.01" in texts["en"]
+
+
+def test_tree_size_states_the_root_window_behind_perfect_ordering() -> None:
+    # A root that does not narrow its window never cuts a 2-ply tree: b² leaves, not 2b - 1.
+    texts = prompts("tree_size")
+    assert "the root narrows it after each child" in texts["en"]
+    assert "best child first" in texts["en"]
+
+
+@pytest.mark.parametrize("form", ["c*sqrt(ln N/n)", "sqrt(c*ln N/n)"])
+def test_ucb1_writes_the_logarithm_so_it_reads_one_way(form: str) -> None:
+    # "ln N / n" also read as ln(N / n), far outside the tolerance.
+    text = prompts("ucb1", form=form)["en"]
+    assert "ln(N) / n" in text and "ln N / n" not in text
+
+
+@pytest.mark.parametrize("root_player", ["max", "min"])
+def test_move_ordering_says_who_moves_and_that_the_second_search_still_cuts(
+        root_player: str) -> None:
+    text = prompts("move_ordering", root_player=root_player)["en"]
+    assert f"{root_player.upper()} moves at the root" in text
+    assert "alpha-beta cuts as usual" in text and "searches all its children" not in text
+
+
+def test_a_move_ordering_prompt_stored_without_its_root_player_still_renders() -> None:
+    from exercises.kinds import get_kind
+
+    kind = get_kind("move_ordering")
+    params = kind.clean_params({})
+    text = kind.render_prompt({"conventions": {"cut_on_equality": True,
+                                               "root_raises_alpha": True},
+                               "second_order": params["second_order"]})
+    assert text.startswith("Run alpha-beta on this tree twice.")
 
 
 def test_tree_size_says_one_move_in_the_singular() -> None:
