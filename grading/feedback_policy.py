@@ -16,7 +16,8 @@ served (the REST API, the pages, webhook events), by the set's ``feedback_policy
   close to the key reads as any wrong number (:data:`CLOSE_BUT_INEXACT`), and which entries
   of a part are wrong (asked nodes' values, table cells, the listed cutoffs whose skipped
   children are wrong) goes unsaid beyond the first wrong step; a set scored all-or-nothing
-  is said to be not exact, not whether names are missing or extra. Messages of
+  is said to be not exact, not whether names are missing or extra, and gets no first wrong
+  step (which names a leaf listed or left out wrongly). Messages of
   codes not listed in :data:`SAFE_MESSAGES` or :data:`WITHHELD_PARAMS` are left out too, so
   a new message never leaks by default: classify it here.
 * ``score_only`` — the score alone: no per-part results, no test reports, no summary.
@@ -249,16 +250,28 @@ def served_results(
 SET_SIZE_MESSAGES = frozenset({"set_missing", "set_extra"})
 """Messages saying whether a set lacks names or has too many."""
 
+LEAF_STEP_MESSAGES = frozenset({
+    "pruned_first_child", "pruned_too_early_max", "pruned_too_early_min",
+    "pruned_too_early_max_strict", "pruned_too_early_min_strict", "pruned_too_early_chance",
+    "pruned_too_early_chance_strict", "missed_cutoff", "missed_cutoff_chance_upper",
+    "missed_cutoff_chance_lower",
+})
+"""First wrong steps of a leaf set (grading.feedback.pruning_step): each says a leaf is
+listed wrongly or left out wrongly, so it tells missing from extra too."""
+
 
 def not_exact(messages: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     """Return an all-or-nothing set's messages with "names are missing" and "names should not
-    be included" said as one "not exact".
+    be included" said as one "not exact", and without the first wrong step.
 
-    Its points say only whether the set is exact; telling missing from extra as well would
-    let answers test whether a guess is within the key, or holds it, each attempt.
+    Its points say only whether the set is exact; telling missing from extra as well, or
+    that one leaf is listed (or left out) wrongly, would let answers test whether a guess is
+    within the key, or holds it, each attempt.
     """
     said: list[Mapping[str, Any]] = []
     for message in messages:
+        if message.get("code") in LEAF_STEP_MESSAGES:
+            continue
         if message.get("code") not in SET_SIZE_MESSAGES:
             said.append(message)
         elif {"code": "set_not_exact", "params": {}} not in said:

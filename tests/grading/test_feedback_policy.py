@@ -443,22 +443,23 @@ def test_verdicts_do_not_say_which_listed_cutoffs_or_asked_values_are_right(
 def test_an_all_or_nothing_set_is_said_to_be_not_exact_under_verdicts(
     course: Any, instructor: Any, student: Any, graded: Any, rule: str,
 ) -> None:
-    # The key prunes C2 and C3. Both answers wrongly prune B3 first; the second also misses
-    # C3. Saying so told an all-or-nothing answer whether its guess held the key.
+    # The key prunes C2 and C3. The first two answers wrongly prune B3 first; the second also
+    # misses C3; the third only misses C3. Saying so, or naming B3 as pruned too early (the
+    # first wrong step), told an all-or-nothing answer whether its guess held the key.
     problem_set = make_problem_set(
-        course, instructor[0], [("alphabeta", {"set_scoring": rule}, "6")], max_attempts=3,
+        course, instructor[0], [("alphabeta", {"set_scoring": rule}, "6")], max_attempts=4,
         due_at=timezone.now() + timedelta(days=1))
     variant = give_variant(problem_set, student[0], [ALPHABETA_PROBLEM])
     served = []
-    for leaves in (["B3", "C2", "C3"], ["B3", "C2"]):
+    for leaves in (["B3", "C2", "C3"], ["B3", "C2"], ["C2"]):
         detail = graded(student[1], variant, {**EMPTY_ALPHABETA, "pruned_leaves": leaves})
         [part] = [result for result in detail["results"] if result["part"] == "pruned_leaves"]
         served.append([(m["code"], m["params"]) for m in part["messages"]])
     if rule == "all_or_nothing":
-        assert served[0] == served[1]
-        assert ("set_not_exact_withheld", {}) in served[0]
-        assert not {"set_missing_withheld", "set_extra_withheld"} & {c for c, _ in served[0]}
+        assert served[0] == served[1] == served[2] == [("set_not_exact_withheld", {})]
     else:
+        assert served[0][0] == ("pruned_too_early_withheld", {"pruned": "B3"})
+        assert served[2][0] == ("missed_cutoff_withheld", {})
         assert ("set_missing_withheld", {}) in served[1]
         assert ("set_missing_withheld", {}) not in served[0]
 
