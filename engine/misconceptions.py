@@ -366,15 +366,15 @@ _ALL = (
     ),
     Misconception(
         "root_alpha_not_raised",
-        "Forgets to raise alpha at the root, so every root child is searched with the full "
-        "window.",
+        "Forgets to narrow the root's window (MAX raises alpha, MIN lowers beta), so every "
+        "root child is searched with the full window.",
         frozenset({"alphabeta"}),
         _with_params(root_raises_alpha=False),
     ),
     Misconception(
         "root_alpha_raised_not_asked",
-        "Raises alpha at the root between its children, where the problem searches every "
-        "root child with the original window.",
+        "Narrows the root's window between its children (MAX raises alpha, MIN lowers "
+        "beta), where the problem searches every root child with the original window.",
         frozenset({"alphabeta"}),
         _with_params(root_raises_alpha=True),
         _convention_off("root_raises_alpha"),

@@ -403,12 +403,12 @@ BANK: tuple[ConceptQuestion, ...] = (
          N_("Grows with a child's win rate"),
          N_("Penalises children that have lost"),
          N_("Is the same for every child")),
-        N_("The term sqrt(ln N / n) is large when n is small compared with N, so neglected "
+        N_("The term sqrt(ln(N) / n) is large when n is small compared with N, so neglected "
            "children are eventually tried again; the win rate w/n is the exploitation term."),
     ),
     ConceptQuestion(
         "mcts-forms", "mcts",
-        N_("Are 'c·sqrt(ln N/n)' and 'sqrt(c·ln N/n)' the same exploration term?"),
+        N_("Are 'c·sqrt(ln(N) / n)' and 'sqrt(c·ln(N) / n)' the same exploration term?"),
         (N_("Only when c = 0 or c = 1"),
          N_("Yes, always"),
          N_("Only when N = n"),
@@ -608,9 +608,9 @@ BANK: tuple[ConceptQuestion, ...] = (
          N_("Zero: it has no wins"),
          N_("The parent's win rate"),
          N_("c, the exploration constant")),
-        N_("The exploration term sqrt(ln N / n) is unbounded as n → 0, so every child is expanded "
-           "once before UCB1 compares averages; among several unvisited children a stated rule "
-           "(e.g. the first in order) picks one."),
+        N_("The exploration term sqrt(ln(N) / n) is unbounded as n → 0, so every child is "
+           "expanded once before UCB1 compares averages; among several unvisited children a "
+           "stated rule (e.g. the first in order) picks one."),
     ),
     ConceptQuestion(
         "mcts-c-zero", "mcts",

@@ -219,12 +219,13 @@ MISCONCEPTIONS = {
         "order the tree shows them."
     ),
     "root_alpha_not_raised": _(
-        "You did not raise alpha at the root, so you searched every root child with the full "
-        "window."
+        "You did not narrow the root's window between its children (a MAX root raises alpha, a "
+        "MIN root lowers beta), so you searched every root child with the full window."
     ),
     "root_alpha_raised_not_asked": _(
-        "You raised alpha at the root between its children; here the root does not narrow "
-        "its window: every root child is searched with the full window."
+        "You narrowed the root's window between its children (raising alpha at a MAX root, "
+        "lowering beta at a MIN root); here the root does not narrow its window: every root "
+        "child is searched with the full window."
     ),
     "chance_unweighted_average": _(
         "You averaged the chance outcomes without their probabilities."
@@ -254,7 +255,8 @@ MISCONCEPTIONS = {
         "child."
     ),
     "other_ucb1_form": _(
-        "You used the other UCB1 formula: sqrt(c·ln N/n) and c·sqrt(ln N/n) differ when c ≠ 1."
+        "You used the other UCB1 formula: sqrt(c·ln(N) / n) and c·sqrt(ln(N) / n) differ when "
+        "c ≠ 1."
     ),
     "depth_off_by_one": _(
         "You counted the root as depth 1, so your depth-limited search stopped one ply too "

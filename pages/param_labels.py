@@ -119,8 +119,8 @@ CHOICE_LABELS = {
     "root_included": _("the position itself counted"),
     "moves": _("moves per player"),
     "plies": _("plies"),
-    "c*sqrt(ln N/n)": "c·√(ln N / n)",
-    "sqrt(c*ln N/n)": "√(c·ln N / n)",
+    "c*sqrt(ln N/n)": "c·√(ln(N) / n)",
+    "sqrt(c*ln N/n)": "√(c·ln(N) / n)",
 }
 
 

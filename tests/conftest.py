@@ -34,6 +34,20 @@ def require(condition: bool, reason: str) -> None:
     pytest.skip(reason)
 
 
+@pytest.fixture(autouse=True)
+def default_language() -> Iterator[None]:
+    """Start and end every test in the default language.
+
+    A test client's request leaves the language its LocaleMiddleware chose active in this
+    thread; a later test rendering text outside a request would read it in that language.
+    """
+    from django.utils import translation
+
+    translation.deactivate()
+    yield
+    translation.deactivate()
+
+
 @pytest.fixture
 def celery_eager() -> Iterator[None]:
     """Run tasks inline in the test process (unit tests only)."""

@@ -42,9 +42,9 @@ class MoveOrderingKind(Kind):
         ChoiceParam(
             "second_order", "best-first",
             gettext_noop(
-                "the second search's order: best-first (each node searches all its children from "
-                "best to worst by their true minimax value, equal values left to right) or reverse "
-                "(right to left)"
+                "the second search's order: best-first (each node takes its children from best "
+                "to worst by their true minimax value, equal values left to right, and "
+                "alpha-beta cuts as usual) or reverse (right to left)"
             ),
             choices=SECOND_ORDERS,
         ),

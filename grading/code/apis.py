@@ -44,7 +44,8 @@ TEST_EXAMPLE = {
          "text": "You generated B2, B3, C2, C3, which the reference never generates (pruned "
                  "or beyond the depth limit)."},
         {"code": "matches_misconception", "params": {"misconception": "root_alpha_not_raised"},
-         "text": "Your search matches a known mistake: You did not raise alpha at the root, so "
+         "text": "Your search matches a known mistake: You did not narrow the root's window "
+                 "between its children (a MAX root raises alpha, a MIN root lowers beta), so "
                  "you searched every root child with the full window."},
     ],
     "misconceptions": ["root_alpha_not_raised", "no_pruning"],
@@ -57,8 +58,10 @@ CODE_SUBMISSION_EXAMPLE = {
     "summary": {
         "passed": 4, "tests": 6, "verdicts": {"passed": 4, "wrong": 1, "runtime_error": 1},
         "misconception": {"code": "root_alpha_not_raised", "tests": 1,
-                          "explanation": "You did not raise alpha at the root, so you searched "
-                                         "every root child with the full window."},
+                          "explanation": "You did not narrow the root's window between its "
+                                         "children (a MAX root raises alpha, a MIN root lowers "
+                                         "beta), so you searched every root child with the "
+                                         "full window."},
     },
     "tests": [
         {"test": "three-ply tree", "verdict": "passed", "score": 1.0, "max_score": 1.0,

@@ -286,15 +286,15 @@ CODE_EXPLANATIONS: dict[str, Any] = {
                      "limit. Every ply counts, MAX's and MIN's alike: a state is evaluated only "
                      "when it is depth plies below the root."),
     "terminal_tested_after_depth": _(
-        "You tested the depth limit before game.is_terminal, so a finished game at the limit "
-        "was scored with game.evaluate. Test game.is_terminal first: a terminal state is "
-        "worth its utility at any depth."),
+        "A finished game at the depth limit was scored with game.evaluate, as happens when the "
+        "depth limit is tested before game.is_terminal. Test game.is_terminal first: a "
+        "terminal state is worth its utility at any depth."),
     "right_to_left": _("You searched the children right to left; search them in the order "
                        "game.actions gives them."),
     "last_best_move": _("You kept the last of equally good root moves: a later child replaces "
                         "the best only if it is strictly better."),
-    "ucb1_without_exploration": _("You chose by win rate alone: UCB1 adds the exploration "
-                                  "term c·sqrt(ln N / n)."),
+    "ucb1_without_exploration": _("You chose by win rate alone: UCB1 adds the exploration term "
+                                  "c·sqrt(ln(N) / n)."),
     "mcts_credit_wrong_player": _("You credited each node's reward to the player to move "
                                   "there; it belongs to the player who moved into it, the "
                                   "one to move at its parent."),

@@ -94,7 +94,7 @@ def test_the_first_divergence_names_both_states(sandbox_config: SandboxConfig) -
     assert summary["misconception"]["code"] == "root_alpha_not_raised"
     assert render_message(message("matches_misconception",
                                   misconception="root_alpha_not_raised")).startswith(
-        "Your search matches a known mistake: You did not raise alpha at the root")
+        "Your search matches a known mistake: You did not narrow the root's window")
 
 
 @pytest.mark.parametrize(("source", "kind", "test_name"), [
