@@ -27,6 +27,7 @@ import time
 import uuid
 from decimal import Decimal
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 REPO = Path(__file__).resolve().parents[1]
 if not __package__:
@@ -34,6 +35,10 @@ if not __package__:
     sys.path[0] = str(REPO)
 
 from bench.support import bench_database_url, ensure_database  # noqa: E402 - needs the root on sys.path
+
+if TYPE_CHECKING:
+    from accounts.models import User
+    from grading.models import Submission
 
 TARGET_PER_SECOND = 8.0
 BENCH_DATABASE = "cutoff_bench_code"
@@ -63,7 +68,7 @@ def wait_for_worker(deadline: float) -> None:
     raise SystemExit("the worker did not start; see var/bench-code-worker.log")
 
 
-def seed() -> tuple[object, int]:
+def seed() -> tuple[User, int]:
     """Create a student with a variant holding one code alpha-beta item; return both."""
     from accounts.models import Course, Role
     from accounts.services import create_account
@@ -137,7 +142,7 @@ def main() -> None:
     report(args.submissions, submitted, graded)
 
 
-def run(student: object, variant_id: int, count: int) -> tuple[float, list[object]]:
+def run(student: User, variant_id: int, count: int) -> tuple[float, list[Submission]]:
     """Submit ``count`` programs; return when the first was stored and every submission."""
     from grading.code.services import submit_code
     from grading.models import Submission
@@ -155,11 +160,11 @@ def run(student: object, variant_id: int, count: int) -> tuple[float, list[objec
     return started, list(Submission.objects.filter(pk__in=ids).order_by("graded_at"))
 
 
-def report(count: int, started: float, submissions: list[object]) -> None:
+def report(count: int, started: float, submissions: list[Submission]) -> None:
     """Print the overall and steady rates, and any submission that did not grade well."""
     graded = [s for s in submissions if s.status == "graded"]
     errors = [s for s in submissions if s.status != "graded"]
-    times = sorted(s.graded_at.timestamp() for s in graded)
+    times = sorted(s.graded_at.timestamp() for s in graded if s.graded_at is not None)
     print(f"submissions: {count}, graded: {len(graded)}, not graded: {len(errors)}")
     if len(times) > WARM_UP + 1:
         overall = len(times) / (times[-1] - started)

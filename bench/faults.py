@@ -30,6 +30,7 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 if not __package__:
@@ -99,7 +100,7 @@ SLOW_SOURCE = (
 )
 
 
-def seed() -> tuple[str, int, dict[str, object]]:
+def seed() -> tuple[str, int, dict[str, Any]]:
     """Create a course with a webhook, a student and a ready problem set (item 1 typed
     answers, item 2 code).
 
@@ -130,7 +131,9 @@ def seed() -> tuple[str, int, dict[str, object]]:
             raise SystemExit("variant generation did not finish in time")
         time.sleep(0.2)
     variant = Variant.objects.get(problem_set=problem_set, student=student)
-    return token, variant.pk, dict(variant.items.get(position=1).answer_key)
+    key = variant.items.get(position=1).answer_key
+    assert key is not None, "a ready set's items have their keys"
+    return token, variant.pk, dict(key)
 
 
 def main() -> None:

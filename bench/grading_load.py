@@ -49,6 +49,7 @@ from bench.support import (  # noqa: E402 - needs the root on sys.path
     bench_database_url,
     ensure_database,
     free_port,
+    production_environment,
     reference_loop_ms,
 )
 
@@ -159,6 +160,7 @@ def seed(students: int, deadline: float) -> list[dict[str, Any]]:
         for variant_item in variant.items.select_related("item"):
             kind = get_kind(variant_item.item.kind)
             right = variant_item.answer_key
+            assert right is not None, "a ready set's items have their keys"
             wrong = [kind.project(variant_item.problem, answer)
                      for answer in kind.misconception_answers(variant_item.problem).values()]
             partly = {name: value for name, value in right.items() if name != "value"}
@@ -299,14 +301,14 @@ def simulate_student(port: int, plan: dict[str, Any], submissions: int, results:
         finished = finished_latency(body, sent)
         if finished is None and client.retry_after:
             time.sleep(client.retry_after)
-        latency, error = finished or wait_graded(client, body["id"], sent, wait, results)
-        results.record(latency, error, sent)
+        latency, failure = finished or wait_graded(client, body["id"], sent, wait, results)
+        results.record(latency, failure, sent)
         if burst is not None and number == 0:
             with results.lock:
                 results.burst.append((sent, None if latency is None else sent + latency / 1000))
 
 
-def warm_up(port: int, plan: dict[str, Any], wait: float, wait_on_submit: bool) -> None:
+def warm_up(port: int, plan: dict[str, Any], wait: float, wait_on_submit: bool = True) -> None:
     """Submit a few uncounted answers, two at a time, before the measured load.
 
     A web thread's or pool process's first request or task opens its database connection; a
@@ -516,10 +518,7 @@ def main() -> None:
     broker = f"redis://127.0.0.1:6379/{args.redis_db}"
     ensure_database(database_url)
     # Production settings, as deployed behind a TLS proxy (hence X-Forwarded-Proto below).
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.production",
-           "SECRET_KEY": uuid.uuid4().hex * 2, "DATABASE_URL": database_url,
-           "REDIS_URL": broker, "CELERY_BROKER_URL": broker,
-           "ALLOWED_HOSTS": "127.0.0.1", "LOG_LEVEL": "WARNING"}
+    env = production_environment(database_url, broker, "127.0.0.1")
     os.environ.update(env)
     import django
 
@@ -664,7 +663,7 @@ def report_stages(since: float, sent: dict[int, float]) -> None:
         created_at__gte=datetime.fromtimestamp(since, tz=UTC), graded_at__isnull=False
     ).values_list("id", "created_at", "enqueued_at", "started_at", "graded_at")
     for submission_id, created, enqueued, started, graded in rows:
-        if enqueued is None:
+        if enqueued is None or started is None or graded is None:
             continue
         if submission_id in sent:
             stages["POST sent → stored"].append(

@@ -44,6 +44,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 import requests
+from requests import Session
 
 REPO = Path(__file__).resolve().parents[1]
 HTTPS = {"X-Forwarded-Proto": "https"}
@@ -198,7 +199,7 @@ class Tally:
     errors: list[str] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def timed(self, session: requests.Session, method: str, url: str, **kwargs: Any) -> Any:
+    def timed(self, session: Session, method: str, url: str, **kwargs: Any) -> Any:
         """Send a request, record its latency, and return its JSON (None on an error)."""
         started = time.monotonic()
         try:

@@ -33,7 +33,6 @@ import sys
 import tempfile
 import threading
 import time
-import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -143,6 +142,8 @@ def main() -> None:
     parser.add_argument("--wait", type=float, default=10.0, help="long-poll seconds")
     parser.add_argument("--cut-after", type=float, default=8.0,
                         help="seconds into the run at which worker host w1 is cut off")
+    # Its students wait for the grade on the POST (grading_load.py's --wait-on submit).
+    parser.set_defaults(wait_on="submit")
     args = parser.parse_args()
     if os.geteuid() != 0:
         raise SystemExit("run as root: it creates network namespaces and a bridge")
@@ -163,14 +164,11 @@ def main() -> None:
         database_url = f"postgres://postgres@{address('pg')}:5432/cutoff_scale"
         wait_for_postgres(f"postgres://postgres@{address('pg')}:5432/postgres",
                           time.monotonic() + 60)
-        from bench.support import ensure_database
+        from bench.support import ensure_database, production_environment
 
         ensure_database(database_url)
         broker = f"redis://{address('redis')}:6379/0"
-        env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.production",
-               "SECRET_KEY": uuid.uuid4().hex * 2, "DATABASE_URL": database_url,
-               "REDIS_URL": broker, "CELERY_BROKER_URL": broker,
-               "ALLOWED_HOSTS": address("web"), "LOG_LEVEL": "WARNING"}
+        env = production_environment(database_url, broker, address("web"))
         os.environ.update(env)
         import django
 
@@ -286,7 +284,7 @@ def report(outcome: dict[str, object], args: argparse.Namespace) -> None:
     assert isinstance(results, grading_load.Results)
     elapsed = float(outcome["elapsed"])  # type: ignore[arg-type]
     grading_load.report(results, args, elapsed)
-    grading_load.report_stages(float(outcome["since"]))  # type: ignore[arg-type]
+    grading_load.report_stages(float(outcome["since"]), results.sent)  # type: ignore[arg-type]
     print(f"load average (1 min) after: {os.getloadavg()[0]:.1f}, {os.cpu_count()} CPUs")
     cut = outcome["cut"]
     assert isinstance(cut, dict)

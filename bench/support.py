@@ -7,6 +7,7 @@ import os
 import socket
 import statistics
 import time
+import uuid
 from urllib.parse import urlsplit, urlunsplit
 
 
@@ -14,6 +15,15 @@ def bench_database_url(name: str) -> str:
     """Return the URL of database ``name`` on the server ``DATABASE_URL`` names."""
     base = urlsplit(os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/cutoff"))
     return urlunsplit((base.scheme, base.netloc, f"/{name}", "", ""))
+
+
+def production_environment(database_url: str, broker: str, host: str) -> dict[str, str]:
+    """Return the environment for production settings on ``database_url`` and ``broker``,
+    served at ``host`` (behind a TLS proxy: the clients send ``X-Forwarded-Proto``)."""
+    return {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.production",
+            "SECRET_KEY": uuid.uuid4().hex * 2, "DATABASE_URL": database_url,
+            "REDIS_URL": broker, "CELERY_BROKER_URL": broker,
+            "ALLOWED_HOSTS": host, "LOG_LEVEL": "WARNING"}
 
 
 def ensure_database(url: str) -> None:

@@ -8,9 +8,8 @@ listing the task's submission and those of the tasks received meanwhile. Why not
 signal handler itself: that runs in Celery's event loop, which then waited on a database
 round trip for every task it received, so tasks behind it waited too (bench/README.md,
 "Grading load"); a burst of tasks is also listed in one write. A worker lost in those fifty
-milliseconds loses nothing: its submission is still queued (the sweep resends queued ones
-sent before the worker stopped) or, if its grading had just started, is resent as a stale
-running one (after ``STALE_RUNNING``, later than a listed one).
+milliseconds loses nothing: once its heartbeat is stale the sweep resends the queued ones
+sent before it stopped and the running ones started before then, listed or not.
 ``/healthz`` reads these rows instead of pinging workers; the stale-work sweep sends again the
 submissions of a worker whose heartbeat stopped
 (``grading.services.requeue_stranded_submissions``).
@@ -40,7 +39,7 @@ GATHER_SECONDS = 0.05
 """How long a woken heartbeat waits for more tasks before writing: under an exam's load (100
 tasks a second) one write lists about five tasks instead of one each. A worker killed in that
 window leaves its newest tasks unlisted; requeue_stranded_submissions still sends again every
-queued one that was sent before the worker stopped."""
+queued one that was sent, and every running one started, before the worker stopped."""
 ALIVE_WITHIN = timedelta(seconds=20)
 """A worker whose heartbeat is older than this is gone (four beats missed)."""
 SUBMISSION_TASKS = frozenset(

@@ -71,6 +71,10 @@ as an error: one that takes every worker down with it is not sent again forever 
 student's LMS score, held back while it is graded, is sent)."""
 UNSENT_GRACE = timedelta(seconds=10)
 """Submissions younger than this may still be enqueued by their own request's on_commit."""
+UNLISTED_GRACE = timedelta(seconds=5)
+"""A living worker lists a task in its heartbeat within ``config.heartbeat.GATHER_SECONDS``
+of receiving it (plus one database write): a submission started longer ago than this that no
+living worker lists is held by none."""
 
 SCORE_PLACES = Decimal("0.0001")
 
@@ -335,10 +339,11 @@ def requeue_stranded_submissions(now: datetime | None = None) -> list[int]:
     A worker killed outright (``kill -9``, out of memory, a lost machine) leaves its running
     and prefetched submissions behind; its heartbeat lists them
     (:mod:`config.heartbeat`). A worker whose network went down may hold one it could not
-    list, so every submission still queued that was sent before it stopped goes again too
-    (unless a living worker lists it). Once every one of them is sent again its heartbeat is
-    deleted; if the broker refuses some, the heartbeat stays for the next sweep. Return the
-    ids sent.
+    list, so every submission still queued that was sent before it stopped goes again too,
+    and every one still running that was started before then, more than
+    :data:`UNLISTED_GRACE` ago (unless a living worker lists it). Once every one of them is
+    sent again its heartbeat is deleted; if the broker refuses some, the heartbeat stays for
+    the next sweep. Return the ids sent.
     """
     from config.heartbeat import ALIVE_WITHIN
 
@@ -351,11 +356,16 @@ def requeue_stranded_submissions(now: datetime | None = None) -> list[int]:
     for gone in WorkerHeartbeat.objects.filter(beat_at__lt=now - ALIVE_WITHIN):
         # Besides what it listed, it may have fetched a message it could not list any more
         # (its network went down before the heartbeat reached the database): any still
-        # queued that was sent before it stopped. One still in the broker is graded once.
+        # queued that was sent before it stopped, or started (its grading's first write
+        # arrived, the listing did not) before then. One still in the broker, or still being
+        # graded by a living worker, is graded once.
+        stopped_by = gone.beat_at + ALIVE_WITHIN
         stranded = Submission.objects.filter(
             Q(pk__in=gone.holding,
               status__in=[Submission.Status.QUEUED, Submission.Status.RUNNING])
-            | Q(status=Submission.Status.QUEUED, enqueued_at__lt=gone.beat_at + ALIVE_WITHIN),
+            | Q(status=Submission.Status.QUEUED, enqueued_at__lt=stopped_by)
+            | Q(status=Submission.Status.RUNNING,
+                started_at__lt=min(stopped_by, now - UNLISTED_GRACE)),
         ).exclude(pk__in=held_by_the_living).values_list("pk", "kind")
         resent = [pk for pk, kind in stranded if enqueue_submission(pk, kind)]
         if len(resent) == len(stranded):

@@ -76,6 +76,30 @@ def test_a_cut_off_worker_may_hold_what_it_could_not_list_so_older_queued_ones_g
     assert sent_after_it_stopped.pk not in sent
 
 
+def test_a_cut_off_worker_may_have_started_what_it_could_not_list_so_that_goes_again(
+    alphabeta_set: Any, student: Any, sent: list[int]
+) -> None:
+    # Its grading's first write (running) reached the database, the heartbeat listing it did
+    # not: the scale-out bench's cut host left one so for STALE_RUNNING (10 minutes).
+    from grading.services import UNLISTED_GRACE
+
+    now = timezone.now()
+    last_beat = now - ALIVE_WITHIN - timedelta(seconds=1)
+    unlisted = stored(alphabeta_set, student, "running", enqueued_at=last_beat,
+                      started_at=last_beat + timedelta(seconds=1))
+    # Started by a living worker a moment ago: its listing may still be on the way.
+    just_started = stored(alphabeta_set, student, "running", enqueued_at=now,
+                          started_at=now - UNLISTED_GRACE / 2)
+    listed_by_the_living = stored(alphabeta_set, student, "running", enqueued_at=last_beat,
+                                  started_at=last_beat)
+    WorkerHeartbeat.objects.create(name="cut@host pid 1", beat_at=last_beat, holding=[])
+    WorkerHeartbeat.objects.create(name="alive@host pid 2", beat_at=now,
+                                   holding=[listed_by_the_living.pk])
+
+    assert requeue_stranded_submissions(now) == [unlisted.pk]
+    assert just_started.pk not in sent and listed_by_the_living.pk not in sent
+
+
 def test_after_a_broker_outage_everything_queued_before_it_or_never_sent_goes_again(
     alphabeta_set: Any, student: Any, sent: list[int]
 ) -> None:
