@@ -101,6 +101,9 @@ def is_fixed(params: dict[str, Any]) -> bool:
 MAX_NUMBER_BITS = 100
 """Most bits of a value or probability of an instructor's tree (about 30 digits; a fraction's
 numerator and denominator each): the exact values of its deepest chance paths still print."""
+MAX_EXPONENT_BUILT = 100
+"""Largest decimal exponent of a number built to check its size: 1e100 is already past
+:data:`MAX_NUMBER_BITS`, while building 1e100000000 exactly holds a web process for minutes."""
 NAME_SEPARATORS = frozenset(",;:")
 """Characters the answer page reads between names (with whitespace): no name may hold them."""
 
@@ -155,13 +158,28 @@ def _check_number_sizes(path: str, node: dict[str, Any]) -> None:
     for raw in numbers:
         if isinstance(raw, bool) or not isinstance(raw, int | str):
             continue
+        if isinstance(raw, str) and _decimal_exponent(raw) > MAX_EXPONENT_BUILT:
+            _refuse_number(path, raw)
         try:
             exact = Fraction(raw)
         except (ValueError, ZeroDivisionError):
             continue  # not a number: the engine says so, naming the rule
         if max(exact.numerator.bit_length(), exact.denominator.bit_length()) > MAX_NUMBER_BITS:
-            raise ParamError(path, f"a value or probability may have at most about 30 digits "
-                                   f"(numerator and denominator each), got {str(raw)[:40]}...")
+            _refuse_number(path, raw)
+
+
+def _decimal_exponent(text: str) -> int:
+    """Return the size of a decimal string's exponent (0 without one or when unreadable)."""
+    _, _, exponent = text.strip().lower().partition("e")
+    try:
+        return abs(int(exponent)) if exponent else 0
+    except ValueError:
+        return 0  # not a number at all: the engine says so
+
+
+def _refuse_number(path: str, raw: int | str) -> None:
+    raise ParamError(path, f"a value or probability may have at most about 30 digits "
+                           f"(numerator and denominator each), got {str(raw)[:40]}...")
 
 
 def check_tree(rules: TreeRules, kind_name: str, raw: dict[str, Any], params: dict[str, Any]

@@ -278,6 +278,14 @@ def big_tree(count: int) -> dict[str, Any]:
         ("minimax", {"name": "r", "type": "max", "children": [
             {"name": "a", "value": 10**40}, {"name": "b", "value": 1}]}, "tree.children[0]",
          "at most about 30 digits"),
+        # Refused before it is built: building 10**100000000 held the process for minutes.
+        ("minimax", {"name": "r", "type": "max", "children": [
+            {"name": "a", "value": "1e100000000"}, {"name": "b", "value": 1}]},
+         "tree.children[0]", "at most about 30 digits"),
+        ("expectimax", {"name": "r", "type": "max", "children": [
+            {"name": "c", "type": "chance", "probabilities": ["1E-100000000", "1"],
+             "children": [{"name": "a", "value": 1}, {"name": "b", "value": 2}]},
+            {"name": "d", "value": 0}]}, "tree.children[0]", "at most about 30 digits"),
         ("expectimax", {"name": "r", "type": "max", "children": [
             {"name": "c", "type": "chance", "probabilities": ["1/" + "3" * 40, "1"],
              "children": [{"name": "a", "value": 1}, {"name": "b", "value": 2}]},
