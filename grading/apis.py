@@ -657,6 +657,7 @@ class ProblemSetRegradeApi(APIView):
         if problem_set is None:
             raise ApiError("no such problem set", code="not_found", status_code=404)
         regrade = services.request_regrade(problem_set, request.user)
+        regrade.refresh_from_db()  # failed already if the broker refused its task
         response = Response(RegradeOutputSerializer(regrade).data,
                             status=status.HTTP_202_ACCEPTED)
         response["Location"] = f"/api/v1/regrades/{regrade.pk}/"

@@ -29,6 +29,7 @@ from accounts.models import User
 from config.api import ApiError
 from config.jsonsafe import storable
 from config.plain_sql import Increment, insert_row, lock_row, update_rows, update_statement
+from config.publishing import published
 from exercises.kinds import get_kind
 from exercises.kinds.engine_bridge import engine_version
 from exercises.models import ProblemSet, Variant, VariantItem
@@ -583,13 +584,28 @@ def request_regrade(
 
     Without ``enqueue`` the caller runs it (:func:`run_regrade`), as the command does.
     """
-    from grading.tasks import run_regrade_task
-
     with transaction.atomic():
         regrade = Regrade.objects.create(problem_set=problem_set, requested_by=requested_by)
         if enqueue:
-            transaction.on_commit(lambda: run_regrade_task.delay(regrade.pk))
+            transaction.on_commit(lambda: send_regrade(regrade.pk))
     return regrade
+
+
+REGRADE_NOT_SENT = "the task queue was unreachable; request the regrade again"
+"""A regrade's ``failure_reason`` when its task could not be queued."""
+
+
+def send_regrade(regrade_id: int) -> bool:
+    """Queue a regrade's task; when the broker refuses it, mark the regrade failed (its
+    instructor sees why and asks again) and return False."""
+    from grading.tasks import run_regrade_task
+
+    if not published(run_regrade_task, regrade_id, what=f"regrade {regrade_id}"):
+        Regrade.objects.filter(pk=regrade_id, status=Regrade.Status.QUEUED).update(
+            status=Regrade.Status.FAILED, failure_reason=REGRADE_NOT_SENT,
+            finished_at=timezone.now())
+        return False
+    return True
 
 
 def run_regrade(regrade_id: int) -> Regrade:

@@ -32,6 +32,7 @@ from accounts.models import Course, User
 from accounts.selectors import is_course_instructor
 from config.api import ApiError
 from config.outbound import check_url_host, guarded_session, refusal_in
+from config.publishing import published
 from grading.feedback_policy import served_results, served_tests
 from grading.grader import all_or_nothing_sets
 from grading.models import Submission, Webhook, WebhookDelivery
@@ -184,13 +185,8 @@ def send_delivery(delivery_id: int) -> bool:
     """Enqueue a delivery's task; return False (it stays pending) when the broker is down."""
     from grading.tasks import deliver_webhook_task
 
-    try:
-        deliver_webhook_task.delay(delivery_id)
-    except Exception:  # kombu raises transport-specific errors; every one means "not sent"
-        logger.warning("broker unavailable; webhook delivery %s stays pending", delivery_id,
-                       exc_info=True)
-        return False
-    return True
+    return published(deliver_webhook_task, delivery_id,
+                     what=f"webhook delivery {delivery_id} (it stays pending)")
 
 
 def requeue_overdue_deliveries(now: datetime | None = None) -> list[int]:

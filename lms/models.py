@@ -150,8 +150,9 @@ class LineItem(models.Model):
 class ScorePassback(models.Model):
     """One attempt to send a student's problem-set score to an LMS line item, and its outcome.
 
-    ``failed``: the LMS stayed unreachable (or failing) through every retry; the periodic
-    sweep and the instructor may send it again. ``refused``: the LMS (or Cutoff, for a
+    ``failed``: the LMS stayed unreachable (or failing) through every retry, or the task
+    queue was unreachable when it was to be sent; the periodic sweep and the instructor may
+    send it again. ``refused``: the LMS (or Cutoff, for a
     score it cannot send) said no, e.g. to a malformed score; sending it again would not
     help. ``superseded``: not sent because one of the student's answers on the set was
     still being graded (a score marked pending blanks Moodle's grade and Canvas ignores

@@ -36,6 +36,7 @@ from accounts.services import create_account, create_course, enroll
 from config.api import ApiError
 from config.jsonsafe import clean_text
 from config.outbound import check_url_host, guarded_session, refusal_in
+from config.publishing import published
 from exercises.models import ProblemSet
 from exercises.services import copy_problem_set, fail_problem_set, generate_late_variants
 from lms.lti.tool import CachedTokenConnector, with_token_retry
@@ -808,6 +809,17 @@ def roster_sync_due(context: LtiContext) -> bool:
     return synced is None or timezone.now() - synced > ROSTER_SYNC_INTERVAL
 
 
+def queue_roster_sync(context_id: int) -> bool:
+    """Queue the roster sync of an LMS course; return whether the broker took it.
+
+    A broker that is down leaves the roster as it is (logged): the instructor's launch still
+    succeeds, and the next launch queues the sync again (it is still due).
+    """
+    from lms.tasks import sync_roster_task
+
+    return published(sync_roster_task, context_id, what=f"roster sync of context {context_id}")
+
+
 @dataclass(frozen=True)
 class RosterSync:
     """What a roster sync did."""
@@ -882,29 +894,45 @@ def queue_score_passbacks(*, problem_set_id: int, student_id: int) -> list[Score
     Call it whenever a student's score on a problem set may have changed (a submission was
     graded or regraded); the score is read when it is sent, so the LMS gets the latest.
     """
-    from lms.tasks import send_score_passback_task
-
     passbacks = [
         ScorePassback.objects.create(resource_link=link, student_id=student_id)
         for link in resource_links_for_passback(problem_set_id, student_id)
     ]
     for passback in passbacks:
-        transaction.on_commit(functools.partial(send_score_passback_task.delay, passback.pk))
+        transaction.on_commit(functools.partial(send_passback, passback.pk))
     return passbacks
+
+
+BROKER_UNREACHABLE = "the task queue was unreachable; the periodic resend sends it again"
+"""A passback's ``last_error`` when its task could not be queued."""
+
+
+def send_passback(passback_id: int) -> bool:
+    """Queue a logged passback's task; return whether the broker took it.
+
+    When the broker is down the passback is marked ``failed``, so the periodic sweep
+    (:func:`resend_failed_passbacks`) sends it again, and the request or task that graded the
+    answer still succeeds: a score is never lost to a broker outage.
+    """
+    from lms.tasks import send_score_passback_task
+
+    if not published(send_score_passback_task, passback_id, what=f"score passback {passback_id}"):
+        ScorePassback.objects.filter(pk=passback_id, status=ScorePassback.Status.QUEUED).update(
+            status=ScorePassback.Status.FAILED, last_error=BROKER_UNREACHABLE)
+        return False
+    return True
 
 
 def resend_score_passback(*, passback: ScorePassback) -> ScorePassback:
     """Queue ``passback`` again (it is sent with the student's latest score), unless it was
     sent already or is on its way."""
-    from lms.tasks import send_score_passback_task
-
     with transaction.atomic():
         locked = ScorePassback.objects.select_for_update().get(pk=passback.pk)
         if locked.status in (ScorePassback.Status.FAILED, ScorePassback.Status.REFUSED,
                              ScorePassback.Status.SUPERSEDED):
             locked.status = ScorePassback.Status.QUEUED
             locked.save(update_fields=["status"])
-            transaction.on_commit(lambda: send_score_passback_task.delay(locked.pk))
+            transaction.on_commit(functools.partial(send_passback, locked.pk))
     return locked
 
 

@@ -34,7 +34,6 @@ from lms import services
 from lms.lti import tool
 from lms.models import LtiContext, LtiResourceLink
 from lms.selectors import problem_sets_for_deep_linking, tool_keys_in_use
-from lms.tasks import sync_roster_task
 
 logger = logging.getLogger(__name__)
 
@@ -257,7 +256,7 @@ def launch_view(request: HttpRequest) -> HttpResponse:
                 )
                 if roster_sync_queued:
                     context_id = launch.context.pk
-                    transaction.on_commit(lambda: sync_roster_task.delay(context_id))
+                    transaction.on_commit(lambda: services.queue_roster_sync(context_id))
             else:
                 raise services.LtiLaunchError(
                     "Cutoff handles resource links and deep linking only", status=400

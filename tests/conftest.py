@@ -49,6 +49,22 @@ def default_language() -> Iterator[None]:
 
 
 @pytest.fixture
+def broker_refuses(monkeypatch: pytest.MonkeyPatch) -> Callable[..., None]:
+    """Return a function making the given Celery tasks' ``delay`` raise as kombu does when
+    Redis refuses the connection (``monkeypatch.undo()`` brings the broker back)."""
+    from kombu.exceptions import OperationalError
+
+    def refuse(*args: Any, **kwargs: Any) -> None:
+        raise OperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+
+    def down(*tasks: Any) -> None:
+        for task in tasks:
+            monkeypatch.setattr(task, "delay", refuse)
+
+    return down
+
+
+@pytest.fixture
 def celery_eager() -> Iterator[None]:
     """Run tasks inline in the test process (unit tests only)."""
     from config.celery_app import app

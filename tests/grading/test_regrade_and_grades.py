@@ -205,3 +205,22 @@ def test_a_regrade_report_is_shown_to_the_sets_instructors_only(alphabeta_set, i
     url = f"/api/v1/regrades/{regrade.pk}/"
     assert instructor[1].get(url).json()["status"] == "queued"
     assert other_instructor[1].get(url).status_code == 404
+
+
+def test_a_regrade_the_broker_refuses_is_failed_for_its_instructor_to_ask_again(
+    alphabeta_set, instructor, broker_refuses, django_capture_on_commit_callbacks,
+) -> None:
+    # Its task was published in a bare on_commit: the request answered 500 and the regrade
+    # stayed queued for good.
+    from grading.services import REGRADE_NOT_SENT
+    from grading.tasks import run_regrade_task
+
+    problem_set, _ = alphabeta_set
+    broker_refuses(run_regrade_task)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = instructor[1].post(f"/api/v1/problem-sets/{problem_set.pk}/regrade/")
+    assert response.status_code == 202, response.content
+    regrade = Regrade.objects.get()
+    assert (regrade.status, regrade.failure_reason) == (Regrade.Status.FAILED, REGRADE_NOT_SENT)
+    shown = instructor[1].get(f"/api/v1/regrades/{regrade.pk}/").json()
+    assert (shown["status"], shown["failure_reason"]) == ("failed", REGRADE_NOT_SENT)

@@ -580,3 +580,61 @@ def test_new_points_send_the_new_maximum_to_students_without_a_changed_score(
                            items=[{"position": 1, "points": "4"}])
     assert [(s.body["userId"], s.body["scoreMaximum"]) for s in simulator.scores] == [
         ("learner-1", 4.0)]
+
+
+@pytest.mark.django_db
+def test_a_score_graded_while_the_broker_is_down_is_sent_by_the_sweep(
+    simulator: PlatformSimulator,
+    linked_student: Callable[..., tuple[Any, Any]],
+    celery_eager: None,
+    django_capture_on_commit_callbacks: Any,
+    broker_refuses: Callable[..., None],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The passback's task was published in a bare on_commit: its error ended the grading
+    # task (or a request: an override answered 500) and left the passback queued, which no
+    # sweep resends.
+    from grading.models import Submission
+    from grading.services import grade_submission as grade_with_grading
+    from lms.services import BROKER_UNREACHABLE, resend_failed_passbacks
+    from lms.tasks import send_score_passback_task
+
+    problem_set, student = linked_student()
+    variant_item = generated_variant_item(problem_set, student)
+    submission = Submission.objects.create(
+        variant_item=variant_item, student=student, attempt_number=1,
+        answer=variant_item.answer_key)
+    broker_refuses(send_score_passback_task)
+    with django_capture_on_commit_callbacks(execute=True):
+        grade_with_grading(submission.pk)
+    assert Submission.objects.get().status == Submission.Status.GRADED
+    [passback] = ScorePassback.objects.all()
+    assert (passback.status, passback.last_error) == (ScorePassback.Status.FAILED,
+                                                      BROKER_UNREACHABLE)
+    assert simulator.scores == []
+    monkeypatch.undo()
+    with django_capture_on_commit_callbacks(execute=True):
+        assert resend_failed_passbacks() == 1
+    assert ScorePassback.objects.get().status == ScorePassback.Status.SENT
+    assert len(simulator.scores) == 1
+
+
+@pytest.mark.django_db
+def test_an_override_while_the_broker_is_down_is_answered_and_its_passback_kept(
+    simulator: PlatformSimulator,
+    linked_student: Callable[..., tuple[Any, Any]],
+    instructor: Any,
+    celery_eager: None,
+    django_capture_on_commit_callbacks: Any,
+    broker_refuses: Callable[..., None],
+) -> None:
+    from lms.tasks import send_score_passback_task
+
+    problem_set, student = linked_student()
+    submission = grade_submission(problem_set, student, "3")
+    broker_refuses(send_score_passback_task)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = instructor[1].post(f"/api/v1/submissions/{submission.pk}/override/",
+                                      {"score": "5", "reason": "by hand"}, format="json")
+    assert response.status_code == 200, response.content
+    assert ScorePassback.objects.order_by("-id").first().status == ScorePassback.Status.FAILED

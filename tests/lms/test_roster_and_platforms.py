@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -295,3 +296,25 @@ def test_a_sync_unenrols_students_who_left_the_lms_course_and_keeps_their_work(
     simulator.members = []
     assert sync_roster(context=context).unenrolled == 0
     assert usernames["ana"] in enrolled()
+
+
+def test_an_instructor_launch_while_the_broker_is_down_still_opens(
+    simulator: PlatformSimulator,
+    platform: Any,
+    instructor: Any,
+    django_capture_on_commit_callbacks: Any,
+    broker_refuses: Callable[..., None],
+) -> None:
+    # The roster sync was published in a bare on_commit: the launch answered 500.
+    from lms.tasks import sync_roster_task
+
+    broker_refuses(sync_roster_task)
+    simulator.members = ROSTER
+    link = bind_link(platform, simulator, instructor[0])
+    with django_capture_on_commit_callbacks(execute=True):
+        response = launch(
+            Client(), simulator, "teacher-1", ["Instructor"], custom=link["custom"], with_nrps=True
+        )
+    assert response.status_code == 200
+    # Not synced, so still due: the next launch queues it again.
+    assert LtiContext.objects.get(platform=platform).roster_synced_at is None
