@@ -17,7 +17,6 @@ import functools
 import hashlib
 import hmac
 import json
-import logging
 import time
 from datetime import datetime, timedelta
 from typing import Any
@@ -50,7 +49,6 @@ MAX_WEBHOOKS_PER_OWNER = 20
 OVERDUE_AFTER = timedelta(minutes=5)
 """A pending delivery this late past its next attempt has lost its task."""
 
-logger = logging.getLogger(__name__)
 
 
 def sign(secret: str, timestamp: int, body: bytes) -> str:
