@@ -50,7 +50,6 @@ OVERDUE_AFTER = timedelta(minutes=5)
 """A pending delivery this late past its next attempt has lost its task."""
 
 
-
 def sign(secret: str, timestamp: int, body: bytes) -> str:
     """Return the hex HMAC-SHA256 of ``"<timestamp>." + body`` under ``secret``."""
     message = str(timestamp).encode() + b"." + body
