@@ -330,8 +330,6 @@ class AlphaBetaKind(Kind):
         asked = problem["ask"]["windows"]
         if asked and all(answer["windows"].get(name) == TRIVIAL_WINDOW for name in asked):
             issues.append("every asked window is the initial (-inf, inf)")
-        if "cut_bound" in problem["ask"] and not problem["ask"]["cut_bound"]:
-            issues.append("no cutoff happens, so no cut node's bound can be asked")
         if not params["allow_ties"]:
             # By the exact values: a pruned root child has only a bound, which may hide a tie.
             exact = {"node_values": answer["root_child_values"], "move": answer["move"]}
@@ -342,10 +340,12 @@ class AlphaBetaKind(Kind):
         self, problem: dict[str, Any], answer: dict[str, Any], params: dict[str, Any]
     ) -> list[str]:
         """Return the asked windows of nodes never entered, and the asked cut nodes that do
-        not cut (the prompt says a cutoff happens there)."""
+        not cut or none asked (the prompt says a cutoff happens there)."""
         issues = []
         if any(name not in answer["windows"] for name in problem["ask"]["windows"]):
             issues.append("a node whose window is asked is never entered")
+        if "cut_bound" in problem["ask"] and not problem["ask"]["cut_bound"]:
+            issues.append("no cutoff happens, so no cut node's bound can be asked")
         cut_nodes = {cut["node"] for cut in answer["cutoffs"]}
         issues += [f"the asked cut node {node} does not cut"
                    for node in problem["ask"].get("cut_bound") or () if node not in cut_nodes]
