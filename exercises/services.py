@@ -582,7 +582,11 @@ def update_problem_set(
     a refused change (422 naming the field) alters nothing. ``archived`` archives or
     unarchives the set.
     """
-    from grading.services import announce_problem_set_scores, request_regrade
+    from grading.services import (
+        announce_problem_set_scores,
+        excuse_late_submissions,
+        request_regrade,
+    )
 
     by_position = {item.position: item for item in problem_set.items.all()}
     has_variants = problem_set.variants.exists()
@@ -638,6 +642,8 @@ def update_problem_set(
         if settings.get("score_policy", problem_set.score_policy) != problem_set.score_policy:
             # Another attempt counts now: every total may change, and the LMS must hear of it.
             announce_problem_set_scores(locked.pk)
+        if "due_at" in settings and settings["due_at"] != problem_set.due_at:
+            excuse_late_submissions(locked, changed_by=changed_by)
     return locked, (key_changes if has_variants else []), regrade_id
 
 
@@ -737,6 +743,7 @@ def grant_extension(
     naming ``username`` when it is not a student of the course.
     """
     from accounts.selectors import course_students
+    from grading.services import excuse_late_submissions  # grading builds on exercises
 
     student = course_students(problem_set.course).filter(username=username).first()
     if student is None:
@@ -749,4 +756,7 @@ def grant_extension(
             setattr(extension, name, value)
         extension.granted_by = granted_by
         extension.save()
+        if "due_at" in rules:
+            excuse_late_submissions(problem_set, student_ids=[student.pk],
+                                    changed_by=granted_by)
     return extension

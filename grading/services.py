@@ -553,6 +553,54 @@ def announce_score(submission: Submission) -> None:
     )
 
 
+NO_LONGER_LATE = "no longer late: the due date moved"
+"""The reason kept in the score history of a submission whose late penalty was taken off."""
+
+
+def excuse_late_submissions(problem_set: ProblemSet, *, student_ids: Iterable[int] | None = None,
+                            changed_by: User | None = None) -> list[int]:
+    """Take the late penalty off the set's submissions (of ``student_ids``, or everyone's)
+    that are on time under the due date that now applies to their student (the set's, or
+    their extension's); return their ids.
+
+    Lateness is only taken away, never added: an answer sent before its due date was moved
+    earlier (or an extension shortened) was sent under the deadline its student was shown.
+    A graded submission's score becomes its raw score (unless an instructor overrode it: the
+    override stands), kept in its score history; the LMS and webhooks hear of the new totals.
+    """
+    late = Submission.objects.filter(
+        variant_item__variant__problem_set=problem_set, is_late=True,
+    ).select_related("variant_item__variant__problem_set")
+    if student_ids is not None:
+        late = late.filter(student_id__in=list(student_ids))
+    excused: list[int] = []
+    students: set[int] = set()
+    with transaction.atomic():
+        for submission in late.select_for_update(of=("self",)):
+            due_at = rules_for(submission.variant_item.variant).due_at
+            if due_at is not None and submission.created_at > due_at + DEADLINE_GRACE:
+                continue
+            old_score = submission.score
+            submission.is_late, submission.late_penalty = False, Decimal(0)
+            fields = ["is_late", "late_penalty"]
+            if (submission.status == Submission.Status.GRADED and not submission.overridden
+                    and submission.raw_score != submission.score):
+                submission.score = submission.raw_score
+                fields.append("score")
+                ScoreChange.objects.create(
+                    submission=submission, old_score=old_score, new_score=submission.score,
+                    old_max_score=submission.max_score, new_max_score=submission.max_score,
+                    old_results=submission.results, source=ScoreChange.Source.REGRADE,
+                    changed_by=changed_by, reason=NO_LONGER_LATE)
+                students.add(submission.student_id)
+            submission.save(update_fields=fields)
+            excused.append(submission.pk)
+        for student_id in sorted(students):
+            score_recorded.send(sender=Submission, problem_set_id=problem_set.pk,
+                                student_id=student_id)
+    return excused
+
+
 def announce_problem_set_scores(problem_set_id: int, *, already: Iterable[int] = ()) -> None:
     """Tell receivers that every student's score on a problem set may have changed (its
     score rule or an item's points changed), but the students in ``already``."""

@@ -584,3 +584,44 @@ def test_a_convention_change_the_engine_cannot_check_is_a_422_and_changes_nothin
     assert "1 of the 1 students' items" in message and "the engine cannot solve it" in message
     assert Item.objects.get().params["cut_on_equality"] is True
     assert not Regrade.objects.exists()
+
+
+@pytest.mark.parametrize("how", ["extension", "due_date"])
+def test_a_later_deadline_takes_the_late_penalty_off_answers_now_on_time(
+    running: Any, instructor: Any, student: Any, other_student: Any, submit: Any, how: str,
+) -> None:
+    # The penalty was fixed when the answer was stored: an extension granted afterwards left
+    # the student's full answer at half marks, in their view, the CSV and the LMS.
+    from grading.services import NO_LONGER_LATE
+
+    problem_set, variant = running
+    other_variant = prompted(give_variant(problem_set, other_student[0], [ALPHABETA_PROBLEM]))
+    ProblemSet.objects.filter(pk=problem_set.pk).update(
+        due_at=timezone.now() - timedelta(hours=1), late_policy="penalty",
+        late_penalty=Decimal("0.5"))
+    for client, mine in ((student[1], variant), (other_student[1], other_variant)):
+        assert submit(client, mine, key_of(mine)).status_code == 202
+    late = Submission.objects.get(student=student[0])
+    assert (late.is_late, late.score, late.raw_score) == (True, Decimal(3), Decimal(6))
+    later = (timezone.now() + timedelta(days=2)).replace(microsecond=0)
+    path = f"/api/v1/problem-sets/{problem_set.pk}/"
+    if how == "extension":
+        response = instructor[1].post(path + "extensions/", {
+            "username": student[0].username, "due_at": later.isoformat()}, format="json")
+    else:
+        response = instructor[1].patch(path, {"due_at": later.isoformat()}, format="json")
+    assert response.status_code == 200, response.content
+    late.refresh_from_db()
+    assert (late.is_late, late.late_penalty, late.score) == (False, Decimal(0), Decimal(6))
+    [change] = late.score_changes.all()
+    assert (change.old_score, change.new_score, change.reason) == (3, 6, NO_LONGER_LATE)
+    # The classmate's answer is still late under the set's own due date, unless it moved.
+    classmate = Submission.objects.get(student=other_student[0])
+    assert classmate.is_late == (how == "extension")
+
+    # A deadline moved earlier makes no answer late that was sent on time.
+    response = instructor[1].patch(
+        path, {"due_at": (timezone.now() - timedelta(days=3)).isoformat()}, format="json")
+    assert response.status_code == 200, response.content
+    late.refresh_from_db()
+    assert (late.is_late, late.score) == (False, Decimal(6))
