@@ -83,7 +83,8 @@ def problem_set_progress(problem_set: ProblemSet, student: User) -> tuple[str, s
     While an answer awaits grading the total may still change: ``Submitted``/``Pending``
     (no passback is sent then, lms.services.send_score_passback).
     Otherwise the total is final (``FullyGraded``), and the activity ``Submitted`` once every
-    item has an answer, ``InProgress`` before.
+    item has an answer that counts, ``InProgress`` before: an answer that ended in an error
+    (Cutoff could not grade it) earned nothing, uses no attempt, and may be sent again.
     """
     submissions = Submission.objects.filter(
         student=student, variant_item__variant__problem_set=problem_set
@@ -92,7 +93,8 @@ def problem_set_progress(problem_set: ProblemSet, student: User) -> tuple[str, s
         status__in=(Submission.Status.QUEUED, Submission.Status.RUNNING)
     ).exists():
         return "Submitted", "Pending"
-    answered = submissions.order_by().values("variant_item__item_id").distinct().count()
+    answered = submissions.exclude(status=Submission.Status.ERROR).order_by().values(
+        "variant_item__item_id").distinct().count()
     if answered >= problem_set.items.count():
         return "Submitted", "FullyGraded"
     return "InProgress", "FullyGraded"

@@ -638,3 +638,34 @@ def test_an_override_while_the_broker_is_down_is_answered_and_its_passback_kept(
                                       {"score": "5", "reason": "by hand"}, format="json")
     assert response.status_code == 200, response.content
     assert ScorePassback.objects.order_by("-id").first().status == ScorePassback.Status.FAILED
+
+
+@pytest.mark.django_db
+def test_an_item_whose_only_answer_ended_in_an_error_is_not_reported_answered(
+    simulator: PlatformSimulator,
+    linked_student: Callable[..., tuple[Any, Any]],
+    celery_eager: None,
+    django_capture_on_commit_callbacks: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Cutoff could not grade it: it earned nothing and uses no attempt. Reported
+    # "Submitted", the LMS showed the set done at 0 while the student may still answer.
+    from grading import services
+    from grading.models import Submission
+
+    problem_set, student = linked_student()
+    variant_item = generated_variant_item(problem_set, student)
+    broken = Submission.objects.create(
+        variant_item=variant_item, student=student, attempt_number=1,
+        answer=variant_item.answer_key, status=Submission.Status.QUEUED)
+
+    def fail(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError
+
+    monkeypatch.setattr(services, "grade_answer", fail)
+    with django_capture_on_commit_callbacks(execute=True):
+        services.grade_submission(broken.pk)
+    assert Submission.objects.get().status == Submission.Status.ERROR
+    body = simulator.scores[-1].body
+    assert (body["activityProgress"], body["gradingProgress"], body["scoreGiven"]) == (
+        "InProgress", "FullyGraded", 0.0)
