@@ -718,12 +718,19 @@ def import_definition(
     creating the set directly would (a broken tree is a 400 in the problem format's
     contract), whose details name the path of the bad field
     (``definition.items[1].params.depth``, ``definition.items[0].params.tree.children[1]``).
+
+    The definition's seed is kept (an export imported on another server poses the same
+    problems), unless a set on this server already has it: its students' variants derive
+    from the seed and their ids, so a student taking the course again would meet the very
+    problems, and keys, they saw before. The set then gets a new seed.
     """
+    seed = definition.get("seed", "")
+    if seed and ProblemSet.objects.filter(seed=seed).exists():
+        seed = ""  # create_problem_set draws a new one
     try:
         return create_problem_set(
             creator=creator, course=course, title=definition["title"],
-            seed=definition.get("seed", ""), items=definition["items"],
-            **definition["policies"],
+            seed=seed, items=definition["items"], **definition["policies"],
         )
     except ApiError as error:
         paths = error.details if isinstance(error.details, dict) else {}
