@@ -94,6 +94,26 @@ def represented(field: serializers.Field, value: Any) -> Any:
     return None if value is None else field.to_representation(value)
 
 
+class OnlyKnownFields(serializers.Serializer):
+    """An input serializer that refuses fields it does not declare (DRF drops them).
+
+    Why: a change the endpoint cannot make (``{"course": 5}`` to a problem set) was answered
+    200 with nothing changed, which the client reads as done. Each unknown field is a 400
+    naming it and the fields that can be given.
+    """
+
+    def to_internal_value(self, data: Any) -> Any:
+        """Refuse unknown fields, then validate the known ones as usual."""
+        if isinstance(data, dict):
+            unknown = sorted(str(name) for name in data if name not in self.fields)
+            if unknown:
+                known = ", ".join(sorted(self.fields))
+                raise serializers.ValidationError(
+                    {name: [f"is not a field that can be given here; these are: {known}"]
+                     for name in unknown})
+        return super().to_internal_value(data)
+
+
 class RefuseNulInQueryMiddleware:
     """Answer a request whose query string holds a NUL character with a 400 naming the
     parameter: PostgreSQL text cannot hold one, so a filter on it would be a 500."""

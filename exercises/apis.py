@@ -34,7 +34,7 @@ from accounts.models import Course
 from accounts.permissions import IsInstructor
 from accounts.requests import AuthenticatedRequest
 from accounts.selectors import courses_taught_by
-from config.api import ApiError, represented
+from config.api import ApiError, OnlyKnownFields, represented
 from exercises.generation import GenerationError, derive_seed, generate_item
 from exercises.kinds import all_kinds, get_kind
 from exercises.kinds.base import AnswerPart, Kind
@@ -575,9 +575,9 @@ class ProblemSetDetailApi(APIView):
             return Response(ProblemSetOutputSerializer(problem_set).data)
 
     @extend_schema_serializer(component_name="ProblemSetUpdate")
-    class UpdateInputSerializer(serializers.Serializer):
+    class UpdateInputSerializer(OnlyKnownFields):
         @extend_schema_serializer(component_name="ProblemSetItemChange")
-        class ItemChangeSerializer(serializers.Serializer):
+        class ItemChangeSerializer(OnlyKnownFields):
             position = serializers.IntegerField(min_value=1)
             params = JsonField(required=False, help_text="merged over the stored params")
             points = serializers.DecimalField(
@@ -1000,7 +1000,7 @@ class ItemUpdateApi(APIView):
     permission_classes = [IsAuthenticated, HasScope("problem_sets:write")]  # type: ignore[list-item]
 
     @extend_schema_serializer(component_name="ItemUpdate")
-    class InputSerializer(serializers.Serializer):
+    class InputSerializer(OnlyKnownFields):
         params = JsonField(required=False)
         points = serializers.DecimalField(
             max_digits=7, decimal_places=2, min_value=0, required=False

@@ -634,3 +634,25 @@ def test_a_later_deadline_takes_the_late_penalty_off_answers_now_on_time(
     assert response.status_code == 200, response.content
     late.refresh_from_db()
     assert (late.is_late, late.score) == (False, Decimal(6))
+
+
+@pytest.mark.parametrize(("body", "field"), [
+    ({"course": 5, "title": "Moved"}, "course"),
+    ({"seed": "again"}, "seed"),
+    ({"items": [{"position": 1, "kind": "minimax"}]}, "items"),
+])
+def test_a_change_patch_cannot_make_is_a_400_naming_it_and_nothing_changes(
+    running: Any, instructor: Any, body: dict[str, Any], field: str,
+) -> None:
+    # Dropped silently, {"course": 5} was answered 200 as if the set had moved.
+    problem_set, _ = running
+    response = instructor[1].patch(f"/api/v1/problem-sets/{problem_set.pk}/", body,
+                                   format="json")
+    assert response.status_code == 400, response.content
+    details = response.json()["error"]["details"]
+    assert field in details and "is not a field that can be given here" in str(details)
+    problem_set.refresh_from_db()
+    assert problem_set.title == "Set"
+    item = instructor[1].patch(f"/api/v1/problem-sets/{problem_set.pk}/items/1/",
+                               {"kind": "minimax"}, format="json")
+    assert item.status_code == 400 and "kind" in item.json()["error"]["details"]
