@@ -650,7 +650,10 @@ class ProblemSetDetailApi(APIView):
 
     @extend_schema(
         request=UpdateInputSerializer,
-        responses={200: UpdateOutputSerializer, 422: OpenApiResponse(
+        responses={200: UpdateOutputSerializer, 400: OpenApiResponse(
+            description="`invalid`: a field is malformed, or is not one this endpoint "
+            "changes (`course`, `seed`, an item's `kind`): `details` names it. Nothing is "
+            "changed."), 422: OpenApiResponse(
             description="`unprocessable`: the change cannot apply; `details` names the field "
             "(e.g. `items[0].params.depth` once variants exist, `max_attempts` below the "
             "attempts already used). Nothing is changed. Also " + GENERATION_FAILED)},
@@ -1014,7 +1017,9 @@ class ItemUpdateApi(APIView):
 
     @extend_schema(
         request=InputSerializer,
-        responses={200: ItemOutputSerializer, 422: OpenApiResponse(
+        responses={200: ItemOutputSerializer, 400: OpenApiResponse(
+            description="`invalid`: a field is malformed, or is not `params` or `points` "
+            "(`details` names it); nothing is changed"), 422: OpenApiResponse(
             description="`unprocessable`: `details` names the param that may not change once "
             "variants exist, e.g. `params.depth`. Also " + GENERATION_FAILED)},
         tags=["problem sets"], summary="Update an item's params or points",
