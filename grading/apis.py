@@ -640,7 +640,8 @@ class ProblemSetRegradeApi(APIView):
             "typed answers are regraded first; graded code submissions then run again in the "
             "sandbox, listed in `code_submissions_pending` until each finishes (its change "
             "joins `scores_changed`, with `kind: code`; a run the sandbox could not do is in "
-            "`code_submissions_failed` and keeps its old grade). The status is `done` once "
+            "`code_submissions_failed` and keeps its tests' outcome, on the item's current "
+            "points). The status is `done` once "
             "nothing is pending."
         ),
         request=None,

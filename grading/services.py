@@ -817,7 +817,8 @@ def finish_code_regrade(regrade_id: int, submission_id: int,
     """Record that one pending code submission of a regrade ran again (or could not).
 
     Its change, if any, joins the report's ``scores_changed``; a sandbox that could not run
-    it lists it in ``code_submissions_failed`` (its old grade stays). After the last pending
+    it lists it in ``code_submissions_failed`` (its tests' outcome stays, on the item's
+    current points). After the last pending
     one the regrade is ``done``. A second report for the same submission (a redelivered
     task) is ignored.
     """

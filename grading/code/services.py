@@ -226,9 +226,10 @@ def regrade_code_submission(submission_id: int, regrade_id: int | None) -> Score
     item's params changed). Like a typed answer's regrade (``grading.services``) the new
     grade replaces the old one in place and a changed score or maximum is kept in a
     :class:`ScoreChange` (reason ``regrade``) with the old test reports. A submission that
-    is no longer graded is left alone, and when the sandbox cannot run the old grade stays
-    (logged, listed as failed in the regrade's report). The regrade hears of every outcome
-    (:func:`grading.services.finish_code_regrade`). Return the change, or None.
+    is no longer graded is left alone, and when the sandbox cannot run it its tests' outcome
+    stays, on the item's current points (logged, listed as failed in the regrade's report).
+    The regrade hears of every outcome (:func:`grading.services.finish_code_regrade`).
+    Return the change, or None.
     """
     submission = Submission.objects.filter(
         pk=submission_id, kind=Submission.Kind.CODE, status=Submission.Status.GRADED,
@@ -245,15 +246,32 @@ def regrade_code_submission(submission_id: int, regrade_id: int | None) -> Score
     except (SandboxUnavailable, SandboxFailed) as error:
         logger.error("sandbox could not regrade code submission %s: %s; its grade stays",
                      submission_id, error)
+        regrade = Regrade.objects.filter(pk=regrade_id).first() if regrade_id else None
+        # Its tests' outcome stays, on the item's points now: kept on the old maximum, the
+        # set's total could pass its new maximum (and the LMS's).
+        change = replace_grade(
+            submission_id, lambda locked: _rescale_code_grade(locked, item.points), regrade)
         if regrade_id is not None:
-            finish_code_regrade(regrade_id, submission_id, None, failed=True)
-        return None
+            finish_code_regrade(regrade_id, submission_id, change, failed=True)
+        return change
     regrade = Regrade.objects.filter(pk=regrade_id).first() if regrade_id else None
     change = replace_grade(submission_id,
                            lambda locked: _apply_code_grade(locked, item.points, grade), regrade)
     if regrade_id is not None:
         finish_code_regrade(regrade_id, submission_id, change)
     return change
+
+
+def _rescale_code_grade(submission: Submission, item_points: object) -> None:
+    """Set a code submission's scores to the same share of the item's points ``item_points``
+    (its tests not run again: their reports stay)."""
+    points = Fraction(str(item_points))
+    if submission.max_score is None or submission.raw_score is None or not submission.max_score:
+        return
+    raw = points * Fraction(str(submission.raw_score)) / Fraction(str(submission.max_score))
+    submission.raw_score = as_decimal(raw)
+    submission.score = as_decimal(raw * (1 - Fraction(str(submission.late_penalty))))
+    submission.max_score = as_decimal(points)
 
 
 def _error_code(error: SandboxUnavailable | SandboxFailed) -> str:

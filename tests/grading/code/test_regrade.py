@@ -139,3 +139,18 @@ def test_submissions_not_graded_are_not_regraded(graded_no_cut: Submission) -> N
     Submission.objects.filter(pk=graded_no_cut.pk).update(status=Submission.Status.ERROR)
 
     assert services.regrade_code_submission(graded_no_cut.pk, None) is None
+
+
+def test_a_sandbox_that_cannot_run_keeps_the_tests_outcome_on_the_new_points(
+        graded_no_cut: Submission, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Kept on the old maximum, the set's total could pass its new maximum, and the LMS's.
+    monkeypatch.setattr(services, "sandbox_config",
+                        lambda: SandboxConfig(bwrap="/nonexistent/bwrap"))
+    share = graded_no_cut.score / graded_no_cut.max_score
+    Item.objects.filter(pk=graded_no_cut.variant_item.item_id).update(points=Decimal(6))
+
+    change = services.regrade_code_submission(graded_no_cut.pk, None)
+    graded_no_cut.refresh_from_db()
+    assert graded_no_cut.max_score == Decimal(6)
+    assert graded_no_cut.score == (share * 6).quantize(Decimal("0.0001"))
+    assert change is not None and change.new_max_score == Decimal(6)
