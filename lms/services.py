@@ -50,6 +50,7 @@ from lms.models import (
     ToolKey,
 )
 from lms.selectors import (
+    AGS_SCORE_SCOPE,
     problem_set_max_score,
     problem_set_progress,
     problem_set_score,
@@ -229,10 +230,29 @@ def rotate_tool_key(*, platform: Platform) -> Platform:
 
 
 def activate_platform(*, platform: Platform) -> Platform:
-    """Accept launches from ``platform`` and send it scores again."""
-    platform.is_active = True
-    platform.save(update_fields=["is_active"])
-    return platform
+    """Accept launches from ``platform`` and send it scores again, starting with every
+    graded student's current total on each of its links: grades recorded while it was
+    inactive made no passback."""
+    from grading.models import Submission  # grading's scores are read, never written here
+
+    with transaction.atomic():
+        locked = Platform.objects.select_for_update().get(pk=platform.pk)
+        was_active, locked.is_active = locked.is_active, True
+        locked.save(update_fields=["is_active"])
+        if not was_active:
+            for link in locked.resource_links.select_related("problem_set"):
+                if AGS_SCORE_SCOPE not in link.ags_scopes:
+                    continue
+                graded = Submission.objects.filter(
+                    variant_item__variant__problem_set=link.problem_set,
+                    status=Submission.Status.GRADED,
+                    student__lti_links__platform=locked,
+                ).order_by("student_id").values_list("student_id", flat=True).distinct()
+                for student_id in graded:
+                    passback = ScorePassback.objects.create(resource_link=link,
+                                                            student_id=student_id)
+                    transaction.on_commit(functools.partial(send_passback, passback.pk))
+    return locked
 
 
 def deactivate_platform(*, platform: Platform) -> Platform:

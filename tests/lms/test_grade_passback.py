@@ -669,3 +669,30 @@ def test_an_item_whose_only_answer_ended_in_an_error_is_not_reported_answered(
     body = simulator.scores[-1].body
     assert (body["activityProgress"], body["gradingProgress"], body["scoreGiven"]) == (
         "InProgress", "FullyGraded", 0.0)
+
+
+@pytest.mark.django_db
+def test_a_platform_made_active_again_gets_the_scores_graded_while_it_was_not(
+    simulator: PlatformSimulator,
+    linked_student: Callable[..., tuple[Any, Any]],
+    platform: Any,
+    instructor: Any,
+    celery_eager: None,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    # A deactivated platform gets no passback; reactivating it sent nothing, so the grades
+    # recorded meanwhile never reached its gradebook.
+    problem_set, student = linked_student()
+    _, client = instructor
+    assert client.post(f"/api/v1/lti/platforms/{platform.pk}/deactivate/").status_code == 200
+    with django_capture_on_commit_callbacks(execute=True):
+        grade_submission(problem_set, student, "7.5")
+    assert simulator.scores == [] and not ScorePassback.objects.exists()
+    with django_capture_on_commit_callbacks(execute=True):
+        assert client.post(f"/api/v1/lti/platforms/{platform.pk}/activate/").status_code == 200
+    assert [s.body["scoreGiven"] for s in simulator.scores] == [7.5]
+    assert ScorePassback.objects.get().status == ScorePassback.Status.SENT
+    # Already active: activating again sends nothing more.
+    with django_capture_on_commit_callbacks(execute=True):
+        assert client.post(f"/api/v1/lti/platforms/{platform.pk}/activate/").status_code == 200
+    assert len(simulator.scores) == 1
