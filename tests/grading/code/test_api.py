@@ -86,8 +86,13 @@ def test_someone_elses_starter_file_is_not_found(other_student: Any,
 
 
 def test_code_is_stored_before_the_202_and_graded_with_a_report(
-        student: Any, alphabeta_code: Variant, sandbox_config: SandboxConfig,
+        course: Any, instructor: Any, student: Any, sandbox_config: SandboxConfig,
         monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any) -> None:
+    # Seeds whose hidden trees tell a root that keeps its window from plain minimax: on
+    # two-ply trees and games the two searches are the same, so on some seeds (about 1 in 4)
+    # every test matches both and the summary rightly names neither.
+    alphabeta_code = code_assignment(course, instructor[0], student[0], "code_alphabeta",
+                                     seed_student=1)
     monkeypatch.setattr(services, "sandbox_config", lambda: sandbox_config)
     sent: list[tuple[int, str]] = []
     monkeypatch.setattr(services, "enqueue_submission",
