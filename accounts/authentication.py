@@ -20,13 +20,19 @@ class PersonalTokenAuthentication(TokenAuthentication):
 
     def authenticate_credentials(self, key: str) -> tuple[User, Token]:
         """Return (user, token) for ``key``; refuse an unknown key or an inactive user."""
-        read, sql = _token_read()
-        token: Token | None = read.fetch_one(sql, [key])
+        token = token_for_key(key)
         if token is None:
             raise exceptions.AuthenticationFailed(_("Invalid token."))
         if not token.user.is_active:
             raise exceptions.AuthenticationFailed(_("User inactive or deleted."))
         return token.user, token
+
+
+def token_for_key(key: str) -> Token | None:
+    """Return the token ``key`` with its user, if there is one."""
+    read, sql = _token_read()
+    token: Token | None = read.fetch_one(sql, [key])
+    return token
 
 
 @cache

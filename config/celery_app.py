@@ -4,7 +4,7 @@ import os
 from typing import Any
 
 from celery import Celery
-from celery.signals import task_prerun, worker_process_init, worker_ready
+from celery.signals import task_prerun, worker_init, worker_process_init, worker_ready
 from django.db import close_old_connections
 
 from config.broker import use_this_transport_for_redis_urls
@@ -48,3 +48,25 @@ def freeze_worker_heap(**kwargs: Any) -> None:
     in the main process, where the thread and solo pools run them.
     """
     freeze_startup_heap()
+
+
+@worker_init.connect
+def warm_pool_processes_after_the_django_fixup(**kwargs: Any) -> None:
+    """Have each prefork pool process run grading's statements before its first task
+    (:func:`warm_pool_process`).
+
+    Connected only now, after Celery's Django fixup connected its own ``worker_process_init``
+    handler (it closes the connections a child inherited, and would close the warm one too):
+    signal handlers run in the order they were connected.
+    """
+    worker_process_init.connect(warm_pool_process, weak=False,
+                                dispatch_uid="cutoff-warm-pool-process")
+
+
+def warm_pool_process(**kwargs: Any) -> None:
+    """Open this pool process's database connection and run grading's statements on it
+    until they are prepared (config.warmup), so an exam's first grades do not pay for it."""
+    from config.warmup import warm_statements
+    from grading.services import grading_statements
+
+    warm_statements(grading_statements())

@@ -111,7 +111,7 @@ def extensions_of(problem_set: ProblemSet) -> QuerySet[Extension]:
 
 def problem_set_with_answers(user: User, problem_set_id: int) -> ProblemSet | None:
     """Return the problem set with its items and every variant's keys, if ``user`` teaches it."""
-    variant_items = VariantItem.objects.only(
+    keyed_items = VariantItem.objects.only(
         "id", "variant_id", "position", "answer_key", "engine_version"
     ).order_by("position")
     return (
@@ -121,7 +121,7 @@ def problem_set_with_answers(user: User, problem_set_id: int) -> ProblemSet | No
             Prefetch(
                 "variants",
                 queryset=Variant.objects.select_related("student")
-                .prefetch_related(Prefetch("items", queryset=variant_items))
+                .prefetch_related(Prefetch("items", queryset=keyed_items))
                 .order_by("student__username"),
             ),
         )
@@ -169,9 +169,16 @@ def variant_of(student: User, variant_id: int) -> Variant | None:
                                                    student.pk])
     if variant is None:
         return None
-    items_read, items_sql = _variant_items_read()
-    cache_prefetched(variant, "items", items_read.fetch(items_sql, [variant.pk]))
+    cache_prefetched(variant, "items", variant_items(variant.pk))
     return variant
+
+
+def variant_items(variant_id: int) -> list[VariantItem]:
+    """Return variant ``variant_id``'s items by position, each with its exercise, without
+    their grading traces (loaded on access)."""
+    items_read, items_sql = _variant_items_read()
+    items: list[VariantItem] = items_read.fetch(items_sql, [variant_id])
+    return items
 
 
 @cache

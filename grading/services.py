@@ -50,6 +50,7 @@ from grading.models import (
 from grading.selectors import (
     attempt_counts,
     grading_read,
+    may_have_webhooks,
     student_variant_item,
     submission_by_idempotency_key,
     submission_to_grade,
@@ -500,12 +501,7 @@ def record_grade(submission: Submission) -> bool:
     """
     submission.status = Submission.Status.GRADED
     submission.graded_at = timezone.now()
-    where = {"id": submission.pk, "status": Submission.Status.RUNNING}
-    values = {"status": submission.status, "graded_at": submission.graded_at,
-              "raw_score": submission.raw_score, "score": submission.score,
-              "max_score": submission.max_score, "results": submission.results,
-              "graded_engine_version": submission.graded_engine_version,
-              "grades_recorded": Increment()}
+    where, values = _grade_update(submission)
     try:
         # One transaction: the webhook events and LMS passbacks are an outbox, stored with
         # the grade or not at all. The UPDATE sends the waiters' notice (at the commit).
@@ -521,6 +517,40 @@ def record_grade(submission: Submission) -> bool:
         submission.status = Submission.Status.ERROR
         return False
     return bool(recorded)
+
+
+def _grade_update(submission: Submission) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Return the WHERE and the SET of the UPDATE that records ``submission``'s grade."""
+    where = {"id": submission.pk, "status": Submission.Status.RUNNING}
+    values = {"status": submission.status, "graded_at": submission.graded_at,
+              "raw_score": submission.raw_score, "score": submission.score,
+              "max_score": submission.max_score, "results": submission.results,
+              "graded_engine_version": submission.graded_engine_version,
+              "grades_recorded": Increment()}
+    return where, values
+
+
+NO_SUCH_ROW = -1
+"""A primary key no row has: the warm-up's statements find and change nothing."""
+
+
+def grading_statements() -> list[Callable[[], object]]:
+    """Return grading's statements as calls that find no row (:data:`NO_SUCH_ROW`), for a
+    worker process to run before it grades (:mod:`config.warmup`): starting, recording (its
+    parameters of the same types as a real grade's, so the same prepared statement) and the
+    two questions each grade asks (webhooks, LMS links)."""
+    from lms.selectors import has_resource_links
+
+    unrecorded = Submission(pk=NO_SUCH_ROW, status=Submission.Status.GRADED,
+                            graded_at=timezone.now(), raw_score=Decimal(0), score=Decimal(0),
+                            max_score=Decimal(1), results=[], graded_engine_version="")
+    where, values = _grade_update(unrecorded)
+    return [
+        lambda: start_grading(NO_SUCH_ROW),
+        lambda: record_announcing_finished(Submission, where, values, NO_SUCH_ROW),
+        lambda: may_have_webhooks(NO_SUCH_ROW),
+        lambda: has_resource_links(NO_SUCH_ROW),
+    ]
 
 
 def end_in_error(submission_id: int, error_code: str) -> bool:

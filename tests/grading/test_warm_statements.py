@@ -1,0 +1,31 @@
+"""Grading's statements as a worker process warms them up: found and changed nothing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.db import connection
+
+from exercises.models import VariantItem
+from grading.models import Submission
+from grading.services import grading_statements, submit_answer
+from tests.config.test_warmup import warmed_on_a_new_connection
+from tests.grading.conftest import correct_answer
+
+
+@pytest.mark.django_db(transaction=True)
+def test_grading_s_warm_up_leaves_every_submission_as_it_was(alphabeta_set: Any,
+                                                             student: Any) -> None:
+    _, variant = alphabeta_set
+    answer = correct_answer(VariantItem.objects.get(variant=variant))
+    submission, _ = submit_answer(student=student[0], variant_id=variant.pk, position=1,
+                                  answer=answer)
+    before = Submission.objects.values().get(pk=submission.pk)
+
+    _, prepared = warmed_on_a_new_connection(grading_statements)
+
+    assert Submission.objects.values().get(pk=submission.pk) == before
+    # Starting, recording, and the webhook and LMS questions of every grade.
+    if connection.vendor == "postgresql":
+        assert prepared == 4
