@@ -19,8 +19,9 @@ tables' and indexes' catalogue entries, and the answer path's statements, which 
 prepares on a connection only after ``DATABASE_PREPARE_THRESHOLD`` runs (planned anew each
 run before). Some thirty web connections and every worker process's met them all during an
 exam's first answers: run here first, with keys no row has (:func:`warm_statements`),
-PostgreSQL spent 0.3-0.9 ms less per answer in six alternating runs of
-``bench/grading_load.py --students 200``, and p99 fell in five of them.
+PostgreSQL spent 0.2-0.9 ms less per answer in 11 of 12 alternating runs of
+``bench/grading_load.py --students 200``, and p99 fell in 10. A connection replaced after
+``CONN_MAX_AGE`` starts cold again, so this serves the first minute after a (re)start.
 """
 
 from __future__ import annotations
