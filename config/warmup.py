@@ -42,6 +42,8 @@ from config.redis_cache import KeptClientRedisCache
 
 logger = logging.getLogger(__name__)
 
+NO_SUCH_ROW = -1
+"""A primary key no row has: the warm-up's statements find and change nothing."""
 THREADS_START_WITHIN_SECONDS = 30.0
 """How long :func:`connect_every_thread` waits for the pool to have started every thread."""
 
@@ -132,7 +134,6 @@ def answer_path_statements() -> list[Callable[[], object]]:
         student_variant_item,
         submission_for,
     )
-    from grading.services import NO_SUCH_ROW
 
     nobody = User(pk=NO_SUCH_ROW)
     return [

@@ -530,15 +530,12 @@ def _grade_update(submission: Submission) -> tuple[dict[str, Any], dict[str, Any
     return where, values
 
 
-NO_SUCH_ROW = -1
-"""A primary key no row has: the warm-up's statements find and change nothing."""
-
-
 def grading_statements() -> list[Callable[[], object]]:
-    """Return grading's statements as calls that find no row (:data:`NO_SUCH_ROW`), for a
+    """Return grading's statements as calls that find no row (``NO_SUCH_ROW``), for a
     worker process to run before it grades (:mod:`config.warmup`): starting, recording (its
     parameters of the same types as a real grade's, so the same prepared statement) and the
     two questions each grade asks (webhooks, LMS links)."""
+    from config.warmup import NO_SUCH_ROW
     from lms.selectors import has_resource_links
 
     unrecorded = Submission(pk=NO_SUCH_ROW, status=Submission.Status.GRADED,
