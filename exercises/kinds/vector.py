@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 import random
+import string
 from typing import Any
 
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, gettext_noop
 
 from exercises.kinds import register
-from exercises.kinds.authored import TreeRules
+from exercises.kinds.authored import TreeRules, is_authored
 from exercises.kinds.base import AnswerPart, Kind, PartType
 from exercises.kinds.engine_bridge import solve_problem
 from exercises.kinds.params import BoolParam, IntParam, JsonParam, ParamError
 from exercises.kinds.trees import (
     ROOT,
-    child_name,
     draw_values,
     leaves,
     moves_in_turn,
@@ -24,6 +24,31 @@ from exercises.kinds.trees import (
 )
 
 PLAYER_NAMES = ("A", "B", "C", "D")
+
+
+def node_name(parent: str, index: int, depth: int) -> str:
+    """Return the name of a drawn tree's ``index``-th (0-based) child ``depth`` plies below
+    the root: a, b, c below it, then a digit and a letter in turn (a1, a1a).
+
+    The scalar kinds' A, B, C would be the default players' names too, and a prompt saying
+    "player B picks" beside a node B reads two ways.
+    """
+    if depth == 1:
+        return string.ascii_lowercase[index]
+    if depth % 2 == 0:
+        return f"{parent}{index + 1}"
+    return f"{parent}{string.ascii_lowercase[index]}"
+
+
+def drawn_node_names(depth: int, branching: int) -> set[str]:
+    """Return every name :func:`node_name` can give a node of a tree ``depth`` plies deep
+    whose nodes have at most ``branching`` children."""
+    names: set[str] = set()
+    level = [ROOT]
+    for ply in range(1, depth + 1):
+        level = [node_name(parent, index, ply) for parent in level for index in range(branching)]
+        names.update(level)
+    return names
 
 
 MAX_PLAYER_NAME = 20
@@ -96,7 +121,8 @@ class VectorKind(Kind):
             "player_names", None,
             gettext_noop(
                 "the players' names in turn order, e.g. as an instructor's tree names them "
-                "(null: A, B, C, D); as many as players"
+                "(null: A, B, C, D); as many as players. Drawn trees name their nodes root, "
+                "a, b, c, a1, a1a, ..., and no player may share one of those names"
             ),
             validator=clean_player_names,
             json_schema={"oneOf": [
@@ -142,10 +168,25 @@ class VectorKind(Kind):
         if names is not None and len(names) != params["players"]:
             raise ParamError("player_names", f"lists {len(names)} names, but players is "
                              f"{params['players']}")
+        if names is not None:
+            self._check_names_apart(names, params)
         rule = params["tie_break"]
         if isinstance(rule, dict) and rule["player"] not in players_of(params):
             raise ParamError("tie_break", f"player {rule['player']} is not in this game "
                              f"({', '.join(players_of(params))})")
+
+    @staticmethod
+    def _check_names_apart(names: list[str], params: dict[str, Any]) -> None:
+        """Refuse a player named as a drawn tree's node may be: the prompt would read two
+        ways (an instructor's own tree keeps the names it gives)."""
+        if is_authored(params):
+            return
+        taken = drawn_node_names(params["depth"], params["max_branching"]) | {ROOT}
+        for index, name in enumerate(names):
+            if name in taken:
+                raise ParamError(f"player_names[{index}]", f"{name!r} is also the name of a "
+                                 "node of the drawn trees (root, a, b, c, a1, a1a, ...): "
+                                 "players and nodes need names of their own")
 
     def open_parts(self, params: dict[str, Any]) -> list[AnswerPart]:
         """Return the root vector and the decision."""
@@ -165,7 +206,7 @@ class VectorKind(Kind):
             count = rng.randint(params["min_branching"], params["max_branching"])
             return {
                 "name": name, "type": "player", "player": players[depth % len(players)],
-                "children": [build(child_name(name, i, depth + 1), depth + 1)
+                "children": [build(node_name(name, i, depth + 1), depth + 1)
                              for i in range(count)],
             }
 

@@ -165,6 +165,24 @@ def test_a_vector_tree_may_name_its_players() -> None:
         assert refused.value.field.startswith(field), (raw, refused.value)
 
 
+
+def test_random_vector_trees_name_no_node_as_a_player() -> None:
+    # "Player B picks" beside a node named B reads two ways: drawn trees name their nodes
+    # a, b, a1, a1a, and a player may not take one of those names.
+    kind = get_kind("vector")
+    item = generate_item("vector", kind.clean_params({"players": 3, "depth": 3}), "s")
+    names = {node["name"] for node in walk(item.problem["tree"])}
+    assert {"a", "a1", "a1a"} <= names and not names & {"A", "B", "C"}
+    with pytest.raises(ParamError) as refused:
+        kind.clean_params({"players": 2, "depth": 2, "player_names": ["Ann", "b2"]})
+    assert refused.value.field == "player_names[1]"
+    assert "also the name of a node" in refused.value.message
+    # Deeper than the trees go, or an instructor's own tree: the name is free.
+    kind.clean_params({"players": 2, "depth": 1, "player_names": ["Ann", "b2"]})
+    own = {"name": "R", "type": "player", "player": "a", "children": [
+        {"name": "x", "value": [1, 2]}, {"name": "y", "value": [2, 1]}]}
+    kind.clean_params({"tree": own, "players": 2, "player_names": ["a", "b"]})
+
 def test_a_min_rooted_tree_is_announced_as_min() -> None:
     params = get_kind("alphabeta").clean_params({"tree": "MIN(MAX(3, 5), MAX(2, 9))",
                                                  "min_cuts": 0})

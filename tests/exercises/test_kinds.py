@@ -32,6 +32,8 @@ ISSUE_KINDS = {
     "transposition_table",  # issue 18
 }
 READABLE_NAME = re.compile(r"^(root|[A-Z](\d+([a-z](\d+)?)?)?)$")
+VECTOR_NAME = re.compile(r"^(root|[a-z](\d+([a-z])?)?)$")
+"""Vector trees' nodes: a, a1, a1a, so none is named as a default player (A, B, C, D)."""
 CASES = [(kind, index) for kind, cases in GOOD.items() for index in range(len(cases))]
 SEEDS = [item_seed("constraints", student, 2) for student in range(6)]
 
@@ -74,7 +76,10 @@ def test_constraints_are_met(kind: str, index: int) -> None:
         if tree is not None:
             names = [node["name"] for node in walk(tree)]
             assert len(names) == len(set(names))
-            if kind not in ("expectimax", "expectiminimax") or params["chance"] != "dice":
+            if kind == "vector":
+                assert all(VECTOR_NAME.match(name) for name in names), names
+                assert not set(names) & set(item.problem["params"]["players"])
+            elif kind not in ("expectimax", "expectiminimax") or params["chance"] != "dice":
                 assert all(READABLE_NAME.match(name) for name in names), names
         if "max_leaves" in params:
             values = [leaf["value"] for leaf in leaves(tree)]
