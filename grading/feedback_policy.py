@@ -22,6 +22,13 @@ served (the REST API, the pages, webhook events), by the set's ``feedback_policy
   a new message never leaks by default: classify it here.
 * ``score_only`` — the score alone: no per-part results, no test reports, no summary.
 
+What no policy hides is the score itself, the student's grade. A code test's partial score
+weighs the shares of the reference's generated states and evaluation order that the run
+matched, so with the student's own counts it tells the reference's. ``verdicts`` keeps each
+test's score all the same: the total, their mean, would tell it whenever one test alone is
+partly right. It withholds the shares (:func:`true_or_false`) and every message naming a
+count, so the counts cost the student arithmetic and attempts, not a glance.
+
 The policy applies while the answers are hidden: until the due date passes or every item's
 last attempt is used (:func:`grading.selectors.answers_visible`, which also decides when
 ``expected`` is shown). From then on, and for the course's instructors at any time, feedback
