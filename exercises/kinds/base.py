@@ -202,16 +202,19 @@ class Kind:
 
     def prompt_text(self, args: dict[str, Any], params: dict[str, Any]) -> str:
         """Return the prompt of an item with ``params`` from its stored ``args``, in the active
-        language: :meth:`render_prompt`'s, which asks for every open part, plus, for a
+        language: :meth:`render_prompt`'s, which asks for every open part, after, for a
         multiple-choice item, which one question its options answer."""
         text = self.render_prompt(args)
         if not self.is_multiple_choice(params):
             return text
         asked = next(p for p in self.open_parts(params) if p.name == self.choice_part)
-        return text + " " + gettext(
-            "Multiple choice: only one question is asked here, %(question)s; choose the option "
-            "that answers it."
-        ) % {"question": asked.title}
+        # First, so that the open exercise's questions below read as its setting, not as
+        # questions this item also asks.
+        return gettext(
+            "Multiple choice: answer one question only, %(question)s, by choosing the option "
+            "that answers it. The rest of this text describes the exercise in full, as it is "
+            "posed with open answers: its other questions are not asked here."
+        ) % {"question": asked.title} + " " + text
 
     def choice_part_type(self, params: dict[str, Any]) -> PartType:
         """Return the type of the open part a multiple-choice item asks about."""

@@ -59,10 +59,14 @@ def test_a_multiple_choice_prompt_says_which_one_question_its_options_answer(
     for lang, text in prompts(kind_name, answer_format="multiple_choice").items():
         with translation.override(lang):
             label = str(asked.title)
-        # The open prompt describes the problem; the sentence after it names the question.
-        assert text.startswith(open_texts[lang]), lang
-        assert label in text[len(open_texts[lang]):], (lang, label)
+        # The question comes first, saying the open prompt after it is the setting, whose
+        # other questions are not asked.
+        assert text.endswith(" " + open_texts[lang]), lang
+        assert label in text[:-len(open_texts[lang])], (lang, label)
     assert "Multiple choice" not in open_texts["en"]
+    english = prompts(kind_name, answer_format="multiple_choice")["en"]
+    assert english.startswith("Multiple choice: answer one question only")
+    assert "its other questions are not asked here." in english
 
 
 @pytest.mark.parametrize("kind_name", sorted(GOOD))
