@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 import secrets
@@ -30,7 +31,7 @@ from exercises.generation import (
 )
 from exercises.kinds import get_kind
 from exercises.kinds.authored import is_authored
-from exercises.kinds.base import CHOICE_PART
+from exercises.kinds.base import CHOICE_PART, Kind
 from exercises.kinds.engine_bridge import EngineFailure, as_json, engine_version
 from exercises.kinds.params import ParamError
 from exercises.models import Extension, Item, ProblemSet, Variant, VariantItem
@@ -482,13 +483,14 @@ def check_convention_change(item: Item, params: dict[str, Any], field: str) -> N
     kind = get_kind(item.kind)
     conventions = {name: params[name] for name in kind.convention_names()}
     broken, first_rule, total = 0, "", 0
+    issues_of: dict[str, list[str]] = {}
     for problem in item.variant_items.values_list("problem", flat=True):
         total += 1
         problem = {**problem, "params": {**problem.get("params", {}), **conventions}}
-        try:
-            issues = kind.false_premises(problem, kind.solve(problem), params)
-        except EngineFailure as failure:
-            issues = [f"the engine cannot solve it: {failure}"]
+        same = _same_problem(problem)
+        if same not in issues_of:
+            issues_of[same] = _false_premises_under(kind, problem, params)
+        issues = issues_of[same]
         if issues:
             broken += 1
             first_rule = first_rule or issues[0]
@@ -497,6 +499,22 @@ def check_convention_change(item: Item, params: dict[str, Any], field: str) -> N
             field, f"under the new conventions the prompts of {broken} of the {total} "
             f"students' items would state something false (first: {first_rule}), so their "
             "keys could not stay right; keep the conventions, or make a new set with them")
+
+
+def _same_problem(problem: dict[str, Any]) -> str:
+    """Return what ``problem`` is, as a key: students' variants may share a problem (a
+    tree_size item draws from a few branching factors and depths, and its searches of
+    10^4 leaves take a fifth of a second), so each distinct one is solved once."""
+    return json.dumps(problem, sort_keys=True)
+
+
+def _false_premises_under(kind: Kind, problem: dict[str, Any], params: dict[str, Any]
+                          ) -> list[str]:
+    """Return what ``problem``'s prompt would state falsely under ``params``' conventions."""
+    try:
+        return kind.false_premises(problem, kind.solve(problem), params)
+    except EngineFailure as failure:
+        return [f"the engine cannot solve it: {failure}"]
 
 
 def resolve_item(item_id: int) -> int:
@@ -509,14 +527,19 @@ def resolve_item(item_id: int) -> int:
     conventions = {name: item.params[name] for name in kind.convention_names()}
     variant_items = list(item.variant_items.all())
     changed = 0
+    solved: dict[str, tuple[dict[str, Any], dict[str, Any], Any]] = {}
     for variant_item in variant_items:
         problem = {**variant_item.problem}
         problem["params"] = {**problem.get("params", {}), **conventions}
-        answer = kind.solve(problem)
-        key = kind.project(problem, answer)
+        same = _same_problem(problem)
+        if same not in solved:
+            answer = kind.solve(problem)
+            solved[same] = (answer, kind.project(problem, answer),
+                            kind.misconception_parts(problem))
+        answer, key, misconceptions = solved[same]
         if kind.is_multiple_choice(item.params):
             # is_multiple_choice: the kind has a choice_part.
-            key = _option_holding(problem, key[kind.choice_part])  # type: ignore[assignment,index]
+            key = _option_holding(problem, key[kind.choice_part])  # type: ignore[index]
         changed += key != variant_item.answer_key
         variant_item.problem = problem
         # The prompt states the conventions: it must state the ones the new key follows.
@@ -524,7 +547,7 @@ def resolve_item(item_id: int) -> int:
                                "args": as_json(kind.prompt_args(problem, item.params))}
         variant_item.answer_key = key
         variant_item.trace = {**(variant_item.trace or {}), "answer": answer,
-                              "misconceptions": kind.misconception_parts(problem)}
+                              "misconceptions": misconceptions}
         variant_item.engine_version = engine_version()
     VariantItem.objects.bulk_update(
         variant_items, ["problem", "prompt", "answer_key", "trace", "engine_version"],
