@@ -51,16 +51,25 @@ def freeze_worker_heap(**kwargs: Any) -> None:
 
 
 @worker_init.connect
-def warm_pool_processes_after_the_django_fixup(**kwargs: Any) -> None:
-    """Have each prefork pool process run grading's statements before its first task
-    (:func:`warm_pool_process`).
+def warm_pool_processes_after_the_django_fixup(sender: Any = None, **kwargs: Any) -> None:
+    """Have each prefork pool process of a worker that grades typed answers (it consumes
+    the default queue) run grading's statements before its first task
+    (:func:`warm_pool_process`); a sandbox-only worker never runs them.
 
     Connected only now, after Celery's Django fixup connected its own ``worker_process_init``
     handler (it closes the connections a child inherited, and would close the warm one too):
     signal handlers run in the order they were connected.
     """
+    if sender is not None and not grades_typed_answers(sender.app.amqp.queues.consume_from):
+        return
     worker_process_init.connect(warm_pool_process, weak=False,
                                 dispatch_uid="cutoff-warm-pool-process")
+
+
+def grades_typed_answers(consumed: Any) -> bool:
+    """Return whether a worker consuming the queues ``consumed`` (a mapping of names; empty
+    or None: every queue) gets typed answers' grading tasks."""
+    return not consumed or app.conf.task_default_queue in consumed
 
 
 def warm_pool_process(**kwargs: Any) -> None:
