@@ -222,6 +222,9 @@ def test_without_script_enter_still_never_submits(
     posts: list[str] = []
     page.on("request", lambda request: posts.append(request.url)
             if request.method == "POST" else None)
+    # The form's default button that swallows Enter is hidden: no empty pill on the page.
+    default_button = page.locator("#answer-form > button[type=submit][disabled]")
+    assert default_button.count() == 1 and not default_button.is_visible()
     page.fill("#answer-tree-value-root", "3")
     page.press("#answer-tree-value-root", "Enter")
     page.wait_for_load_state()
