@@ -12,6 +12,7 @@ cutting only on strict inequality never cuts, so it evaluates every leaf and nod
 from __future__ import annotations
 
 import random
+from functools import lru_cache
 from typing import Any
 
 from django.utils.translation import gettext as _
@@ -44,6 +45,25 @@ def uniform_tree(branching: int, plies: int) -> dict[str, Any]:
         }
 
     return build(ROOT, 0)
+
+
+@lru_cache(maxsize=128)
+def searched_counts(branching: int, plies: int) -> tuple[int, int, int]:
+    """Return the engine's counts on the uniform tree of ``branching`` and ``plies``: its
+    nodes (the root included), its leaves, and the leaves perfect ordering evaluates.
+
+    Kept per process: every student's problem is one of a few (b, plies), and a search of
+    10^4 leaves takes a tenth of a second, so a class of hundreds searched the same trees
+    hundreds of times when a set was published or its conventions changed.
+    """
+    tree = uniform_tree(branching, plies)
+    full, perfect = (
+        solve_problem({"format": "gametree/1", "kind": "alphabeta", "tree": tree,
+                       "params": {"cut_on_equality": cut}})
+        for cut in (False, True)
+    )
+    return (len(full["node_values"]), len(full["evaluated_leaves"]),
+            len(perfect["evaluated_leaves"]))
 
 
 def _name(parent: str, index: int, depth: int) -> str:
@@ -141,21 +161,11 @@ class TreeSizeKind(Kind):
     def solve(self, problem: dict[str, Any]) -> dict[str, Any]:
         """Return the engine's counts on the uniform tree with equal leaves."""
         plies = problem["plies"] if "plies" in problem else 2 * problem["moves"]
-        tree = uniform_tree(problem["branching"], plies)
-        full, perfect = (
-            solve_problem({"format": "gametree/1", "kind": "alphabeta", "tree": tree,
-                           "params": {"cut_on_equality": cut}})
-            for cut in (False, True)
-        )
-        nodes = len(full["node_values"])
+        nodes, leaves, perfect_leaves = searched_counts(problem["branching"], plies)
         if problem["params"]["node_counting"] == "root_excluded":
             nodes -= 1
-        return {
-            "plies": plies,
-            "leaves": len(full["evaluated_leaves"]),
-            "nodes": nodes,
-            "perfect_leaves": len(perfect["evaluated_leaves"]),
-        }
+        return {"plies": plies, "leaves": leaves, "nodes": nodes,
+                "perfect_leaves": perfect_leaves}
 
     def project(self, problem: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
         """Return the counts asked: the plies too unless the problem gives them."""
