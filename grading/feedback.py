@@ -26,33 +26,16 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import ngettext
 
 from exercises.kinds.base import AnswerPart, PartType
 from grading.feedback_policy import WITHHELD_MESSAGES
 from grading.scoring import PartScore, as_written, format_number, to_number
+from grading.wording import Plural, template_text
 
 if TYPE_CHECKING:
     from grading.grader import GradingContext
 
 CORRECT, PARTIAL, WRONG, MISSING = "correct", "partial", "wrong", "missing"
-
-
-@dataclass(frozen=True)
-class Plural:
-    """A message worded by a count: the ``number`` param, or the length of a list param."""
-
-    singular: str
-    plural: str
-    number: str
-
-    def render(self, params: Mapping[str, Any]) -> str:
-        """Return the message for ``params`` in the active language, singular or plural."""
-        raw = params[self.number]
-        count = len(raw) if isinstance(raw, list | tuple) else int(raw)
-        return ngettext(self.singular, self.plural, count) % {
-            key: _shown(value) for key, value in params.items()
-        }
 
 
 MESSAGES: dict[str, Any] = {
@@ -749,9 +732,7 @@ def render_message(data: Mapping[str, Any]) -> str:
         return str(data.get("code", ""))
     raw = data.get("params") or {}
     try:
-        if isinstance(template, Plural):
-            return template.render(raw)
-        return str(template) % {key: _shown(value) for key, value in raw.items()}
+        return template_text(template, raw) % {key: _shown(value) for key, value in raw.items()}
     except (KeyError, TypeError, ValueError):
         return str(data.get("code", ""))
 

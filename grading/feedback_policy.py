@@ -44,6 +44,7 @@ from django.utils.translation import gettext_lazy as _
 
 from exercises.models import ProblemSet
 from grading.scoring import as_written
+from grading.wording import Plural
 
 FULL = ProblemSet.FeedbackPolicy.FULL.value
 VERDICTS = ProblemSet.FeedbackPolicy.VERDICTS.value
@@ -139,7 +140,8 @@ WITHHELD_MESSAGES: Mapping[str, Any] = {
         "search skips."
     ),
     "sequence_too_long_withheld": _("Your list goes on too long."),
-    "cutoff_count_withheld": _("The search does not make %(given)s cutoffs."),
+    "cutoff_count_withheld": Plural("The search does not make %(given)s cutoff.",
+                                    "The search does not make %(given)s cutoffs.", "given"),
     "node_values_wrong_withheld": _("Some of these values are wrong."),
     "records_wrong_withheld": _("Some of these entries are wrong."),
     "pruned_too_early_withheld": _("You pruned %(pruned)s, but the search does not skip it."),
@@ -165,8 +167,9 @@ WITHHELD_MESSAGES: Mapping[str, Any] = {
         "Your %(nth)s evaluated state, %(yours)s, is not the one the reference evaluates "
         "there."
     ),
-    "evaluated_too_few_withheld": _(
-        "You evaluated %(count)s states; the reference goes on to evaluate more."
+    "evaluated_too_few_withheld": Plural(
+        "You evaluated %(count)s state; the reference goes on to evaluate more.",
+        "You evaluated %(count)s states; the reference goes on to evaluate more.", "count",
     ),
     "evaluated_too_many_withheld": _(
         "Your search goes on evaluating states after the reference has stopped."

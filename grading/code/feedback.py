@@ -16,6 +16,7 @@ from django.utils.translation import gettext_lazy as _
 
 from grading.code.reference import explain
 from grading.feedback_policy import WITHHELD_MESSAGES
+from grading.wording import Plural, template_text
 
 MESSAGES: dict[str, Any] = {
     # How a run ended (grading.sandbox.RUN_ENDINGS; "run_ended" is the English text that
@@ -52,10 +53,18 @@ MESSAGES: dict[str, Any] = {
                           "gives."),
     "evaluated_differs": _("Your %(nth)s evaluated state was %(yours)s; the reference "
                            "evaluates %(reference)s there."),
-    "evaluated_too_few": _("You evaluated %(count)s states; the reference goes on to evaluate "
-                           "%(reference)s."),
-    "evaluated_too_many": _("The reference stops after %(count)s evaluations; your %(nth)s "
-                            "evaluated state, %(yours)s, is one too many."),
+    "evaluated_too_few": Plural(
+        "You evaluated %(count)s state; the reference goes on to evaluate %(reference)s.",
+        "You evaluated %(count)s states; the reference goes on to evaluate %(reference)s.",
+        "count",
+    ),
+    "evaluated_too_many": Plural(
+        "The reference stops after %(count)s evaluation; your %(nth)s evaluated state, "
+        "%(yours)s, is one too many.",
+        "The reference stops after %(count)s evaluations; your %(nth)s evaluated state, "
+        "%(yours)s, is one too many.",
+        "count",
+    ),
     "generated_extra": _("You generated %(states)s, which the reference never generates "
                          "(pruned or beyond the depth limit)."),
     "generated_missing": _("You never generated %(states)s, which the reference generates."),
@@ -66,8 +75,13 @@ MESSAGES: dict[str, Any] = {
                            "%(reference)s (%(reference_score)s)."),
     "selection_not_offered": _("You returned %(returned)s without the game having offered it: "
                                "return one of game.actions(state)."),
-    "backprop_shape": _("Return one [reward, visits] pair per node on the path (%(count)s "
-                        "pairs), not %(returned)s."),
+    "backprop_shape": Plural(
+        "Return one [reward, visits] pair per node on the path (%(count)s pair), not "
+        "%(returned)s.",
+        "Return one [reward, visits] pair per node on the path (%(count)s pairs), not "
+        "%(returned)s.",
+        "count",
+    ),
     "backprop_differs": _("The %(nth)s node on the path, %(node)s, has reward %(yours)s and "
                           "%(your_visits)s visits in your answer; the reference gives it "
                           "reward %(reference)s and %(reference_visits)s visits."),
@@ -151,7 +165,7 @@ def render_message(data: Mapping[str, Any]) -> str:
     if "misconception" in params:
         params["explanation"] = explain(str(params["misconception"]))
     try:
-        return str(template) % params
+        return template_text(template, params) % params
     except (KeyError, TypeError, ValueError):
         return str(data.get("code", ""))
 

@@ -120,3 +120,34 @@ def test_a_single_skipped_child_is_singular() -> None:
         "so B3 is skipped.")
     assert render_message(message("missed_cutoff", **params, pruned=["B2", "B3"])).endswith(
         "so B2, B3 are skipped.")
+
+
+@pytest.mark.parametrize(("lang", "one", "two"), [
+    ("en", "make 1 cutoff.", "make 2 cutoffs."),
+    ("pt", "faz 1 corte.", "faz 2 cortes."),
+    ("pt-br", "faz 1 corte.", "faz 2 cortes."),
+    ("ca", "fa 1 tall.", "fa 2 talls."),
+])
+def test_withheld_counts_are_worded_by_number(lang: str, one: str, two: str) -> None:
+    # Served under verdicts, the student's own count is all that is left of the message.
+    with translation.override(lang):
+        assert render_message({"code": "cutoff_count_withheld", "params": {"given": 1}}
+                              ).endswith(one)
+        assert render_message({"code": "cutoff_count_withheld", "params": {"given": 2}}
+                              ).endswith(two)
+
+
+@pytest.mark.parametrize(("code", "params", "one"), [
+    ("evaluated_too_few", {"count": 1, "reference": "A1"}, "You evaluated 1 state;"),
+    ("evaluated_too_few_withheld", {"count": 1}, "You evaluated 1 state;"),
+    ("evaluated_too_many", {"count": 1, "n": 2, "yours": "A2"}, "after 1 evaluation;"),
+    ("backprop_shape", {"count": 1, "returned": "[]"}, "(1 pair)"),
+])
+def test_code_test_counts_are_worded_by_number(code: str, params: dict[str, object],
+                                               one: str) -> None:
+    from grading.code.feedback import render_message as render_code_message
+
+    assert one in render_code_message({"code": code, "params": params})
+    plural = one.replace("1 state", "2 states").replace("1 evaluation", "2 evaluations"
+                                                        ).replace("1 pair", "2 pairs")
+    assert plural in render_code_message({"code": code, "params": {**params, "count": 2}})

@@ -320,6 +320,9 @@ def test_code_misconceptions_and_verdicts_are_translated(language: str) -> None:
 
     from grading.code.feedback import MESSAGES, VERDICT_LABELS, render_tests
     from grading.code.grader import summarise
+    from grading.wording import template_text
+
+    counted = {"count": 2}  # the count the worded-by-number messages are read for
 
     report = {"test": "t", "verdict": "time_limit", "score": 0.0, "max_score": 1.0,
               "messages": [message("matches_misconception", misconception="no_pruning")],
@@ -327,11 +330,11 @@ def test_code_misconceptions_and_verdicts_are_translated(language: str) -> None:
     with translation.override("en"):
         english = render_tests([report], verdict_labels=True)[0]
         english_summary = summarise([report])["misconception"]["explanation"]
-        english_messages = {code: str(text) for code, text in MESSAGES.items()}
+        english_messages = {code: template_text(text, counted) for code, text in MESSAGES.items()}
     with translation.override(language):
         shown = render_tests([report], verdict_labels=True)[0]
         summary = summarise([report])["misconception"]["explanation"]
-        assert all(str(text) != english_messages[code]
+        assert all(template_text(text, counted) != english_messages[code]
                    for code, text in MESSAGES.items() if code != "run_ended"), language
         assert all(str(label) != key for key, label in VERDICT_LABELS.items())
     assert english["verdict_label"] == "time limit exceeded"
