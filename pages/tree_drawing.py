@@ -7,6 +7,7 @@ serves the answer form, the feedback view and the replay.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -23,6 +24,11 @@ LEAF_BLOCK_HEIGHT = 74  # the leaf box, its name and its "pruned" tick box
 CHAR_WIDTH = 8  # wide enough for the monospace digits of a leaf value
 MIN_LEAF_GAP = 46
 SHAPE_HALF_WIDTH = 17  # triangles and circles; leaves are boxes sized by their value
+LABEL_ALONG = 0.6
+"""Where an edge's probability is written: this fraction of the way from parent to child,
+centred on the line. Sibling edges spread apart going down, so lower labels have more room."""
+LABEL_CHAR_WIDTH = 8  # the 12px monospace of a probability, rounded up
+LABEL_GAP = 8  # clear space between two sibling edges' probabilities
 
 
 @dataclass
@@ -100,13 +106,17 @@ class DrawnEdge:
 
     @property
     def label_x(self) -> int:
-        """Return where the probability is written: a little beside the edge's midpoint."""
-        return (self.x1 + self.x2) // 2 + (6 if self.x2 >= self.x1 else -6)
+        """Return the centre of the probability label (:data:`LABEL_ALONG` down the edge).
+
+        Written beside the midpoint, the label of a middle edge ran into its right
+        neighbour's under a node with three outcomes ("1/31/2").
+        """
+        return round(self.x1 + LABEL_ALONG * (self.x2 - self.x1))
 
     @property
     def label_y(self) -> int:
-        """Return the vertical position of the probability label."""
-        return (self.y1 + self.y2) // 2
+        """Return the baseline of the probability label, centred on the edge's point."""
+        return round(self.y1 + LABEL_ALONG * (self.y2 - self.y1)) + 4
 
 
 @dataclass
@@ -192,6 +202,13 @@ def lay_out(tree: Mapping[str, Any], players: Iterable[str] = ()) -> TreeDrawing
     ]
     widest = max((len(text) for text in leaf_texts), default=1)
     leaf_gap = max(MIN_LEAF_GAP, widest * CHAR_WIDTH + 24)
+    # Sibling edges are at least a leaf gap apart at the children, so LABEL_ALONG of it
+    # apart where their probabilities are written: enough for the widest, and a gap.
+    widest_label = max((len(format_number(probability)) for node, _, _ in visited
+                        for probability in node.get("probabilities") or []), default=0)
+    if widest_label:
+        leaf_gap = max(leaf_gap, math.ceil(
+            (widest_label * LABEL_CHAR_WIDTH + LABEL_GAP) / LABEL_ALONG))
     nodes: dict[str, DrawnNode] = {}
     next_leaf_x = MARGIN_X + leaf_gap // 2
     deepest = 0

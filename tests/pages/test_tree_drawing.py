@@ -120,3 +120,30 @@ def test_an_inner_nodes_static_evaluation_is_drawn_next_to_it() -> None:
     assert estimates == {"root": "", "A": "6", "B": "", "A1": "", "B1": ""}
     svg = render_to_string("pages/tree/svg.html", {"drawing": drawing, "prefix": "t"})
     assert svg.count('class="tree-estimate"') == 1 and ">(6)</text>" in svg
+
+
+def test_three_outcomes_probabilities_never_overlap_in_chromium(
+    new_page: Any,
+) -> None:
+    # Beside each edge's midpoint, the middle outcome's label ran into its right neighbour's
+    # ("1/31/2"); now each sits on its own edge, lower down, with the leaves spaced for it.
+    from pathlib import Path
+
+    tree = {"name": "root", "type": "max", "children": [
+        {"name": name, "type": "chance", "probabilities": probabilities, "children": [
+            {"name": f"{name}{index}", "value": index} for index in range(1, 4)]}
+        for name, probabilities in (("A", ["1/6", "1/3", "1/2"]),
+                                    ("B", ["11/36", "13/36", "1/3"]))]}
+    svg = render_to_string("pages/tree/svg.html", {
+        "drawing": lay_out(tree), "prefix": "t", "title": "A tree", "interactive": False})
+    css = (Path(__file__).resolve().parents[2] / "pages/static/pages/pages.css").read_text()
+    page = new_page()
+    page.set_content(f"<style>{css}</style>{svg}")
+    boxes = page.evaluate("""() => Array.from(document.querySelectorAll('.tree-probability'))
+        .map((label) => { const b = label.getBoundingClientRect();
+                          return {text: label.textContent, left: b.left, right: b.right,
+                                  top: b.top, bottom: b.bottom}; })""")
+    assert [box["text"] for box in boxes] == ["1/6", "1/3", "1/2", "11/36", "13/36", "1/3"]
+    for left, right in pairwise(boxes):
+        if left["top"] < right["bottom"] and right["top"] < left["bottom"]:  # one row
+            assert right["left"] - left["right"] >= 4, (left, right)
