@@ -5,6 +5,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.views.csrf import csrf_failure as html_csrf_failure
+from django.views.decorators.csrf import csrf_exempt
 from django.views.defaults import bad_request as html_bad_request
 from django.views.defaults import page_not_found
 from django.views.defaults import server_error as html_server_error
@@ -14,9 +16,20 @@ def _error(code: str, message: str, status: int) -> JsonResponse:
     return JsonResponse({"error": {"code": code, "message": message, "details": {}}}, status=status)
 
 
+@csrf_exempt  # it changes nothing; a client's POST to a mistyped path is told "no such path"
 def api_not_found(request: HttpRequest, rest: str) -> JsonResponse:
-    """Answer an unknown /api/ path with a JSON 404."""
+    """Answer an unknown /api/ path with a JSON 404, whatever the method."""
     return _error("not_found", f"no API endpoint at /api/{rest}", 404)
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    """Answer a refused CSRF check as JSON under /api/ (a 403 naming the rule), as HTML
+    elsewhere."""
+    if request.path.startswith("/api/"):
+        return _error("csrf_failed", "a request authenticated by the session cookie needs the "
+                      "CSRF token (X-CSRFToken header); API clients send a token instead "
+                      "(Authorization: Token <key>)", 403)
+    return html_csrf_failure(request, reason)
 
 
 def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import threading
@@ -73,6 +74,34 @@ def test_errors_use_the_envelope(anonymous, db) -> None:  # type: ignore[no-unty
     assert set(response.json()["error"]) == {"code", "message", "details"}
     response = anonymous.get("/api/v1/no-such-thing/")
     assert response.status_code == 404 and response.json()["error"]["code"] == "not_found"
+
+
+@pytest.mark.parametrize("method", ["post", "put", "patch", "delete"])
+def test_any_method_on_an_unknown_api_path_is_a_json_404(student, method: str) -> None:  # type: ignore[no-untyped-def]
+    # As a real client sends it: the test client skips CSRF checks unless told otherwise,
+    # and a POST to a mistyped path (an empty id: /assignments//items/1/...) came back as
+    # Django's HTML "403 CSRF verification failed".
+    from rest_framework.test import APIClient
+
+    token, _ = Token.objects.get_or_create(user=student[0])
+    client = APIClient(enforce_csrf_checks=True)
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    response = getattr(client, method)("/api/v1/assignments//items/1/submissions/", {},
+                                       format="json")
+    assert response.status_code == 404, response.content
+    assert response.json()["error"]["code"] == "not_found"
+
+
+def test_a_refused_csrf_check_is_json_under_api_and_html_elsewhere() -> None:
+    from django.test import RequestFactory
+
+    from config.views import csrf_failure
+
+    response = csrf_failure(RequestFactory().post("/api/v1/courses/"), "no token")
+    assert response.status_code == 403
+    assert json.loads(response.content)["error"]["code"] == "csrf_failed"
+    page = csrf_failure(RequestFactory().post("/login/"), "no token")
+    assert page.status_code == 403 and page["Content-Type"].startswith("text/html")
 
 
 def test_course_validation_names_the_field(instructor) -> None:  # type: ignore[no-untyped-def]

@@ -50,6 +50,8 @@ MIDDLEWARE = [
 ]
 
 ROOT_URLCONF = "config.urls"
+# API paths answer a refused CSRF check in the JSON error envelope, as every other error.
+CSRF_FAILURE_VIEW = "config.views.csrf_failure"
 WSGI_APPLICATION = "config.wsgi.application"
 AUTH_USER_MODEL = "accounts.User"
 
