@@ -150,3 +150,25 @@ def test_statistics_page_draws_its_plots_on_the_server(
     hosts = page.evaluate("() => performance.getEntriesByType('resource').map(e => e.name)")
     assert all(name.startswith(live_server.url) for name in hosts), hosts
     screenshot(page, "course-statistics")
+
+
+def test_statistics_draw_no_part_table_for_a_code_item(instructor: Any, student: Any,
+                                                        course: Any) -> None:
+    # A code item is scored by its hidden tests: its part table had headings and no row.
+    from decimal import Decimal
+
+    from django.test import Client
+
+    from exercises.services import create_problem_set
+
+    problem_set = publish_now(create_problem_set(
+        creator=instructor[0], course=course, title="Mixed", seed="mixed", items=[
+            {"kind": "minimax", "params": {}, "points": Decimal(1)},
+            {"kind": "code_alphabeta", "params": {}, "points": Decimal(1)}]))
+    client = Client()
+    client.force_login(instructor[0])
+    html = client.get(f"/teach/problem-sets/{problem_set.pk}/statistics/").content.decode()
+    typed = html.split('id="item-stats-1"')[1].split("</section>")[0]
+    code = html.split('id="item-stats-2"')[1].split("</section>")[0]
+    assert "<table>" in typed and "Mean points" in typed
+    assert "<table>" not in code and "Mean score" in code
