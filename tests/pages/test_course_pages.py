@@ -172,3 +172,20 @@ def test_statistics_draw_no_part_table_for_a_code_item(instructor: Any, student:
     code = html.split('id="item-stats-2"')[1].split("</section>")[0]
     assert "<table>" in typed and "Mean points" in typed
     assert "<table>" not in code and "Mean score" in code
+
+
+def test_instructor_pages_state_the_time_zone_of_their_times(instructor: Any,
+                                                             course: Any) -> None:
+    # The builder asks for the due date in UTC; the lists printed it back without a zone.
+    from datetime import UTC, datetime
+
+    from django.test import Client
+
+    problem_set = publish_now(make_problem_set(instructor[0], course,
+                                               due_at=datetime(2027, 1, 15, 13, 30, tzinfo=UTC)))
+    client = Client()
+    client.force_login(instructor[0])
+    for url in ("/teach/problem-sets/", f"/teach/problem-sets/{problem_set.pk}/"):
+        html = client.get(url).content.decode()
+        assert '<time datetime="2027-01-15T13:30:00+00:00"' in html, url
+        assert "1:30 p.m. UTC</time>" in html, url
