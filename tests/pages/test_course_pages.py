@@ -189,3 +189,9 @@ def test_instructor_pages_state_the_time_zone_of_their_times(instructor: Any,
         html = client.get(url).content.decode()
         assert '<time datetime="2027-01-15T13:30:00+00:00"' in html, url
         assert "1:30 p.m. UTC</time>" in html, url
+    from exercises.services import archive_problem_set
+
+    archive_problem_set(problem_set)
+    html = client.get(f"/teach/problem-sets/{problem_set.pk}/").content.decode()
+    note = html.split('id="archived-note">')[1].split("</p>")[0]
+    assert " UTC: the students do not see this set" in note
