@@ -16,6 +16,7 @@ from exercises.kinds.engine_bridge import solve_problem
 from exercises.kinds.params import BoolParam, IntParam, JsonParam, ParamError
 from exercises.kinds.trees import (
     ROOT,
+    child_name,
     draw_values,
     leaves,
     moves_in_turn,
@@ -28,16 +29,12 @@ PLAYER_NAMES = ("A", "B", "C", "D")
 
 def node_name(parent: str, index: int, depth: int) -> str:
     """Return the name of a drawn tree's ``index``-th (0-based) child ``depth`` plies below
-    the root: a, b, c below it, then a digit and a letter in turn (a1, a1a).
+    the root: a, b, c below it, then as the other kinds' trees go on (a1, a1a).
 
     The scalar kinds' A, B, C would be the default players' names too, and a prompt saying
     "player B picks" beside a node B reads two ways.
     """
-    if depth == 1:
-        return string.ascii_lowercase[index]
-    if depth % 2 == 0:
-        return f"{parent}{index + 1}"
-    return f"{parent}{string.ascii_lowercase[index]}"
+    return string.ascii_lowercase[index] if depth == 1 else child_name(parent, index, depth)
 
 
 def drawn_node_names(depth: int, branching: int) -> set[str]:
